@@ -1,0 +1,44 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { COMMANDS, type Command } from '../lib/cli/commands.js';
+
+const pkg = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'package.json'), 'utf8')) as {
+  version: string;
+};
+
+function usage(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return [
+    'pod-doctor — finds and repairs why Amazon EKS pods never start',
+    '',
+    'Usage: pod-doctor <command> [options]',
+    '',
+    'Commands:',
+    ...COMMANDS.map((c: Command) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    '',
+    'Options:',
+    '  -h, --help     show this help (or a command’s: pod-doctor <command> --help)',
+    '  -v, --version  print the version',
+  ].join('\n');
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '-h' || name === '--help' || name === 'help') {
+    process.stdout.write(`${usage()}\n`);
+    return 0;
+  }
+  if (name === '-v' || name === '--version') {
+    process.stdout.write(`${pkg.version}\n`);
+    return 0;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    process.stderr.write(`pod-doctor: unknown command "${name}"\n\n${usage()}\n`);
+    return 2;
+  }
+  return command.run(rest);
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,1 @@
+export const handler = async (event: unknown) => ({ received: event !== undefined });

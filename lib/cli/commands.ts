@@ -1,0 +1,16 @@
+/** One CLI subcommand. */
+export interface Command {
+  readonly name: string;
+  readonly summary: string;
+  /** Runs the command; resolves to the process exit code. */
+  run(args: readonly string[]): Promise<number>;
+}
+
+/** Subcommands, in the order `--help` lists them. */
+export const COMMANDS: readonly Command[] = [
+  {
+    name: 'config',
+    summary: 'validate a pod-doctor configuration (JSON file or cdk.json) and print it with defaults',
+    run: async (args) => (await import('./config-command.js')).runConfigCommand(args),
+  },
+];

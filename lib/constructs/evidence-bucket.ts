@@ -1,0 +1,57 @@
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+
+/** Props of {@link EvidenceBucket}. */
+export interface EvidenceBucketProps {
+  /** Days evidence objects (log bundles, check results, command outputs, summaries) are kept. */
+  readonly retentionDays: number;
+  /**
+   * What happens to the bucket when the stack is deleted.
+   * @default RemovalPolicy.RETAIN — evidence outlives the deployment
+   */
+  readonly removalPolicy?: RemovalPolicy;
+}
+
+/**
+ * The S3 bucket that keeps incident evidence: encrypted, TLS only, no public access, versioned,
+ * expired after the retention period, with server access logs into a second bucket.
+ */
+export class EvidenceBucket extends Construct {
+  readonly bucket: Bucket;
+  readonly accessLogs: Bucket;
+
+  constructor(scope: Construct, id: string, props: EvidenceBucketProps) {
+    super(scope, id);
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    this.accessLogs = new Bucket(this, 'AccessLogs', {
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_PREFERRED,
+      lifecycleRules: [{ expiration: Duration.days(props.retentionDays) }],
+      removalPolicy,
+    });
+    Validations.of(this.accessLogs).acknowledge({
+      id: 'AwsSolutions::AwsSolutions-S1',
+      reason: 'This is the server access log bucket of the evidence bucket; logging it into itself would loop.',
+    });
+    this.bucket = new Bucket(this, 'Bucket', {
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      versioned: true,
+      serverAccessLogsBucket: this.accessLogs,
+      serverAccessLogsPrefix: 'evidence/',
+      lifecycleRules: [
+        {
+          expiration: Duration.days(props.retentionDays),
+          noncurrentVersionExpiration: Duration.days(30),
+          abortIncompleteMultipartUploadAfter: Duration.days(7),
+        },
+      ],
+      removalPolicy,
+    });
+  }
+}

@@ -1,0 +1,37 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { AttributeType, Billing, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Construct } from 'constructs';
+
+/** Name of the attribute that holds each item's expiry (epoch seconds) for DynamoDB TTL. */
+export const INCIDENT_TTL_ATTRIBUTE = 'expiresAt';
+
+/** Props of {@link IncidentStore}. */
+export interface IncidentStoreProps {
+  /**
+   * What happens to the table when the stack is deleted.
+   * @default RemovalPolicy.RETAIN — the incident history is the audit trail
+   */
+  readonly removalPolicy?: RemovalPolicy;
+}
+
+/**
+ * The incident history and dedupe table: `pk`/`sk` keys, on-demand, encrypted, point-in-time
+ * recovery, items expire through TTL on {@link INCIDENT_TTL_ATTRIBUTE}.
+ */
+export class IncidentStore extends Construct {
+  readonly table: TableV2;
+
+  constructor(scope: Construct, id: string, props: IncidentStoreProps = {}) {
+    super(scope, id);
+    this.table = new TableV2(this, 'Table', {
+      partitionKey: { name: 'pk', type: AttributeType.STRING },
+      sortKey: { name: 'sk', type: AttributeType.STRING },
+      billing: Billing.onDemand(),
+      encryption: TableEncryptionV2.awsManagedKey(),
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      timeToLiveAttribute: INCIDENT_TTL_ATTRIBUTE,
+      deletionProtection: true,
+      removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+    });
+  }
+}

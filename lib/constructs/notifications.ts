@@ -1,0 +1,43 @@
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { createDeadLetterQueue } from './dead-letter-queue.js';
+
+/** Props of {@link Notifications}. */
+export interface NotificationsProps {
+  /**
+   * Addresses that receive incident summaries and approval requests (each confirms once).
+   * @default - no subscriptions; subscribe to the topic yourself
+   */
+  readonly emails?: readonly string[];
+}
+
+/**
+ * The SNS topic every incident summary, approval request and workflow failure goes to:
+ * encrypted with a customer managed key (so EventBridge may publish to it), TLS only.
+ */
+export class Notifications extends Construct {
+  readonly topic: ITopic;
+  /** Where EventBridge and SNS put what they could not deliver (events to the topic, emails). */
+  readonly deadLetterQueue: IQueue;
+
+  constructor(scope: Construct, id: string, props: NotificationsProps = {}) {
+    super(scope, id);
+    const key = new Key(this, 'Key', {
+      enableKeyRotation: true,
+      description: 'pod-doctor notifications topic',
+    });
+    // EventBridge rules (failed executions) publish to the topic: the AWS managed SNS key cannot
+    // grant them, a customer managed key can.
+    key.grantEncryptDecrypt(new ServicePrincipal('events.amazonaws.com'));
+    this.deadLetterQueue = createDeadLetterQueue(this, 'DeliveryDeadLetterQueue');
+    const topic = new Topic(this, 'Topic', { masterKey: key, enforceSSL: true, displayName: 'pod-doctor' });
+    for (const email of props.emails ?? []) {
+      topic.addSubscription(new EmailSubscription(email, { deadLetterQueue: this.deadLetterQueue }));
+    }
+    this.topic = topic;
+  }
+}

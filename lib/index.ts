@@ -1,0 +1,10 @@
+export { createApp } from './app.js';
+export * from './config.js';
+export * from './constructs/detection.js';
+export * from './constructs/evidence-bucket.js';
+export * from './constructs/incident-store.js';
+export * from './constructs/incident-workflow.js';
+export * from './constructs/notifications.js';
+export * from './constructs/pod-doctor-function.js';
+export * from './pod-doctor.js';
+export * from './pod-doctor-stack.js';

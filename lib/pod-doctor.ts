@@ -1,0 +1,80 @@
+import { CfnOutput, RemovalPolicy } from 'aws-cdk-lib';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { StringParameter } from 'aws-cdk-lib/aws-ssm';
+import { Construct } from 'constructs';
+import { type PodDoctorConfig, parseConfig } from './config.js';
+import { Detection } from './constructs/detection.js';
+import { EvidenceBucket } from './constructs/evidence-bucket.js';
+import { IncidentStore } from './constructs/incident-store.js';
+import { IncidentWorkflow } from './constructs/incident-workflow.js';
+import { Notifications } from './constructs/notifications.js';
+
+/** Props of {@link PodDoctor}. */
+export interface PodDoctorProps {
+  /**
+   * Validated configuration (see `parseConfig`).
+   * @default - the built-in defaults: no clusters, observe-only except the in-place pause repair
+   */
+  readonly config?: PodDoctorConfig;
+  /**
+   * Removal policy of the audit trail (history table, evidence bucket, logs).
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly auditRemovalPolicy?: RemovalPolicy;
+}
+
+/**
+ * pod-doctor in one construct: detection, incident workflow, node commands, notifications,
+ * incident store and evidence bucket. Embed it in any stack.
+ */
+export class PodDoctor extends Construct {
+  readonly config: PodDoctorConfig;
+  readonly notifications: Notifications;
+  readonly incidentStore: IncidentStore;
+  readonly evidence: EvidenceBucket;
+  readonly workflow: IncidentWorkflow;
+  readonly detection: Detection;
+  readonly killSwitch: StringParameter;
+
+  constructor(scope: Construct, id: string, props: PodDoctorProps = {}) {
+    super(scope, id);
+    const config = props.config ?? parseConfig({});
+    this.config = config;
+    const logRetention = config.logRetentionDays as RetentionDays;
+    const removalPolicy = props.auditRemovalPolicy ?? RemovalPolicy.RETAIN;
+
+    this.killSwitch = new StringParameter(this, 'KillSwitch', {
+      parameterName: config.killSwitchParameterName,
+      stringValue: 'off',
+      description: 'pod-doctor kill switch: set to "on" to stop every automated action',
+      allowedPattern: '^(on|off)$',
+    });
+    this.notifications = new Notifications(this, 'Notifications', { emails: config.notificationEmails });
+    this.incidentStore = new IncidentStore(this, 'IncidentStore', { removalPolicy });
+    this.evidence = new EvidenceBucket(this, 'Evidence', {
+      retentionDays: config.evidenceRetentionDays,
+      removalPolicy,
+    });
+    this.workflow = new IncidentWorkflow(this, 'Workflow', {
+      incidentTable: this.incidentStore.table,
+      topic: this.notifications.topic,
+      deliveryDeadLetterQueue: this.notifications.deadLetterQueue,
+      killSwitch: this.killSwitch,
+      logRetention,
+    });
+    this.detection = new Detection(this, 'Detection', {
+      clusters: config.clusters,
+      incidentTable: this.incidentStore.table,
+      logRetention,
+      incidentWindowMinutes: config.limits.incidentWindowMinutes,
+      workflow: this.workflow.stateMachine,
+    });
+
+    new CfnOutput(this, 'KillSwitchParameterName', {
+      value: this.killSwitch.parameterName,
+      description: 'Set this SSM parameter to "on" to stop every pod-doctor action',
+    });
+    new CfnOutput(this, 'NotificationTopicArn', { value: this.notifications.topic.topicArn });
+    new CfnOutput(this, 'EvidenceBucketName', { value: this.evidence.bucket.bucketName });
+  }
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Runs every test tier and prints one closing line: "N passed, N failed".
+# Tiers: static (lint, typecheck, shellcheck, cdk synth with cdk-nag) and the vitest projects
+# unit, handlers, infra, workflow, node (real containerd + registry), cli.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+
+passed=0
+failed=0
+logs=$(mktemp -d /tmp/pod-doctor-test.XXXXXX)
+
+check() {
+  local name=$1
+  shift
+  if "$@" >"$logs/$name.log" 2>&1; then
+    passed=$((passed + 1))
+    echo "✓ $name"
+  else
+    failed=$((failed + 1))
+    echo "✗ $name"
+    tail -n 40 "$logs/$name.log" | sed 's/^/    /'
+  fi
+}
+
+if [ ! -d node_modules ]; then
+  npm ci --no-audit --no-fund
+fi
+
+check test-prerequisites bash scripts/install-test-prereqs.sh
+check lint npx biome check .
+check typecheck npx tsc --noEmit -p .
+check shellcheck bash -c 'shellcheck ssm/*.sh scripts/*.sh .ci/run'
+check cdk-synth-with-cdk-nag bash -c 'out=$(mktemp -d); npx cdk synth -q -o "$out" && rm -rf "$out"'
+
+npx vitest run --reporter=default --reporter=json --outputFile="$logs/vitest.json" "$@"
+vitest_rc=$?
+counts=$(node -e '
+  const fs = require("node:fs");
+  try {
+    const r = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
+    // A file that fails to load has no test results but still failed.
+    const broken = r.testResults.filter((f) => f.status === "failed" && f.assertionResults.length === 0).length;
+    console.log(`${r.numPassedTests} ${r.numFailedTests + broken}`);
+  } catch { console.log("0 1"); }
+' "$logs/vitest.json")
+read -r vp vf <<<"$counts"
+if [ "$vitest_rc" -ne 0 ] && [ "$vf" -eq 0 ]; then vf=1; fi
+passed=$((passed + vp))
+failed=$((failed + vf))
+
+echo "logs: $logs"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
