@@ -4,6 +4,7 @@ export * from './constructs/detection.js';
 export * from './constructs/evidence-bucket.js';
 export * from './constructs/incident-store.js';
 export * from './constructs/incident-workflow.js';
+export * from './constructs/node-commands.js';
 export * from './constructs/notifications.js';
 export * from './constructs/pod-doctor-function.js';
 export * from './pod-doctor.js';

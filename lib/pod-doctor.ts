@@ -7,6 +7,7 @@ import { Detection } from './constructs/detection.js';
 import { EvidenceBucket } from './constructs/evidence-bucket.js';
 import { IncidentStore } from './constructs/incident-store.js';
 import { IncidentWorkflow } from './constructs/incident-workflow.js';
+import { NodeCommands } from './constructs/node-commands.js';
 import { Notifications } from './constructs/notifications.js';
 
 /** Props of {@link PodDoctor}. */
@@ -35,6 +36,7 @@ export class PodDoctor extends Construct {
   readonly workflow: IncidentWorkflow;
   readonly detection: Detection;
   readonly killSwitch: StringParameter;
+  readonly nodeCommands: NodeCommands;
 
   constructor(scope: Construct, id: string, props: PodDoctorProps = {}) {
     super(scope, id);
@@ -55,6 +57,7 @@ export class PodDoctor extends Construct {
       retentionDays: config.evidenceRetentionDays,
       removalPolicy,
     });
+    this.nodeCommands = new NodeCommands(this, 'NodeCommands');
     this.workflow = new IncidentWorkflow(this, 'Workflow', {
       incidentTable: this.incidentStore.table,
       topic: this.notifications.topic,

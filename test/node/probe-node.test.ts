@@ -1,0 +1,89 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AL2023_PAUSE, NodeEnv, type RunResult } from './node-env.js';
+
+const finding = (r: RunResult, id: string) =>
+  (r.json.findings as { id: string; status: string; summary: string; evidence: string }[]).find((f) => f.id === id);
+
+describe('probe-node.sh on real containerd', () => {
+  let node: NodeEnv;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    node = await new NodeEnv().start();
+    const osRelease = join(node.dir, 'os-release');
+    writeFileSync(osRelease, 'NAME="Amazon Linux"\nID="amzn"\nVERSION_ID="2023"\nPRETTY_NAME="Amazon Linux 2023"\n');
+    env = {
+      CONTAINERD_CONFIG: node.writeConfig('al2023.toml', AL2023_PAUSE, 'containerd2'),
+      PAUSE_TAR: node.pauseTar,
+      OS_RELEASE: osRelease,
+      KUBELET_ARGS: `/usr/bin/kubelet --config /etc/kubernetes/kubelet/config.json --pod-infra-container-image=${AL2023_PAUSE}`,
+    };
+  });
+  afterAll(() => node?.stop());
+
+  it('finds the missing, unpinned pause image on a broken node', () => {
+    node.removeImage(AL2023_PAUSE);
+    const r = node.run('probe-node.sh', ['--endpoint', `127.0.0.1:${node.registryPort}`], env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json.node).toMatchObject({ os: 'amzn', osVersion: '2023', sandboxImage: AL2023_PAUSE });
+    expect(finding(r, 'node.sandbox-image.configured')?.status).toBe('pass');
+    expect(finding(r, 'node.sandbox-image.present')?.status).toBe('fail');
+    expect(finding(r, 'node.sandbox-image.pinned')?.status).toBe('fail');
+    expect(finding(r, 'node.pause-tarball')?.status).toBe('pass');
+    expect(finding(r, 'node.runtime')?.status).toBe('pass');
+  });
+
+  it('reports a healthy node after the repair', () => {
+    node.run('repair-pause-image.sh', [], { ...env, ECR_PASSWORD_CMD: 'false' });
+    const r = node.run('probe-node.sh', ['--endpoint', `127.0.0.1:${node.registryPort}`], env);
+    expect(finding(r, 'node.sandbox-image.present')?.status).toBe('pass');
+    expect(finding(r, 'node.sandbox-image.pinned')?.status).toBe('pass');
+    expect(finding(r, 'node.registry-reachable')?.status).toBe('pass');
+  });
+
+  it('warns when kubelet and containerd disagree on the sandbox image', () => {
+    const r = node.run('probe-node.sh', [], {
+      ...env,
+      KUBELET_ARGS: '--pod-infra-container-image=registry.k8s.io/pause:3.9',
+    });
+    const f = finding(r, 'node.sandbox-image.configured');
+    expect(f?.status).toBe('warn');
+    expect(f?.evidence).toContain('registry.k8s.io/pause:3.9');
+  });
+
+  it('fails reachability for a closed port and names it', () => {
+    const r = node.run('probe-node.sh', ['--endpoint', '127.0.0.1:9'], env);
+    const f = finding(r, 'node.registry-reachable');
+    expect(f?.status).toBe('fail');
+    expect(f?.summary).toContain('127.0.0.1:9');
+  });
+
+  it('warns on an AL2023 node whose pause tarball is gone', () => {
+    const r = node.run('probe-node.sh', [], { ...env, PAUSE_TAR: join(node.dir, 'gone.tar') });
+    expect(finding(r, 'node.pause-tarball')?.status).toBe('warn');
+  });
+
+  it('reports disk use against the kubelet image GC threshold from the kubelet config', () => {
+    const kubeletConfig = join(node.dir, 'kubelet.json');
+    writeFileSync(kubeletConfig, '{"imageGCHighThresholdPercent": 1, "imageGCLowThresholdPercent": 0}');
+    const r = node.run('probe-node.sh', [], { ...env, KUBELET_CONFIG: kubeletConfig });
+    const f = finding(r, 'node.disk');
+    expect(f?.status).toBe('fail');
+    expect(f?.evidence).toContain('kubelet image GC high 1%');
+  });
+
+  it('counts processes, threads and zombies from /proc', () => {
+    const r = node.run('probe-node.sh', [], env);
+    expect(finding(r, 'node.pids')?.evidence).toMatch(/processes \d+, threads \d+, pid_max \d+/);
+    expect(['pass', 'warn', 'fail']).toContain(finding(r, 'node.zombies')?.status);
+    expect(finding(r, 'node.top-pid-consumers')?.evidence).toMatch(/\(pid \d+\) \d+ threads/);
+  });
+
+  it('rejects an endpoint argument with shell metacharacters', () => {
+    const r = node.run('probe-node.sh', ['--endpoint', '$(reboot):443'], env);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('--endpoint needs host:port');
+  });
+});
