@@ -68,6 +68,8 @@ export class PodDoctor extends Construct {
     this.detection = new Detection(this, 'Detection', {
       clusters: config.clusters,
       incidentTable: this.incidentStore.table,
+      evidenceBucket: this.evidence.bucket,
+      historyRetentionDays: config.historyRetentionDays,
       logRetention,
       incidentWindowMinutes: config.limits.incidentWindowMinutes,
       workflow: this.workflow.stateMachine,

@@ -30,10 +30,19 @@ check test-prerequisites bash scripts/install-test-prereqs.sh
 check lint npx biome check .
 check typecheck npx tsc --noEmit -p .
 check shellcheck bash -c 'shellcheck ssm/*.sh scripts/*.sh .ci/run'
-check cdk-synth-with-cdk-nag bash -c 'out=$(mktemp -d); npx cdk synth -q -o "$out" && rm -rf "$out"'
+synth_check() {
+  local out rc
+  out=$(mktemp -d)
+  npx cdk synth -q -o "$out"
+  rc=$?
+  rm -rf "$out"
+  return "$rc"
+}
+check cdk-synth-with-cdk-nag synth_check
 
 npx vitest run --reporter=default --reporter=json --outputFile="$logs/vitest.json" "$@"
 vitest_rc=$?
+# shellcheck disable=SC2016 # JavaScript, not shell
 counts=$(node -e '
   const fs = require("node:fs");
   try {

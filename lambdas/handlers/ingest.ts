@@ -1,1 +1,59 @@
-export const handler = async (event: unknown) => ({ received: event !== undefined });
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { Tracer } from '@aws-lambda-powertools/tracer';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SFNClient } from '@aws-sdk/client-sfn';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Context } from 'aws-lambda';
+import { RejectStore } from '../aws/evidence-store.js';
+import { IncidentStore } from '../aws/incident-store.js';
+import { type IngestDeps, ingest } from '../aws/ingest-service.js';
+import { WorkflowStarter } from '../aws/workflow-starter.js';
+import { ingestConfig, ingestEnvSchema } from '../core/ingest-config.js';
+
+const logger = new Logger();
+const metrics = new Metrics();
+const tracer = new Tracer();
+const env = ingestEnvSchema.parse(process.env);
+
+const ddb = DynamoDBDocumentClient.from(tracer.captureAWSv3Client(new DynamoDBClient({})), {
+  marshallOptions: { removeUndefinedValues: true },
+});
+const deps: IngestDeps = {
+  incidents: new IncidentStore(ddb, {
+    tableName: env.INCIDENT_TABLE_NAME,
+    windowMs: env.INCIDENT_WINDOW_MINUTES * 60_000,
+    retentionDays: env.HISTORY_RETENTION_DAYS,
+  }),
+  rejects: new RejectStore(tracer.captureAWSv3Client(new S3Client({})), env.EVIDENCE_BUCKET_NAME),
+  workflow: env.WORKFLOW_ARN
+    ? new WorkflowStarter(tracer.captureAWSv3Client(new SFNClient({})), env.WORKFLOW_ARN)
+    : undefined,
+  config: ingestConfig(env),
+  now: Date.now,
+};
+
+/** CloudWatch Logs subscription payloads and EventBridge CloudTrail events → incidents. */
+export const handler = async (event: unknown, context: Context) => {
+  try {
+    const outcome = await ingest(event, context.awsRequestId, deps);
+    const s = outcome.stats;
+    metrics.addMetric('RecordsReceived', MetricUnit.Count, s.received);
+    metrics.addMetric('RecordsClassified', MetricUnit.Count, s.classified);
+    metrics.addMetric('RecordsUnknown', MetricUnit.Count, s.unknown);
+    metrics.addMetric('RecordsRejected', MetricUnit.Count, s.rejected);
+    metrics.addMetric('IncidentsOpened', MetricUnit.Count, outcome.incidentsOpened.length);
+    metrics.addMetric('IncidentsJoined', MetricUnit.Count, outcome.incidentsJoined.length);
+    for (const [cls, n] of Object.entries(s.byClass)) {
+      const m = metrics.singleMetric();
+      m.addDimension('class', cls);
+      m.addMetric('FailuresByClass', MetricUnit.Count, n);
+    }
+    if (s.rejected > 0) logger.warn('records rejected and kept', { rejected: s.rejected, key: outcome.rejectKey });
+    logger.info('ingested', { ...outcome });
+    return outcome;
+  } finally {
+    metrics.publishStoredMetrics();
+  }
+};

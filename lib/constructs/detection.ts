@@ -1,12 +1,17 @@
-import { Duration } from 'aws-cdk-lib';
+import { type CfnElement, Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { type CfnRule, Rule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { FilterPattern, LogGroup, type RetentionDays, SubscriptionFilter } from 'aws-cdk-lib/aws-logs';
 import { LambdaDestination } from 'aws-cdk-lib/aws-logs-destinations';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { CLOUDTRAIL_RULES } from '../event-patterns.js';
 import { createDeadLetterQueue } from './dead-letter-queue.js';
 import { lambdaEntry } from './paths.js';
 import { PodDoctorFunction } from './pod-doctor-function.js';
@@ -25,6 +30,10 @@ export interface DetectionProps {
   readonly clusters: readonly WatchedCluster[];
   /** Incident table: aggregation and dedupe happen there with conditional writes. */
   readonly incidentTable: ITableV2;
+  /** Evidence bucket: records that cannot be read are kept under `rejected/`. */
+  readonly evidenceBucket: IBucket;
+  /** Days incident rows are kept (DynamoDB TTL). */
+  readonly historyRetentionDays: number;
   /** Retention of the ingest function's logs. */
   readonly logRetention: RetentionDays;
   /** Minutes within which repeats of one (cluster, scope, class) join the same incident. */
@@ -59,13 +68,45 @@ export class Detection extends Construct {
       retryAttempts: 2,
       environment: {
         INCIDENT_TABLE_NAME: props.incidentTable.tableName,
+        EVIDENCE_BUCKET_NAME: props.evidenceBucket.bucketName,
         INCIDENT_WINDOW_MINUTES: String(props.incidentWindowMinutes),
+        HISTORY_RETENTION_DAYS: String(props.historyRetentionDays),
+        LOG_GROUP_CLUSTERS: JSON.stringify(
+          Object.fromEntries(props.clusters.flatMap((c) => c.logGroups.map((g) => [g, c.name]))),
+        ),
         ...(props.workflow ? { WORKFLOW_ARN: props.workflow.stateMachineArn } : {}),
       },
     });
-    props.incidentTable.grantReadWriteData(ingest);
+    // Open-or-join is a conditional PutItem plus UpdateItem; nothing else.
+    props.incidentTable.grant(ingest, 'dynamodb:PutItem', 'dynamodb:UpdateItem');
+    // PutObject only (grantPut would add s3:Abort* and the object-lock actions).
+    ingest.addToRolePolicy(
+      new PolicyStatement({ actions: ['s3:PutObject'], resources: [props.evidenceBucket.arnForObjects('rejected/*')] }),
+    );
+    Validations.of(ingest.role as IRole).acknowledge({
+      id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(props.evidenceBucket.node.defaultChild as CfnElement)}.Arn>/rejected/*]`,
+      reason: 'Rejected records are written under rejected/ with generated keys; the prefix is the narrowest scope.',
+    });
     props.workflow?.grantStartExecution(ingest);
     this.ingestFunction = ingest;
+
+    for (const spec of CLOUDTRAIL_RULES) {
+      const rule = new Rule(this, spec.id, {
+        description: spec.description,
+        eventPattern: spec.pattern,
+        targets: [
+          new LambdaFunction(ingest, {
+            deadLetterQueue: this.deadLetterQueue,
+            retryAttempts: 4,
+            maxEventAge: Duration.hours(2),
+          }),
+        ],
+      });
+      // Rules on IAM events (usEast1Only) are created everywhere: outside us-east-1 they never match,
+      // which is the truth of where IAM delivers, and keeps the template region-agnostic.
+      if (spec.readOnlyCalls)
+        (rule.node.defaultChild as CfnRule).state = 'ENABLED_WITH_ALL_CLOUDTRAIL_MANAGEMENT_EVENTS';
+    }
 
     for (const cluster of props.clusters) {
       for (const [i, name] of cluster.logGroups.entries()) {

@@ -141,6 +141,8 @@ export class NodeEnv {
 
   stop(): void {
     for (const p of this.procs) p.kill('SIGTERM');
+    // A test may have restarted containerd outside our handle (restart-runtime.sh): find it by its config.
+    spawnSync('pkill', ['-f', `containerd --config ${this.dir}/containerd.toml`]);
     spawnSync('sleep', ['0.5']);
     rmSync(this.dir, { recursive: true, force: true });
   }

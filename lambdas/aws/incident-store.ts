@@ -1,0 +1,130 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type IncidentCandidate, incidentId } from '../core/incidents.js';
+import { CATALOGUE_VERSION } from '../core/signatures.js';
+
+/** The open incident of a key, as stored. */
+export interface OpenIncident {
+  readonly incidentId: string;
+  readonly opened: boolean;
+  readonly workflowStarted: boolean;
+  /** The workflow input fixed when the incident opened (so a retried start is idempotent). */
+  readonly workflowInput: string;
+  readonly occurrences: number;
+}
+
+export interface IncidentStoreOptions {
+  readonly tableName: string;
+  /** Repeats within this many ms of the first occurrence join the open incident. */
+  readonly windowMs: number;
+  /** How long rows live (DynamoDB TTL). */
+  readonly retentionDays: number;
+}
+
+/**
+ * Opens an incident for a candidate or joins the one already open in the window, across
+ * concurrent Lambda invocations: a conditional PutItem decides who opens it.
+ */
+export class IncidentStore {
+  constructor(
+    private readonly ddb: DynamoDBDocumentClient,
+    private readonly options: IncidentStoreOptions,
+  ) {}
+
+  async openOrJoin(c: IncidentCandidate, now: number): Promise<OpenIncident> {
+    const id = incidentId(c.key, c.firstSeen);
+    const workflowInput = JSON.stringify({
+      incidentId: id,
+      incidentKey: c.key,
+      class: c.class,
+      kind: c.kind,
+      cluster: c.cluster,
+      scope: c.scope,
+      scopeValue: c.scopeValue,
+      cause: c.cause,
+      entities: c.entities,
+      firstSeen: new Date(c.firstSeen).toISOString(),
+      samples: c.samples,
+      pods: c.pods,
+      catalogueVersion: CATALOGUE_VERSION,
+    });
+    const expiresAt = Math.floor(now / 1000) + this.options.retentionDays * 86_400;
+    try {
+      await this.ddb.send(
+        new PutCommand({
+          TableName: this.options.tableName,
+          Item: {
+            pk: `INCIDENT#${c.key}`,
+            sk: 'OPEN',
+            incidentId: id,
+            class: c.class,
+            kind: c.kind,
+            cluster: c.cluster,
+            scope: c.scope,
+            scopeValue: c.scopeValue,
+            cause: c.cause,
+            occurrences: c.count,
+            firstSeen: c.firstSeen,
+            lastSeen: c.lastSeen,
+            pods: c.pods,
+            samples: c.samples,
+            workflowInput,
+            workflowStarted: false,
+            catalogueVersion: CATALOGUE_VERSION,
+            expiresAt,
+          },
+          ConditionExpression: 'attribute_not_exists(pk) OR firstSeen < :windowStart',
+          ExpressionAttributeValues: { ':windowStart': c.firstSeen - this.options.windowMs },
+        }),
+      );
+      return { incidentId: id, opened: true, workflowStarted: false, workflowInput, occurrences: c.count };
+    } catch (e) {
+      if (!(e instanceof ConditionalCheckFailedException)) throw e;
+    }
+    const joined = await this.ddb.send(
+      new UpdateCommand({
+        TableName: this.options.tableName,
+        Key: { pk: `INCIDENT#${c.key}`, sk: 'OPEN' },
+        UpdateExpression: 'ADD occurrences :n',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':n': c.count },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    const a = joined.Attributes ?? {};
+    // lastSeen only moves forward; a batch from the past must not rewind it.
+    if (typeof a.lastSeen === 'number' && a.lastSeen < c.lastSeen) {
+      await this.ddb
+        .send(
+          new UpdateCommand({
+            TableName: this.options.tableName,
+            Key: { pk: `INCIDENT#${c.key}`, sk: 'OPEN' },
+            UpdateExpression: 'SET lastSeen = :last',
+            ConditionExpression: 'lastSeen < :last',
+            ExpressionAttributeValues: { ':last': c.lastSeen },
+          }),
+        )
+        .catch((err: unknown) => {
+          if (!(err instanceof ConditionalCheckFailedException)) throw err;
+        });
+    }
+    return {
+      incidentId: String(a.incidentId),
+      opened: false,
+      workflowStarted: a.workflowStarted === true,
+      workflowInput: String(a.workflowInput),
+      occurrences: Number(a.occurrences),
+    };
+  }
+
+  async markWorkflowStarted(key: string, executionArn: string): Promise<void> {
+    await this.ddb.send(
+      new UpdateCommand({
+        TableName: this.options.tableName,
+        Key: { pk: `INCIDENT#${key}`, sk: 'OPEN' },
+        UpdateExpression: 'SET workflowStarted = :t, executionArn = :arn',
+        ExpressionAttributeValues: { ':t': true, ':arn': executionArn },
+      }),
+    );
+  }
+}

@@ -1,0 +1,46 @@
+import { aggregate } from '../core/incidents.js';
+import { type IngestConfig, type IngestStats, readEvent } from '../core/ingest.js';
+import type { RejectStore } from './evidence-store.js';
+import type { IncidentStore } from './incident-store.js';
+import type { WorkflowStarter } from './workflow-starter.js';
+
+export interface IngestDeps {
+  readonly incidents: IncidentStore;
+  readonly rejects: RejectStore;
+  /** Absent when no workflow is wired (incidents are then only recorded). */
+  readonly workflow?: WorkflowStarter;
+  readonly config: IngestConfig;
+  readonly now: () => number;
+}
+
+export interface IngestOutcome {
+  readonly stats: IngestStats;
+  readonly incidentsOpened: string[];
+  readonly incidentsJoined: string[];
+  readonly workflowsStarted: string[];
+  readonly rejectKey?: string;
+}
+
+/**
+ * One invocation of the ingest path: classify → fold into candidates → open or join each incident →
+ * start the workflow of every incident that has none yet. Rejects are kept before anything else, so
+ * a later failure (and Lambda retry) never loses them.
+ */
+export async function ingest(event: unknown, requestId: string, deps: IngestDeps): Promise<IngestOutcome> {
+  const now = deps.now();
+  const { occurrences, rejects, stats } = readEvent(event, deps.config, now);
+  const rejectKey = await deps.rejects.keep(rejects, requestId, now);
+  const opened: string[] = [];
+  const joined: string[] = [];
+  const started: string[] = [];
+  for (const candidate of aggregate(occurrences)) {
+    const incident = await deps.incidents.openOrJoin(candidate, now);
+    (incident.opened ? opened : joined).push(incident.incidentId);
+    if (deps.workflow && !incident.workflowStarted) {
+      const arn = await deps.workflow.start(incident.incidentId, incident.workflowInput);
+      await deps.incidents.markWorkflowStarted(candidate.key, arn);
+      started.push(incident.incidentId);
+    }
+  }
+  return { stats, incidentsOpened: opened, incidentsJoined: joined, workflowsStarted: started, rejectKey };
+}

@@ -1,0 +1,208 @@
+import type { Entities } from './entities.js';
+import type { FailureClass } from './failure-classes.js';
+
+/** The fields of an EventBridge "AWS API Call via CloudTrail" event that pod-doctor reads. */
+export interface CloudTrailEvent {
+  readonly source: string;
+  readonly 'detail-type': string;
+  readonly account?: string;
+  readonly region?: string;
+  readonly time?: string;
+  readonly detail: {
+    readonly eventSource: string;
+    readonly eventName: string;
+    readonly eventTime?: string;
+    readonly awsRegion?: string;
+    readonly errorCode?: string;
+    readonly errorMessage?: string;
+    readonly userAgent?: string;
+    readonly userIdentity?: { readonly arn?: string; readonly type?: string; readonly principalId?: string };
+    readonly requestParameters?: Record<string, unknown> | null;
+  };
+}
+
+export interface CloudTrailClassification {
+  readonly class: FailureClass;
+  /** `failure`: an API call failed now · `change`: a change that will break pulls or networking. */
+  readonly kind: 'failure' | 'change' | 'ignored';
+  readonly cause: string | null;
+  readonly entities: Entities;
+  /** Who made the call (CloudTrail userIdentity.arn). */
+  readonly actor?: string;
+}
+
+/** EC2 calls the VPC CNI makes to give pods addresses. */
+export const CNI_EC2_CALLS = [
+  'AssignPrivateIpAddresses',
+  'AssignIpv6Addresses',
+  'CreateNetworkInterface',
+  'AttachNetworkInterface',
+] as const;
+/** Read-only ECR calls a node makes to pull; a denial is a registry-auth failure. */
+export const ECR_PULL_CALLS = ['BatchGetImage', 'GetDownloadUrlForLayer', 'GetAuthorizationToken'] as const;
+/** Changes that break image pulls or pod networking. */
+export const CHANGE_CALLS = {
+  'iam.amazonaws.com': ['DetachRolePolicy', 'DeleteRolePolicy', 'PutRolePolicy'],
+  'ec2.amazonaws.com': ['RevokeSecurityGroupIngress', 'DeleteVpcEndpoints', 'ModifyVpcEndpoint'],
+  'ecr.amazonaws.com': ['SetRepositoryPolicy', 'DeleteRepositoryPolicy'],
+} as const;
+
+const ECR_READ_POLICIES =
+  /AmazonEC2ContainerRegistryReadOnly|AmazonEC2ContainerRegistryPullOnly|AmazonEC2ContainerRegistryPowerUser/;
+const CNI_POLICIES = /AmazonEKS_CNI_Policy|AmazonEKS_CNI_IPv6_Policy/;
+
+function param(e: CloudTrailEvent, key: string): string | undefined {
+  const v = e.detail.requestParameters?.[key];
+  return typeof v === 'string' ? v : undefined;
+}
+
+function ec2ErrorClass(code: string): { class: FailureClass; cause: string } | null {
+  switch (code) {
+    case 'InsufficientCidrBlocks':
+      return {
+        class: 'cidr-fragmentation',
+        cause: 'EC2 found no free aligned /28 block for a prefix (InsufficientCidrBlocks)',
+      };
+    case 'InsufficientFreeAddressesInSubnet':
+      return {
+        class: 'ip-exhaustion',
+        cause: 'the subnet has no free IP addresses (InsufficientFreeAddressesInSubnet)',
+      };
+    case 'PrivateIpAddressLimitExceeded':
+    case 'AttachmentLimitExceeded':
+    case 'NetworkInterfaceLimitExceeded':
+      return { class: 'ip-exhaustion', cause: `the instance hit an ENI/IP limit (${code})` };
+    case 'UnauthorizedOperation':
+    case 'AccessDenied':
+      return {
+        class: 'cni-permissions',
+        cause: `the VPC CNI was denied ${code}: AmazonEKS_CNI_Policy missing from its role`,
+      };
+    default:
+      return null;
+  }
+}
+
+/** Classifies an EventBridge CloudTrail event. Unknown or irrelevant events come back `ignored`. */
+export function classifyCloudTrail(e: CloudTrailEvent): CloudTrailClassification {
+  const d = e.detail;
+  const actor = d.userIdentity?.arn;
+  const base: Entities = {};
+  const subnet = param(e, 'subnetId');
+  if (subnet) base.subnetId = subnet;
+  const eni = param(e, 'networkInterfaceId');
+  if (eni) base.eniId = eni;
+  const ignored = (cause: string | null = null): CloudTrailClassification => ({
+    class: 'unknown',
+    kind: 'ignored',
+    cause,
+    entities: base,
+    actor,
+  });
+
+  if (d.eventSource === 'ec2.amazonaws.com' && (CNI_EC2_CALLS as readonly string[]).includes(d.eventName)) {
+    if (!d.errorCode) return ignored();
+    const code = d.errorCode.replace(/^Client\./, '').replace(/^Server\./, '');
+    const c = ec2ErrorClass(code);
+    if (!c) return ignored(`${d.eventName} failed with ${d.errorCode}`);
+    return { ...c, kind: 'failure', entities: { ...base, errorCode: code }, actor };
+  }
+
+  if (d.eventSource === 'ecr.amazonaws.com' && (ECR_PULL_CALLS as readonly string[]).includes(d.eventName)) {
+    if (!d.errorCode) return ignored();
+    const repo = param(e, 'repositoryName');
+    return {
+      class: 'registry-auth',
+      kind: 'failure',
+      cause: `ECR denied ${d.eventName}${repo ? ` on ${repo}` : ''} (${d.errorCode}): node role ECR policy or repository policy`,
+      entities: { ...base, errorCode: d.errorCode },
+      actor,
+    };
+  }
+
+  // A failed change changed nothing.
+  if (d.errorCode) return ignored();
+  const calls = (CHANGE_CALLS as Record<string, readonly string[]>)[d.eventSource];
+  if (!calls?.includes(d.eventName)) return ignored();
+  const role = param(e, 'roleName');
+  const policyArn = param(e, 'policyArn') ?? '';
+  switch (d.eventName) {
+    case 'DetachRolePolicy':
+      if (ECR_READ_POLICIES.test(policyArn)) {
+        return {
+          class: 'registry-auth',
+          kind: 'change',
+          cause: `${policyArn.split('/').pop()} detached from role ${role}: nodes using it can no longer pull from ECR`,
+          entities: base,
+          actor,
+        };
+      }
+      if (CNI_POLICIES.test(policyArn)) {
+        return {
+          class: 'cni-permissions',
+          kind: 'change',
+          cause: `${policyArn.split('/').pop()} detached from role ${role}: the VPC CNI loses ENI/IP permissions`,
+          entities: base,
+          actor,
+        };
+      }
+      return ignored();
+    case 'DeleteRolePolicy':
+    case 'PutRolePolicy':
+      return {
+        class: 'registry-auth',
+        kind: 'change',
+        cause: `inline policy ${param(e, 'policyName') ?? ''} ${d.eventName === 'PutRolePolicy' ? 'changed' : 'deleted'} on role ${role}`,
+        entities: base,
+        actor,
+      };
+    case 'RevokeSecurityGroupIngress':
+      return {
+        class: 'registry-unreachable',
+        kind: 'change',
+        cause: `ingress rule revoked from ${param(e, 'groupId') ?? 'a security group'} (an ECR endpoint security group loses 443 from nodes)`,
+        entities: base,
+        actor,
+      };
+    case 'DeleteVpcEndpoints':
+      return {
+        class: 'registry-unreachable',
+        kind: 'change',
+        cause: 'VPC endpoints deleted (ECR / S3 endpoints carry image pulls from private subnets)',
+        entities: base,
+        actor,
+      };
+    case 'ModifyVpcEndpoint':
+      return {
+        class: 'registry-unreachable',
+        kind: 'change',
+        cause: `VPC endpoint ${param(e, 'vpcEndpointId') ?? ''} modified (policy, security groups, private DNS or subnets)`,
+        entities: base,
+        actor,
+      };
+    case 'SetRepositoryPolicy':
+    case 'DeleteRepositoryPolicy':
+      return {
+        class: 'registry-auth',
+        kind: 'change',
+        cause: `ECR repository policy ${d.eventName === 'SetRepositoryPolicy' ? 'set' : 'deleted'} on ${param(e, 'repositoryName') ?? 'a repository'}`,
+        entities: base,
+        actor,
+      };
+    default:
+      return ignored();
+  }
+}
+
+/** The shape test: is this an EventBridge CloudTrail event? */
+export function isCloudTrailEvent(v: unknown): v is CloudTrailEvent {
+  if (v === null || typeof v !== 'object') return false;
+  const o = v as Record<string, unknown>;
+  const detail = o.detail as Record<string, unknown> | undefined;
+  return (
+    o['detail-type'] === 'AWS API Call via CloudTrail' &&
+    typeof o.source === 'string' &&
+    typeof detail?.eventSource === 'string' &&
+    typeof detail?.eventName === 'string'
+  );
+}

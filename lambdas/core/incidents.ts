@@ -1,0 +1,127 @@
+import { createHash } from 'node:crypto';
+import type { Entities } from './entities.js';
+import { CLASS_SCOPE, type FailureClass, type IncidentScope } from './failure-classes.js';
+
+/** One classified failure (or breaking change) with where and when it was seen. */
+export interface Occurrence {
+  readonly class: Exclude<FailureClass, 'unknown'>;
+  readonly kind: 'failure' | 'change';
+  readonly cause: string;
+  readonly signature: string | null;
+  readonly cluster: string;
+  readonly entities: Entities;
+  /** Epoch milliseconds. */
+  readonly at: number;
+  /** The evidence line (truncated). */
+  readonly evidence: string;
+}
+
+/** Occurrences of one (cluster, scope, class), folded together. */
+export interface IncidentCandidate {
+  readonly key: string;
+  readonly cluster: string;
+  readonly class: Exclude<FailureClass, 'unknown'>;
+  readonly kind: 'failure' | 'change';
+  readonly scope: IncidentScope;
+  readonly scopeValue: string;
+  readonly cause: string;
+  readonly count: number;
+  readonly firstSeen: number;
+  readonly lastSeen: number;
+  /** Entities of the first occurrence (node, image, subnet ...). */
+  readonly entities: Entities;
+  /** Distinct pods seen (at most MAX_PODS). */
+  readonly pods: readonly string[];
+  /** Distinct evidence lines (at most MAX_SAMPLES). */
+  readonly samples: readonly string[];
+}
+
+export const MAX_SAMPLES = 5;
+export const MAX_PODS = 20;
+export const MAX_EVIDENCE_CHARS = 2000;
+
+function repository(image: string): string {
+  const noDigest = image.split('@')[0];
+  const slash = noDigest.lastIndexOf('/');
+  const colon = noDigest.lastIndexOf(':');
+  return colon > slash ? noDigest.slice(0, colon) : noDigest;
+}
+
+/** What an incident of this class is about: a node, a subnet, an image or registry, or the cluster. */
+export function incidentScope(
+  cls: Exclude<FailureClass, 'unknown'>,
+  e: Entities,
+): { scope: IncidentScope; value: string } {
+  const node = e.instanceId ?? e.node;
+  switch (CLASS_SCOPE[cls]) {
+    case 'node':
+      return node ? { scope: 'node', value: node } : { scope: 'cluster', value: 'unknown-node' };
+    case 'subnet':
+      if (e.subnetId) return { scope: 'subnet', value: e.subnetId };
+      // The subnet is resolved later from the node; until then the node stands for it.
+      return node ? { scope: 'node', value: node } : { scope: 'cluster', value: 'unknown-subnet' };
+    case 'image': {
+      if (cls === 'registry-unreachable' || cls === 'registry-tls' || cls === 'rate-limited') {
+        return { scope: 'image', value: e.registryHost ?? 'unknown-registry' };
+      }
+      if (cls === 'registry-auth') return { scope: 'image', value: e.image ? repository(e.image) : 'unknown-image' };
+      return { scope: 'image', value: e.image ?? 'unknown-image' };
+    }
+    default:
+      return { scope: 'cluster', value: '-' };
+  }
+}
+
+/** Stable incident key of (cluster, scope, class). */
+export function incidentKey(cluster: string, cls: FailureClass, scope: IncidentScope, value: string): string {
+  return `${cluster}|${scope}:${value}|${cls}`;
+}
+
+/** A short, stable, name-safe id for an incident opened at `firstSeen` (Step Functions execution name). */
+export function incidentId(key: string, firstSeen: number): string {
+  const h = createHash('sha256').update(key).digest('hex').slice(0, 16);
+  return `${h}-${Math.floor(firstSeen / 1000)}`;
+}
+
+/** Folds occurrences into one candidate per incident key, in first-seen order. */
+export function aggregate(occurrences: readonly Occurrence[]): IncidentCandidate[] {
+  const byKey = new Map<string, { c: IncidentCandidate; pods: Set<string>; samples: Set<string> }>();
+  for (const o of occurrences) {
+    const { scope, value } = incidentScope(o.class, o.entities);
+    const key = incidentKey(o.cluster, o.class, scope, value);
+    const pod = o.entities.pod ? `${o.entities.namespace ?? ''}/${o.entities.pod}`.replace(/^\//, '') : undefined;
+    const evidence = o.evidence.slice(0, MAX_EVIDENCE_CHARS);
+    const seen = byKey.get(key);
+    if (!seen) {
+      byKey.set(key, {
+        c: {
+          key,
+          cluster: o.cluster,
+          class: o.class,
+          kind: o.kind,
+          scope,
+          scopeValue: value,
+          cause: o.cause,
+          count: 1,
+          firstSeen: o.at,
+          lastSeen: o.at,
+          entities: o.entities,
+          pods: [],
+          samples: [],
+        },
+        pods: new Set(pod ? [pod] : []),
+        samples: new Set([evidence]),
+      });
+      continue;
+    }
+    seen.c = {
+      ...seen.c,
+      count: seen.c.count + 1,
+      firstSeen: Math.min(seen.c.firstSeen, o.at),
+      lastSeen: Math.max(seen.c.lastSeen, o.at),
+    };
+    if (pod && seen.pods.size < MAX_PODS) seen.pods.add(pod);
+    if (seen.samples.size < MAX_SAMPLES) seen.samples.add(evidence);
+  }
+  return [...byKey.values()].map(({ c, pods, samples }) => ({ ...c, pods: [...pods], samples: [...samples] }));
+}
