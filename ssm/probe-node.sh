@@ -76,7 +76,7 @@ if [ -z "$kubelet_args" ]; then
   pid=$(pgrep -xo kubelet 2>/dev/null || true)
   if [ -n "$pid" ] && [ -r "$PROC/$pid/cmdline" ]; then kubelet_args=$(tr '\0' ' ' <"$PROC/$pid/cmdline"); fi
 fi
-kubelet_sandbox=$(printf '%s\n' "$kubelet_args" | grep -oE -- '--pod-infra-container-image[= ][^ ]+' | sed -E 's/^--pod-infra-container-image[= ]//' | head -n 1 || true)
+kubelet_sandbox=$(printf '%s\n' "$kubelet_args" | grep -oE -- '--pod-infra-container-image[= ][^ ]+' | sed -E 's/^--pod-infra-container-image[= ]//' | awk 'NR == 1' || true)
 if [ -z "$sandbox" ] && [ -z "$kubelet_sandbox" ]; then
   add node.sandbox-image.configured fail "no sandbox image configured" "containerd config $CONTAINERD_CONFIG has neither sandbox_image nor pinned_images.sandbox"
 elif [ -n "$kubelet_sandbox" ] && [ -n "$sandbox" ] && [ "$kubelet_sandbox" != "$sandbox" ]; then
@@ -89,10 +89,11 @@ fi
 present=1
 pinned=1
 if [ -n "$sandbox" ] && [ "$runtime_ok" -eq 0 ]; then
-  line=$(ctr_ images ls 2>/dev/null | awk -v ref="$sandbox" '$1 == ref' || true)
+  images=$(ctr_ images ls 2>/dev/null || true)
+  line=$(awk -v ref="$sandbox" '$1 == ref' <<<"$images")
   if [ -n "$line" ]; then
     present=0
-    if printf '%s' "$line" | grep -qF io.cri-containerd.pinned=pinned; then pinned=0; fi
+    if [[ $line == *io.cri-containerd.pinned=pinned* ]]; then pinned=0; fi
   fi
   if [ "$present" -eq 0 ]; then
     add node.sandbox-image.present pass "$sandbox is in the k8s.io image store" "$line"
@@ -178,7 +179,7 @@ else
   add node.pids pass "PID/thread use at ${worst}% of the limit" "$pid_evidence"
 fi
 if [ "$zombies" -gt 0 ]; then
-  top_parents=$(printf '%s\n' ${zombie_parents[@]+"${zombie_parents[@]}"} | sort | uniq -c | sort -rn | head -n 5 | awk '{ printf "ppid %s: %s zombies; ", $2, $1 }')
+  top_parents=$(printf '%s\n' ${zombie_parents[@]+"${zombie_parents[@]}"} | sort | uniq -c | sort -rn | awk 'NR <= 5 { printf "ppid %s: %s zombies; ", $2, $1 }')
   add node.zombies "$([ "$zombies" -ge 1000 ] && echo fail || echo warn)" "$zombies zombie processes" "$top_parents"
 else
   add node.zombies pass "no zombie processes" "0 zombies"
@@ -186,7 +187,7 @@ fi
 top=$(for d in "$PROC"/[0-9]*; do
   [ -r "$d/status" ] || continue
   awk -v pid="${d##*/}" '/^Name:/ { name = $2 } /^Threads:/ { print $2, pid, name }' "$d/status" 2>/dev/null || true
-done | sort -rn | head -n 5 | awk '{ printf "%s (pid %s) %s threads; ", $3, $2, $1 }')
+done | sort -rn | awk 'NR <= 5 { printf "%s (pid %s) %s threads; ", $3, $2, $1 }')
 add node.top-pid-consumers pass "top thread consumers" "$top"
 
 # --- reachability of ECR on 443 -------------------------------------------------------------------

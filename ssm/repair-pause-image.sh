@@ -68,11 +68,22 @@ fail() { # method message [exit code]
 
 ctr_() { ctr --address "$CONTAINERD_ADDRESS" --namespace k8s.io "$@"; }
 
-present() { ctr_ images ls -q 2>/dev/null | grep -qxF -- "$image"; }
-pinned() { ctr_ images ls 2>/dev/null | awk -v ref="$image" '$1 == ref' | grep -qF "$PIN_LABEL"; }
+# Each check reads ctr's whole output before matching: with pipefail, `ctr ... | grep -q` fails
+# whenever grep exits first and ctr dies of SIGPIPE, which reports a present image as missing.
+image_line() { # the `ctr images ls` row of $image, empty when absent
+  local out
+  out=$(ctr_ images ls 2>/dev/null) || return 0
+  awk -v ref="$image" '$1 == ref' <<<"$out"
+}
+present() { [ -n "$(image_line)" ]; }
+pinned() { [[ $(image_line) == *"$PIN_LABEL"* ]]; }
 pinned_json() { if present && pinned; then printf true; else printf false; fi; }
 # All of the image's content is in the content store (a GC can leave a dangling record behind).
-complete() { ctr_ images check 2>/dev/null | awk -v ref="$image" '$1 == ref' | grep -q 'complete'; }
+complete() {
+  local out
+  out=$(ctr_ images check 2>/dev/null) || return 1
+  [[ $(awk -v ref="$image" '$1 == ref' <<<"$out") == *complete* ]]
+}
 
 ecr_region() { # region of an ECR registry host, empty for other registries
   local host=${image%%/*}
@@ -134,7 +145,7 @@ reimport)
   fi
   if ! present; then
     # The tarball may carry the image under another name (e.g. only the digest ref): tag it.
-    imported=$(printf '%s\n' "$out" | sed -n 's/^unpacking \([^ ]*\) (sha256:.*/\1/p' | head -n 1)
+    imported=$(printf '%s\n' "$out" | awk '!found && /^unpacking / && $3 ~ /^\(sha256:/ { print $2; found = 1 }')
     if [ -n "$imported" ] && valid_image "$imported"; then
       ctr_ images tag "$imported" "$image" >/dev/null || fail reimport "could not tag $imported as $image"
     else
