@@ -94,8 +94,8 @@ export class IncidentStore {
     const a = joined.Attributes ?? {};
     // lastSeen only moves forward; a batch from the past must not rewind it.
     if (typeof a.lastSeen === 'number' && a.lastSeen < c.lastSeen) {
-      await this.ddb
-        .send(
+      try {
+        await this.ddb.send(
           new UpdateCommand({
             TableName: this.options.tableName,
             Key: { pk: `INCIDENT#${c.key}`, sk: 'OPEN' },
@@ -103,10 +103,11 @@ export class IncidentStore {
             ConditionExpression: 'lastSeen < :last',
             ExpressionAttributeValues: { ':last': c.lastSeen },
           }),
-        )
-        .catch((err: unknown) => {
-          if (!(err instanceof ConditionalCheckFailedException)) throw err;
-        });
+        );
+      } catch (err) {
+        // Another invocation already moved lastSeen further: nothing to do.
+        if (!(err instanceof ConditionalCheckFailedException)) throw err;
+      }
     }
     return {
       incidentId: String(a.incidentId),

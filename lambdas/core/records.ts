@@ -94,9 +94,6 @@ export function parseRecord(input: string): ParsedRecord {
   } catch (e) {
     return { format: 'json', message: text, error: `invalid JSON: ${(e as Error).message}` };
   }
-  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
-    return { format: 'json', message: text, error: 'JSON record is not an object' };
-  }
   const o = obj as Record<string, unknown>;
   // Container Insights dataplane (Fluent Bit): the journal message plus host metadata.
   if (

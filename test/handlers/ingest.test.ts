@@ -1,0 +1,144 @@
+import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Context } from 'aws-lambda';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { FakeIncidentTable } from '../support/fake-table.js';
+import { corpus, fixture, subscriptionEvent } from '../support/fixtures.js';
+
+const STATE_MACHINE = 'arn:aws:states:eu-west-1:111122223333:stateMachine:PodDoctorWorkflow';
+Object.assign(process.env, {
+  INCIDENT_TABLE_NAME: 'incidents',
+  EVIDENCE_BUCKET_NAME: 'evidence-bucket',
+  INCIDENT_WINDOW_MINUTES: '30',
+  WORKFLOW_ARN: STATE_MACHINE,
+  LOG_GROUP_CLUSTERS: '{}',
+  POWERTOOLS_TRACE_ENABLED: 'false',
+  POWERTOOLS_METRICS_NAMESPACE: 'PodDoctor',
+  POWERTOOLS_DEV: 'true',
+  AWS_REGION: 'eu-west-1',
+});
+
+const ddb = mockClient(DynamoDBDocumentClient);
+const s3 = mockClient(S3Client);
+const sfn = mockClient(SFNClient);
+let table: FakeIncidentTable;
+let handler: (
+  event: unknown,
+  context: Context,
+) => Promise<{
+  incidentsOpened: string[];
+  incidentsJoined: string[];
+  workflowsStarted: string[];
+  stats: { rejected: number };
+}>;
+const ctx = (id: string) => ({ awsRequestId: id }) as Context;
+const pauseLine = corpus()[0].line;
+
+beforeAll(async () => {
+  vi.spyOn(console, 'log').mockImplementation(() => {});
+  vi.spyOn(console, 'info').mockImplementation(() => {});
+  vi.spyOn(console, 'warn').mockImplementation(() => {});
+  handler = (await import('../../lambdas/handlers/ingest.js')).handler as typeof handler;
+});
+
+beforeEach(() => {
+  table = new FakeIncidentTable();
+  ddb.reset();
+  s3.reset();
+  sfn.reset();
+  ddb.on(PutCommand).callsFake((input) => table.put(input));
+  ddb.on(UpdateCommand).callsFake((input) => table.update(input));
+  s3.on(PutObjectCommand).resolves({ ETag: '"d41d8cd98f00b204e9800998ecf8427e"', $metadata: {} });
+  sfn.on(StartExecutionCommand).callsFake((input) => ({
+    executionArn: `${STATE_MACHINE.replace(':stateMachine:', ':execution:')}:${input.name}`,
+    startDate: new Date('2026-11-29T10:00:05Z'),
+  }));
+});
+afterEach(() => vi.useRealTimers());
+
+describe('ingest handler', () => {
+  it('turns a storm of 3000 identical lines over three invocations into one incident and one workflow', async () => {
+    const lines = Array.from({ length: 1000 }, () => pauseLine);
+    const first = await handler(subscriptionEvent(lines), ctx('r1'));
+    const second = await handler(subscriptionEvent(lines, { start: Date.parse('2026-11-29T10:05:00Z') }), ctx('r2'));
+    const third = await handler(subscriptionEvent(lines, { start: Date.parse('2026-11-29T10:10:00Z') }), ctx('r3'));
+    expect(first.incidentsOpened).toHaveLength(1);
+    expect([second.incidentsOpened, third.incidentsOpened]).toEqual([[], []]);
+    expect(second.incidentsJoined).toEqual(first.incidentsOpened);
+    expect(sfn.commandCalls(StartExecutionCommand)).toHaveLength(1);
+    const [row] = [...table.items.values()];
+    expect(row).toMatchObject({ occurrences: 3000, class: 'sandbox-image', workflowStarted: true });
+    expect(row.lastSeen).toBe(Date.parse('2026-11-29T10:10:00Z') + 999_000);
+  });
+
+  it('opens a new incident once the window has passed', async () => {
+    await handler(subscriptionEvent([pauseLine]), ctx('r1'));
+    const later = await handler(
+      subscriptionEvent([pauseLine], { start: Date.parse('2026-11-29T11:00:00Z') }),
+      ctx('r2'),
+    );
+    expect(later.incidentsOpened).toHaveLength(1);
+    expect(sfn.commandCalls(StartExecutionCommand)).toHaveLength(2);
+  });
+
+  it('starts the workflow with the incident as input and the incident id as execution name', async () => {
+    await handler(subscriptionEvent([pauseLine]), ctx('r1'));
+    const input = sfn.commandCalls(StartExecutionCommand)[0].args[0].input;
+    expect(input.stateMachineArn).toBe(STATE_MACHINE);
+    expect(JSON.parse(input.input ?? '{}')).toMatchObject({
+      incidentId: input.name,
+      class: 'sandbox-image',
+      cluster: 'prod-eu',
+      entities: { sandboxImage: '602401143452.dkr.ecr.us-east-1.amazonaws.com/eks/pause:3.5' },
+    });
+  });
+
+  it('keeps unreadable records in the evidence bucket and still processes the rest', async () => {
+    const out = await handler(subscriptionEvent(['{"broken', pauseLine]), ctx('req-42'));
+    expect(out.stats.rejected).toBe(1);
+    const put = s3.commandCalls(PutObjectCommand)[0].args[0].input;
+    expect(put.Bucket).toBe('evidence-bucket');
+    expect(put.Key).toMatch(/^rejected\/2\d{3}\/\d{2}\/\d{2}\/\d{6}-req-42\.jsonl$/);
+    expect(String(put.Body)).toContain('invalid JSON');
+    expect(out.incidentsOpened).toHaveLength(1);
+  });
+
+  it('starts the workflow on the retry when the first start failed after the incident was opened', async () => {
+    sfn
+      .on(StartExecutionCommand)
+      .rejectsOnce(new Error('ServiceUnavailable'))
+      .callsFake((input) => ({ executionArn: `arn:x:${input.name}`, startDate: new Date() }));
+    await expect(handler(subscriptionEvent([pauseLine]), ctx('r1'))).rejects.toThrow('ServiceUnavailable');
+    const retry = await handler(subscriptionEvent([pauseLine]), ctx('r1'));
+    expect(retry.incidentsJoined).toHaveLength(1);
+    expect(retry.workflowsStarted).toEqual(retry.incidentsJoined);
+  });
+
+  it('treats ExecutionAlreadyExists as started', async () => {
+    sfn
+      .on(StartExecutionCommand)
+      .rejects(new ExecutionAlreadyExists({ message: 'Execution Already Exists', $metadata: {} }));
+    const out = await handler(subscriptionEvent([pauseLine]), ctx('r1'));
+    expect(out.workflowsStarted).toHaveLength(1);
+    expect([...table.items.values()][0].executionArn).toMatch(/:execution:PodDoctorWorkflow:/);
+  });
+
+  it('fails the invocation on DynamoDB throttling so Lambda retries and then dead-letters it', async () => {
+    ddb.on(PutCommand).rejects(new ProvisionedThroughputExceededException({ message: 'Rate exceeded', $metadata: {} }));
+    await expect(handler(subscriptionEvent([pauseLine]), ctx('r1'))).rejects.toThrow('Rate exceeded');
+  });
+
+  it('opens an account-level incident from a CloudTrail change event', async () => {
+    const out = await handler(fixture('events/detach-ecr-readonly.json'), ctx('r1'));
+    expect(out.incidentsOpened).toHaveLength(1);
+    expect([...table.items.keys()][0]).toMatch(/^INCIDENT#account\|image:unknown-image\|registry-auth\|OPEN$/);
+  });
+
+  it('ignores irrelevant CloudTrail events without touching DynamoDB', async () => {
+    await handler(fixture('events/assign-ip-success.json'), ctx('r1'));
+    expect(ddb.calls()).toHaveLength(0);
+  });
+});

@@ -1,0 +1,138 @@
+import { describe, expect, it } from 'vitest';
+import { classify, classifyMessage } from '../../lambdas/core/classifier.js';
+import { extractEntities, registryHost } from '../../lambdas/core/entities.js';
+import { parseRecord } from '../../lambdas/core/records.js';
+import { CATALOGUE_VERSION } from '../../lambdas/core/signatures.js';
+import { corpus } from '../support/fixtures.js';
+
+const SEED_401 = corpus()[0].line;
+
+describe('entity extraction', () => {
+  it('reads the sandbox image, ECR account and region from the seed 401 line', () => {
+    expect(classify(SEED_401).entities).toMatchObject({
+      sandboxImage: '602401143452.dkr.ecr.us-east-1.amazonaws.com/eks/pause:3.5',
+      image: '602401143452.dkr.ecr.us-east-1.amazonaws.com/eks/pause:3.5',
+      registryHost: '602401143452.dkr.ecr.us-east-1.amazonaws.com',
+      ecrAccount: '602401143452',
+      ecrRegion: 'us-east-1',
+    });
+  });
+
+  it('reads pod and namespace from klog structured fields with escaped quotes', () => {
+    const c = classify(
+      'E1104 10:12:01.123456    3412 log.go:32] "RunPodSandbox from runtime service failed" err="rpc error: code = Unknown desc = failed to get sandbox image \\"localhost/kubernetes/pause\\": failed to pull image \\"localhost/kubernetes/pause\\": not found" pod="kube-system/coredns-789f8477df-abcde" podUID="0c1f"',
+    );
+    expect(c.class).toBe('sandbox-image');
+    expect(c.format).toBe('klog');
+    expect(c.entities).toMatchObject({
+      pod: 'coredns-789f8477df-abcde',
+      namespace: 'kube-system',
+      sandboxImage: 'localhost/kubernetes/pause',
+    });
+  });
+
+  it('reads pod and namespace from the CNI arguments', () => {
+    expect(
+      extractEntities(
+        'Received CNI add request: Args(K8S_POD_INFRA_CONTAINER_ID=68ca;K8S_POD_UID=0e1e;IgnoreUnknown=1;K8S_POD_NAMESPACE=bar;K8S_POD_NAME=foo) failed to assign an IP address to container',
+      ),
+    ).toMatchObject({ pod: 'foo', namespace: 'bar' });
+  });
+
+  it('reads pod_namespace of the networkPlugin wording and the node of old kubectl rows', () => {
+    const c = classify(corpus().find((l) => l.line.includes('nginx-6bf9f7cf5d-22q48_default'))?.line ?? '');
+    expect(c.entities).toMatchObject({ pod: 'nginx-6bf9f7cf5d-22q48', namespace: 'default' });
+    const old = classify(corpus().find((l) => l.line.startsWith('kubelet, ip-192'))?.line ?? '');
+    expect(old.entities.node).toBe('ip-192-168-0-1.us-east-1.compute.internal');
+  });
+
+  it('reads subnet, ENI and the EC2 error code from ipamd', () => {
+    const c = classify(
+      '{"level":"error","ts":"2024-03-02T08:11:45.201Z","caller":"ipamd/ipamd.go:874","msg":"failed to create ENI: InsufficientFreeAddressesInSubnet: The specified subnet subnet-0a1b2c3d4e5f67890 does not have enough free addresses on eni-0123456789abcdef0"}',
+    );
+    expect(c.entities).toMatchObject({
+      subnetId: 'subnet-0a1b2c3d4e5f67890',
+      eniId: 'eni-0123456789abcdef0',
+      errorCode: 'InsufficientFreeAddressesInSubnet',
+    });
+  });
+
+  it('takes node and instance id from the Container Insights envelope', () => {
+    const c = classify(
+      '{"hostname":"ip-10-0-1-2.ec2.internal","systemd_unit":"kubelet.service","ec2_instance_id":"i-0123456789abcdef0","message":"runtime: failed to create new OS thread (have 2 already; errno=11)"}',
+    );
+    expect(c).toMatchObject({ class: 'pid-exhaustion', format: 'container-insights' });
+    expect(c.entities).toMatchObject({ node: 'ip-10-0-1-2.ec2.internal', instanceId: 'i-0123456789abcdef0' });
+  });
+
+  it.each([
+    ['nginx:latest', 'docker.io'],
+    ['library/nginx', 'docker.io'],
+    ['ghcr.io/acme/app:1', 'ghcr.io'],
+    ['localhost/kubernetes/pause', 'localhost'],
+    ['127.0.0.1:5000/eks/pause:3.10', '127.0.0.1:5000'],
+  ])('registry host of %s is %s', (image, host) => {
+    expect(registryHost(image)).toBe(host);
+  });
+});
+
+describe('precision', () => {
+  it.each([
+    'Pulling sandbox image..',
+    '  Normal   Pulling    1s    kubelet            Pulling image "602401143452.dkr.ecr.us-east-1.amazonaws.com/eks/pause:3.5"',
+    'I1104 10:12:05.000001    3412 kuberuntime_manager.go:1080] "Creating PodSandbox for pod" pod="default/web-7d9c8"',
+    'time="2024-11-04T10:12:02Z" level=info msg="PullImage \\"localhost/kubernetes/pause:latest\\" returns image reference \\"sha256:abc\\""',
+    '',
+  ])('leaves %j unknown', (line) => {
+    expect(classify(line).class).toBe('unknown');
+  });
+
+  it('classifies retries of the same error the same way (x15 rows, structured and raw)', () => {
+    const rows = [SEED_401, SEED_401.replace('(x15 over 3m11s)', '(x16 over 3m41s)')];
+    expect(new Set(rows.map((r) => classify(r).class))).toEqual(new Set(['sandbox-image']));
+  });
+
+  it('does not read an API-server timeout on the node as a registry failure', () => {
+    expect(
+      classifyMessage(
+        'Failed to update lease: Put "https://ABC.eks.amazonaws.com/apis": dial tcp 10.0.0.1:443: i/o timeout',
+      ).class,
+    ).toBe('unknown');
+  });
+
+  it('prefers the specific cause: a full disk during a pull is disk-full', () => {
+    expect(
+      classifyMessage(
+        'Failed to pull image "x/y:1": failed to extract layer: write /var/lib/containerd/x: no space left on device',
+      ).class,
+    ).toBe('disk-full');
+  });
+
+  it('prefers InsufficientCidrBlocks over the generic IP assignment failure', () => {
+    expect(classifyMessage('add cmd: failed to assign an IP address to container: InsufficientCidrBlocks').class).toBe(
+      'cidr-fragmentation',
+    );
+  });
+
+  it('records the catalogue version', () => {
+    expect(classify(SEED_401).catalogueVersion).toBe(CATALOGUE_VERSION);
+  });
+});
+
+describe('malformed input', () => {
+  it.each([
+    ['{"message": broken', /invalid JSON/],
+    ['{"message":"x"} trailing', /invalid JSON/],
+    ['{"foo":"bar"}', /no message, msg or log field/],
+    ['   ', /empty record/],
+  ])('%j is unknown with an error', (line, error) => {
+    const c = classify(line);
+    expect(c.class).toBe('unknown');
+    expect(c.error).toMatch(error);
+  });
+
+  it('truncates huge records instead of scanning megabytes', () => {
+    const p = parseRecord(`${'x'.repeat(1_000_000)} no space left on device`);
+    expect(p.message.length).toBeLessThanOrEqual(256 * 1024);
+  });
+});
