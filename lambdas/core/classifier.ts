@@ -1,7 +1,7 @@
 import { type Entities, extractEntities } from './entities.js';
 import type { FailureClass } from './failure-classes.js';
 import { parseRecord, type RecordFormat } from './records.js';
-import { CATALOGUE_VERSION, INFORMATIONAL, SIGNATURES } from './signatures.js';
+import { CATALOGUE_VERSION, FAILURE_HINT, INFORMATIONAL, SIGNATURES } from './signatures.js';
 
 export interface Classification {
   readonly class: FailureClass;
@@ -18,6 +18,16 @@ export interface Classification {
 
 /** Classifies a message that is already extracted from its envelope. */
 export function classifyMessage(message: string): {
+  class: FailureClass;
+  cause: string | null;
+  signature: string | null;
+} {
+  if (!FAILURE_HINT.test(message)) return { class: 'unknown', cause: null, signature: null };
+  return matchSignatures(message);
+}
+
+/** The catalogue without the FAILURE_HINT fast path (the reference the fast path is tested against). */
+export function matchSignatures(message: string): {
   class: FailureClass;
   cause: string | null;
   signature: string | null;
@@ -53,7 +63,9 @@ export function classify(record: string): Classification {
   if (parsed.node) known.node = parsed.node;
   if (parsed.instanceId) known.instanceId = parsed.instanceId;
   return {
-    ...c,
+    class: c.class,
+    cause: c.cause,
+    signature: c.signature,
     entities: c.class === 'unknown' ? known : extractEntities(parsed.message, known),
     format: parsed.format,
     catalogueVersion: CATALOGUE_VERSION,

@@ -9,6 +9,11 @@ export interface Command {
 /** Subcommands, in the order `--help` lists them. */
 export const COMMANDS: readonly Command[] = [
   {
+    name: 'classify',
+    summary: 'classify log lines / CloudTrail events from stdin, one JSON result per line',
+    run: async (args) => (await import('./classify-command.js')).runClassifyCommand(args),
+  },
+  {
     name: 'config',
     summary: 'validate a pod-doctor configuration (JSON file or cdk.json) and print it with defaults',
     run: async (args) => (await import('./config-command.js')).runConfigCommand(args),

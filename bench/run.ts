@@ -1,0 +1,112 @@
+/**
+ * Classifier throughput (npm run bench). Measures, in one run:
+ *  - baseline: split a batch into lines and touch each one (the floor any reader pays);
+ *  - classify on a realistic mix (95% healthy kubelet/containerd/ipamd noise, 5% failures);
+ *  - classify on all-failure input;
+ *  - a 1 MB CloudWatch Logs subscription batch: gunzip + decode + classify (the ingest hot path).
+ * Target (issue #3): realistic-mix throughput >= 50% of the baseline; the 1 MB batch well under 100 ms.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { classify } from '../lambdas/core/classifier.js';
+import { readEvent } from '../lambdas/core/ingest.js';
+import { parseRecord } from '../lambdas/core/records.js';
+import { PROJECT_ROOT } from '../lib/constructs/paths.js';
+
+interface Line {
+  class: string;
+  line: string;
+}
+const corpus = readFileSync(join(PROJECT_ROOT, 'test/fixtures/corpus.jsonl'), 'utf8')
+  .split('\n')
+  .filter(Boolean)
+  .map((l) => JSON.parse(l) as Line);
+// Healthy traffic: everyday kubelet/containerd/ipamd lines, and the corpus's deliberately alarming
+// noise (errors that are not pod-start failures).
+const everyday = readFileSync(join(PROJECT_ROOT, 'test/fixtures/healthy-noise.txt'), 'utf8').split('\n').filter(Boolean);
+const alarming = corpus.filter((l) => l.class === 'unknown').map((l) => l.line);
+const healthy = [...everyday, ...alarming];
+const failures = corpus.filter((l) => l.class !== 'unknown').map((l) => l.line);
+
+/** Varies digits so no two lines are identical (no unrealistically warm caches). */
+function vary(line: string, i: number): string {
+  return line.replace(/\d{2}:\d{2}:\d{2}/, `${String(i % 24).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}:${String((i * 7) % 60).padStart(2, '0')}`);
+}
+
+/** n lines: `failureShare` failures, `alarmingShare` alarming noise, the rest everyday noise. */
+function batch(n: number, failureShare: number, alarmingShare = 0.05): string {
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const u = ((i * 9973) % 1000) / 1000;
+    const pool = u < failureShare ? failures : u < failureShare + alarmingShare ? alarming : everyday;
+    out.push(vary(pool[(i * 31) % pool.length], i));
+  }
+  return out.join('\n');
+}
+
+function measure(name: string, text: string, fn: (line: string) => unknown, rounds = 5): number {
+  const bytes = Buffer.byteLength(text);
+  let best = Number.POSITIVE_INFINITY;
+  let sink = 0;
+  for (let r = 0; r < rounds; r++) {
+    const t0 = process.hrtime.bigint();
+    for (const line of text.split('\n')) sink += fn(line) ? 1 : 0;
+    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    best = Math.min(best, ms);
+  }
+  const mbps = bytes / 1024 / 1024 / (best / 1000);
+  const lines = text.split('\n').length;
+  console.log(`${name.padEnd(34)} ${mbps.toFixed(1).padStart(8)} MB/s ${(lines / (best / 1000) / 1000).toFixed(0).padStart(7)} k lines/s  (${best.toFixed(1)} ms, sink ${sink > 0 ? 'ok' : '0'})`);
+  return mbps;
+}
+
+const mix = batch(100_000, 0.05);
+const allFail = batch(20_000, 1, 0);
+console.log(
+  `pools: ${everyday.length} everyday, ${alarming.length} alarming, ${failures.length} failure lines; mix = 90/5/5 %, ${(Buffer.byteLength(mix) / 1e6).toFixed(1)} MB`,
+);
+// Warm up the JIT on both paths before timing anything.
+measure('warm-up', batch(5_000, 0.5), (l) => classify(l).class, 2);
+
+const base = measure('baseline: split + touch each line', mix, (l) => l.length > 0);
+const parse = measure('baseline: read records (envelopes)', mix, (l) => parseRecord(l).message);
+const real = measure('classify: realistic mix (5% fail)', mix, (l) => classify(l).class !== 'unknown');
+measure('classify: all failures', allFail, (l) => classify(l).class !== 'unknown');
+
+// 1 MB subscription batch through the ingest reader.
+const oneMb: string[] = [];
+let size = 0;
+for (let i = 0; size < 1024 * 1024; i++) {
+  const pool = i % 20 === 0 ? failures : i % 20 === 1 ? alarming : everyday;
+  const l = vary(pool[(i * 31) % pool.length], i);
+  oneMb.push(l);
+  size += l.length;
+}
+const event = {
+  awslogs: {
+    data: gzipSync(
+      JSON.stringify({
+        messageType: 'DATA_MESSAGE',
+        owner: '111122223333',
+        logGroup: '/aws/containerinsights/bench/dataplane',
+        logStream: 's',
+        subscriptionFilters: ['f'],
+        logEvents: oneMb.map((message, i) => ({ id: String(i), timestamp: 1_700_000_000_000 + i, message })),
+      }),
+    ).toString('base64'),
+  },
+};
+let bestBatch = Number.POSITIVE_INFINITY;
+for (let r = 0; r < 5; r++) {
+  const t0 = process.hrtime.bigint();
+  readEvent(event, { logGroupClusters: {}, accountScope: 'account' }, Date.now());
+  bestBatch = Math.min(bestBatch, Number(process.hrtime.bigint() - t0) / 1e6);
+}
+console.log(`1 MB subscription batch (${oneMb.length} events): ${bestBatch.toFixed(1)} ms (gunzip + decode + classify)`);
+
+const ratio = real / base;
+console.log(`realistic mix keeps ${(ratio * 100).toFixed(0)}% of the split-only baseline throughput (target >= 50%)`);
+console.log(`realistic mix keeps ${((real / parse) * 100).toFixed(0)}% of the record-reading baseline throughput`);
+console.log(`1 MB batch ${bestBatch < 100 ? 'meets' : 'MISSES'} the < 100 ms target`);
+if (ratio < 0.5 || bestBatch >= 100) process.exitCode = 1;
