@@ -24,14 +24,18 @@ const corpus = readFileSync(join(PROJECT_ROOT, 'test/fixtures/corpus.jsonl'), 'u
   .map((l) => JSON.parse(l) as Line);
 // Healthy traffic: everyday kubelet/containerd/ipamd lines, and the corpus's deliberately alarming
 // noise (errors that are not pod-start failures).
-const everyday = readFileSync(join(PROJECT_ROOT, 'test/fixtures/healthy-noise.txt'), 'utf8').split('\n').filter(Boolean);
+const everyday = readFileSync(join(PROJECT_ROOT, 'test/fixtures/healthy-noise.txt'), 'utf8')
+  .split('\n')
+  .filter(Boolean);
 const alarming = corpus.filter((l) => l.class === 'unknown').map((l) => l.line);
-const healthy = [...everyday, ...alarming];
 const failures = corpus.filter((l) => l.class !== 'unknown').map((l) => l.line);
 
 /** Varies digits so no two lines are identical (no unrealistically warm caches). */
 function vary(line: string, i: number): string {
-  return line.replace(/\d{2}:\d{2}:\d{2}/, `${String(i % 24).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}:${String((i * 7) % 60).padStart(2, '0')}`);
+  return line.replace(
+    /\d{2}:\d{2}:\d{2}/,
+    `${String(i % 24).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}:${String((i * 7) % 60).padStart(2, '0')}`,
+  );
 }
 
 /** n lines: `failureShare` failures, `alarmingShare` alarming noise, the rest everyday noise. */
@@ -57,7 +61,9 @@ function measure(name: string, text: string, fn: (line: string) => unknown, roun
   }
   const mbps = bytes / 1024 / 1024 / (best / 1000);
   const lines = text.split('\n').length;
-  console.log(`${name.padEnd(34)} ${mbps.toFixed(1).padStart(8)} MB/s ${(lines / (best / 1000) / 1000).toFixed(0).padStart(7)} k lines/s  (${best.toFixed(1)} ms, sink ${sink > 0 ? 'ok' : '0'})`);
+  console.log(
+    `${name.padEnd(34)} ${mbps.toFixed(1).padStart(8)} MB/s ${(lines / (best / 1000) / 1000).toFixed(0).padStart(7)} k lines/s  (${best.toFixed(1)} ms, sink ${sink > 0 ? 'ok' : '0'})`,
+  );
   return mbps;
 }
 
@@ -103,7 +109,9 @@ for (let r = 0; r < 5; r++) {
   readEvent(event, { logGroupClusters: {}, accountScope: 'account' }, Date.now());
   bestBatch = Math.min(bestBatch, Number(process.hrtime.bigint() - t0) / 1e6);
 }
-console.log(`1 MB subscription batch (${oneMb.length} events): ${bestBatch.toFixed(1)} ms (gunzip + decode + classify)`);
+console.log(
+  `1 MB subscription batch (${oneMb.length} events): ${bestBatch.toFixed(1)} ms (gunzip + decode + classify)`,
+);
 
 const ratio = real / base;
 console.log(`realistic mix keeps ${(ratio * 100).toFixed(0)}% of the split-only baseline throughput (target >= 50%)`);

@@ -10,6 +10,8 @@ export interface Classification {
   /** Matching signature id, null for `unknown`. */
   readonly signature: string | null;
   readonly entities: Entities;
+  /** The text that was classified (the envelope's message, quotes unescaped). */
+  readonly message: string;
   readonly format: RecordFormat;
   /** Why the record could not be read (the record is then `unknown` and must be kept). */
   readonly error?: string;
@@ -53,6 +55,7 @@ export function classify(record: string): Classification {
       cause: null,
       signature: null,
       entities: {},
+      message: parsed.message,
       format: parsed.format,
       error: parsed.error,
       catalogueVersion: CATALOGUE_VERSION,
@@ -67,6 +70,7 @@ export function classify(record: string): Classification {
     cause: c.cause,
     signature: c.signature,
     entities: c.class === 'unknown' ? known : extractEntities(parsed.message, known),
+    message: parsed.message,
     format: parsed.format,
     catalogueVersion: CATALOGUE_VERSION,
   };

@@ -130,7 +130,8 @@ export function readEvent(event: unknown, config: IngestConfig, now: number): Re
       cluster,
       entities: c.entities,
       at: Number.isFinite(le.timestamp) ? le.timestamp : now,
-      evidence: le.message,
+      // What a human reads: the envelope's message, not the Fluent Bit JSON around it.
+      evidence: c.message,
     });
   }
   return { occurrences, rejects, stats };

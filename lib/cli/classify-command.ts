@@ -17,7 +17,14 @@ export function classifyLine(line: string): Record<string, unknown> {
       const event = JSON.parse(line) as unknown;
       if (isCloudTrailEvent(event)) {
         const c = classifyCloudTrail(event);
-        return { class: c.class, cause: c.cause, kind: c.kind, entities: c.entities, actor: c.actor ?? null, format: 'cloudtrail' };
+        return {
+          class: c.class,
+          cause: c.cause,
+          kind: c.kind,
+          entities: c.entities,
+          actor: c.actor ?? null,
+          format: 'cloudtrail',
+        };
       }
     }
   } catch {

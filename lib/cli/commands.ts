@@ -14,6 +14,11 @@ export const COMMANDS: readonly Command[] = [
     run: async (args) => (await import('./classify-command.js')).runClassifyCommand(args),
   },
   {
+    name: 'demo',
+    summary: 'run the seed failure scenarios end to end on this machine (no AWS account)',
+    run: async (args) => (await import('./demo-command.js')).runDemoCommand(args),
+  },
+  {
     name: 'config',
     summary: 'validate a pod-doctor configuration (JSON file or cdk.json) and print it with defaults',
     run: async (args) => (await import('./config-command.js')).runConfigCommand(args),

@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NodeEnv } from './node-env.js';
+import { LocalNode } from '../../lib/demo/local-node.js';
 
 describe('collect-logs.sh', () => {
-  let node: NodeEnv;
+  let node: LocalNode;
   beforeAll(async () => {
-    node = await new NodeEnv().start();
+    node = await new LocalNode().start();
   });
   afterAll(() => node?.stop());
 
@@ -67,7 +67,7 @@ describe('collect-logs.sh', () => {
 
 describe('restart-runtime.sh', () => {
   it('dry run names what it would restart', () => {
-    const node = new NodeEnv();
+    const node = new LocalNode();
     try {
       const r = node.run('restart-runtime.sh', ['--target', 'both', '--dry-run']);
       expect(r.code).toBe(0);
@@ -79,7 +79,7 @@ describe('restart-runtime.sh', () => {
   });
 
   it('rejects an unknown target', () => {
-    const node = new NodeEnv();
+    const node = new LocalNode();
     try {
       const r = node.run('restart-runtime.sh', ['--target', 'kubelet;reboot']);
       expect(r.code).not.toBe(0);
@@ -90,7 +90,7 @@ describe('restart-runtime.sh', () => {
   });
 
   it('restarts containerd then kubelet, and reports failure while kubelet stays unhealthy', async () => {
-    const node = await new NodeEnv().start();
+    const node = await new LocalNode().start();
     try {
       // No systemd here: a systemctl stand-in that restarts this test's real containerd process.
       const fake = join(node.dir, 'systemctl');

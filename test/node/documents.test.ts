@@ -3,8 +3,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../lib/constructs/paths.js';
+import { AL2023_PAUSE, LocalNode, parseRun } from '../../lib/demo/local-node.js';
 import { buildDocumentContent, NODE_COMMANDS, type NodeCommandSpec } from '../../ssm/documents.js';
-import { AL2023_PAUSE, NodeEnv, parseRun } from './node-env.js';
 
 /** Runs a document's runCommand the way the SSM agent does: the lines as one sh script, parameters as SSM_* variables. */
 function runDocument(spec: NodeCommandSpec, params: Record<string, string>, env: Record<string, string>) {
@@ -23,11 +23,11 @@ function runDocument(spec: NodeCommandSpec, params: Record<string, string>, env:
 }
 
 describe('SSM documents run on real containerd exactly as embedded', () => {
-  let node: NodeEnv;
+  let node: LocalNode;
   let env: Record<string, string>;
 
   beforeAll(async () => {
-    node = await new NodeEnv().start();
+    node = await new LocalNode().start();
     env = {
       CONTAINERD_ADDRESS: node.socket,
       CONTAINERD_CONFIG: node.writeConfig('al2023.toml', AL2023_PAUSE),

@@ -1,17 +1,17 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AL2023_PAUSE, NodeEnv, type RunResult } from './node-env.js';
+import { AL2023_PAUSE, LocalNode, type RunResult } from '../../lib/demo/local-node.js';
 
 const finding = (r: RunResult, id: string) =>
   (r.json.findings as { id: string; status: string; summary: string; evidence: string }[]).find((f) => f.id === id);
 
 describe('probe-node.sh on real containerd', () => {
-  let node: NodeEnv;
+  let node: LocalNode;
   let env: Record<string, string>;
 
   beforeAll(async () => {
-    node = await new NodeEnv().start();
+    node = await new LocalNode().start();
     const osRelease = join(node.dir, 'os-release');
     writeFileSync(osRelease, 'NAME="Amazon Linux"\nID="amzn"\nVERSION_ID="2023"\nPRETTY_NAME="Amazon Linux 2023"\n');
     env = {

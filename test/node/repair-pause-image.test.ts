@@ -1,15 +1,15 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { AL2023_PAUSE, NodeEnv, REGISTRY_TOKEN } from './node-env.js';
+import { AL2023_PAUSE, LocalNode, REGISTRY_TOKEN } from '../../lib/demo/local-node.js';
 
 describe('repair-pause-image.sh on real containerd', () => {
-  let node: NodeEnv;
+  let node: LocalNode;
   let al2023: string;
   let al2: string;
 
   beforeAll(async () => {
-    node = await new NodeEnv().start();
+    node = await new LocalNode().start();
     al2023 = node.writeConfig('al2023.toml', AL2023_PAUSE);
     al2 = node.writeConfig('al2.toml', node.registryImage);
   });

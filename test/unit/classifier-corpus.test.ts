@@ -53,16 +53,22 @@ describe('fast path', () => {
       ...lines.flatMap((l) => l.line.split(/\s+/)).slice(0, 400),
     ];
     fc.assert(
-      fc.property(fc.array(fc.constantFrom(...fragments), { minLength: 1, maxLength: 8 }), fc.string({ maxLength: 20 }), (parts, noise) => {
-        const message = `${parts.join(' ')} ${noise}`;
-        expect(classifyMessage(message)).toEqual(matchSignatures(message));
-      }),
+      fc.property(
+        fc.array(fc.constantFrom(...fragments), { minLength: 1, maxLength: 8 }),
+        fc.string({ maxLength: 20 }),
+        (parts, noise) => {
+          const message = `${parts.join(' ')} ${noise}`;
+          expect(classifyMessage(message)).toEqual(matchSignatures(message));
+        },
+      ),
       { numRuns: 3000 },
     );
   });
 
   it('everyday kubelet, containerd and ipamd lines stay unknown', () => {
-    const noise = readFileSync(join(PROJECT_ROOT, 'test/fixtures/healthy-noise.txt'), 'utf8').split('\n').filter(Boolean);
+    const noise = readFileSync(join(PROJECT_ROOT, 'test/fixtures/healthy-noise.txt'), 'utf8')
+      .split('\n')
+      .filter(Boolean);
     expect(noise.length).toBeGreaterThanOrEqual(20);
     for (const n of noise) expect(classify(n).class, n).toBe('unknown');
   });

@@ -2,7 +2,7 @@ import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_pr
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../../lib/constructs/paths.js';
+import { PROJECT_ROOT } from '../constructs/paths.js';
 
 export const REGISTRY_USER = 'AWS';
 export const REGISTRY_TOKEN = 'ecr-token-for-tests';
@@ -16,12 +16,31 @@ export interface RunResult {
   readonly json: Record<string, unknown>;
 }
 
+/** Binaries a local node needs, with the Debian package that ships each. */
+export const LOCAL_NODE_PACKAGES: Readonly<Record<string, string>> = {
+  containerd: 'containerd',
+  ctr: 'containerd',
+  'docker-registry': 'docker-registry',
+  htpasswd: 'apache2-utils',
+  umoci: 'umoci',
+  skopeo: 'skopeo',
+};
+
+/** Debian packages missing for a local node (empty when it can run). */
+export function missingLocalNodePackages(): string[] {
+  const missing = new Set<string>();
+  for (const [bin, pkg] of Object.entries(LOCAL_NODE_PACKAGES)) {
+    if (spawnSync('sh', ['-c', `command -v ${bin}`]).status !== 0) missing.add(pkg);
+  }
+  return [...missing];
+}
+
 /**
  * A real containerd and a real Docker distribution registry with htpasswd auth on loopback (it
  * answers 401 to a credential-less pull, as ECR does), plus a pause image pushed to it and
  * exported to a pause.tar as AL2023 bakes it.
  */
-export class NodeEnv {
+export class LocalNode {
   readonly dir = mkdtempSync('/tmp/pod-doctor-node.');
   readonly socket = join(this.dir, 'containerd.sock');
   readonly pauseTar = join(this.dir, 'pause.tar');
