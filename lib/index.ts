@@ -1,5 +1,6 @@
 export { createApp } from './app.js';
 export * from './config.js';
+export * from './constructs/account-checks.js';
 export * from './constructs/detection.js';
 export * from './constructs/evidence-bucket.js';
 export * from './constructs/incident-store.js';

@@ -3,6 +3,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { type PodDoctorConfig, parseConfig } from './config.js';
+import { AccountChecks } from './constructs/account-checks.js';
 import { Detection } from './constructs/detection.js';
 import { EvidenceBucket } from './constructs/evidence-bucket.js';
 import { IncidentStore } from './constructs/incident-store.js';
@@ -37,6 +38,7 @@ export class PodDoctor extends Construct {
   readonly detection: Detection;
   readonly killSwitch: StringParameter;
   readonly nodeCommands: NodeCommands;
+  readonly checks: AccountChecks;
 
   constructor(scope: Construct, id: string, props: PodDoctorProps = {}) {
     super(scope, id);
@@ -58,6 +60,7 @@ export class PodDoctor extends Construct {
       removalPolicy,
     });
     this.nodeCommands = new NodeCommands(this, 'NodeCommands');
+    this.checks = new AccountChecks(this, 'Checks', { clusters: config.clusters, logRetention });
     this.workflow = new IncidentWorkflow(this, 'Workflow', {
       incidentTable: this.incidentStore.table,
       topic: this.notifications.topic,

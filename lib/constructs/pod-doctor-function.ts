@@ -17,6 +17,12 @@ export interface PodDoctorFunctionProps
    * @default RemovalPolicy.RETAIN — logs are part of the audit trail
    */
   readonly logRemovalPolicy?: RemovalPolicy;
+  /**
+   * The function is only invoked synchronously (by Step Functions tasks, which retry and catch
+   * errors themselves), so a dead-letter queue would never receive anything.
+   * @default false
+   */
+  readonly synchronousOnly?: boolean;
 }
 
 /**
@@ -25,7 +31,7 @@ export interface PodDoctorFunctionProps
  */
 export class PodDoctorFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: PodDoctorFunctionProps) {
-    const { logRetention, logRemovalPolicy, ...functionProps } = props;
+    const { logRetention, logRemovalPolicy, synchronousOnly, ...functionProps } = props;
     const logScope = new Construct(scope, `${id}Logs`);
     const logGroup = new LogGroup(logScope, 'LogGroup', {
       retention: logRetention,
@@ -67,6 +73,13 @@ export class PodDoctorFunction extends NodejsFunction {
     });
     this.logGroupName = logGroup.logGroupName;
     acknowledgeLogAndTracePolicies(role);
+    if (synchronousOnly) {
+      Validations.of(this).acknowledge({
+        id: 'Serverless::Serverless-LambdaDLQ',
+        reason:
+          'Invoked synchronously by Step Functions only: the state machine retries and catches failures; a DLQ would never receive an event.',
+      });
+    }
     for (const id of ['AwsSolutions::AwsSolutions-L1', 'Serverless::Serverless-LambdaLatestVersion']) {
       Validations.of(this).acknowledge({
         id,

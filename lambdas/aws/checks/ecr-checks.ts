@@ -1,0 +1,155 @@
+import { type CloudTrailClient, LookupEventsCommand } from '@aws-sdk/client-cloudtrail';
+import {
+  DescribeImagesCommand,
+  type ECRClient,
+  GetRepositoryPolicyCommand,
+  ImageNotFoundException,
+  paginateDescribeImages,
+  paginateDescribeRepositories,
+  RepositoryNotFoundException,
+  RepositoryPolicyNotFoundException,
+} from '@aws-sdk/client-ecr';
+import { type Finding, finding } from '../../core/findings.js';
+import { ECR_PULL_ACTIONS, evaluate, namesPrincipal, type PolicyDocument } from '../../core/iam-policy.js';
+import { closest, type EcrImage } from '../../core/images.js';
+import type { NodeContext } from './node-context.js';
+
+function accountOf(roleArn: string | undefined): string | undefined {
+  return roleArn ? /^arn:aws[\w-]*:iam::(\d{12}):/.exec(roleArn)?.[1] : undefined;
+}
+
+/** ecr.repository-policy: the repository policy does not deny the node role; cross-account pulls are granted. */
+export async function checkRepositoryPolicy(ecr: ECRClient, node: NodeContext, image: EcrImage): Promise<Finding> {
+  const id = 'ecr.repository-policy';
+  const crossAccount = accountOf(node.roleArn) !== image.registryId;
+  let doc: PolicyDocument | undefined;
+  try {
+    const r = await ecr.send(
+      new GetRepositoryPolicyCommand({ registryId: image.registryId, repositoryName: image.repository }),
+    );
+    doc = r.policyText ? (JSON.parse(r.policyText) as PolicyDocument) : undefined;
+  } catch (e) {
+    if (!(e instanceof RepositoryPolicyNotFoundException)) throw e;
+  }
+  const evidence: Record<string, unknown> = {
+    repository: image.repositoryArn,
+    nodeRole: node.roleArn,
+    crossAccount,
+    hasPolicy: doc !== undefined,
+  };
+  if (!doc) {
+    return crossAccount
+      ? finding(
+          id,
+          'fail',
+          `${image.repository} in account ${image.registryId} has no repository policy, so role ${node.roleName} of another account cannot pull`,
+          evidence,
+          `add a repository policy allowing ${ECR_PULL_ACTIONS.join(', ')} to ${node.roleArn}`,
+        )
+      : finding(
+          id,
+          'pass',
+          `${image.repository} has no repository policy; same-account pulls follow the node role`,
+          evidence,
+        );
+  }
+  const roleArn = node.roleArn ?? '';
+  const decisions = ECR_PULL_ACTIONS.map((a) =>
+    evaluate([{ name: 'repository-policy', document: doc }], a, image.repositoryArn, (s) => namesPrincipal(s, roleArn)),
+  );
+  evidence.decisions = Object.fromEntries(decisions.map((d) => [d.action, d.decision]));
+  const denied = decisions.filter((d) => d.decision === 'denied' || d.decision === 'conditionally-denied');
+  if (denied.length) {
+    return finding(
+      id,
+      'fail',
+      `repository policy of ${image.repository} denies ${node.roleName} ${denied.map((d) => d.action).join(', ')}`,
+      evidence,
+      `remove or narrow the Deny statements ${denied.flatMap((d) => d.by).join(', ')}`,
+    );
+  }
+  if (crossAccount && decisions.some((d) => d.decision === 'implicitly-denied')) {
+    return finding(
+      id,
+      'fail',
+      `repository policy of ${image.repository} (account ${image.registryId}) does not grant ${node.roleName} of account ${accountOf(node.roleArn)}`,
+      evidence,
+      `allow ${ECR_PULL_ACTIONS.join(', ')} for principal ${node.roleArn} (or its account) in the repository policy`,
+    );
+  }
+  return finding(id, 'pass', `repository policy of ${image.repository} lets ${node.roleName} pull`, evidence);
+}
+
+/** ecr.image-exists: the repository and tag/digest exist; closest tags and recent deletions when not. */
+export async function checkImageExists(
+  ecr: ECRClient,
+  cloudtrail: CloudTrailClient,
+  image: EcrImage,
+  now: Date,
+  lookbackHours = 72,
+): Promise<Finding> {
+  const id = 'ecr.image-exists';
+  const ref = image.digest ? `@${image.digest}` : `:${image.tag}`;
+  try {
+    await ecr.send(
+      new DescribeImagesCommand({
+        registryId: image.registryId,
+        repositoryName: image.repository,
+        imageIds: [image.digest ? { imageDigest: image.digest } : { imageTag: image.tag }],
+      }),
+    );
+    return finding(id, 'pass', `${image.repository}${ref} exists`, { repository: image.repositoryArn });
+  } catch (e) {
+    if (e instanceof RepositoryNotFoundException) {
+      const names: string[] = [];
+      for await (const page of paginateDescribeRepositories({ client: ecr }, { registryId: image.registryId })) {
+        names.push(...(page.repositories ?? []).map((r) => r.repositoryName ?? '').filter(Boolean));
+      }
+      const near = closest(image.repository, names);
+      return finding(
+        id,
+        'fail',
+        `repository ${image.repository} does not exist in ${image.registryId}/${image.region}`,
+        { repository: image.repositoryArn, closestRepositories: near },
+        near.length
+          ? `did you mean ${near[0]}? fix the image name in the pod spec`
+          : 'fix the image name in the pod spec',
+      );
+    }
+    if (!(e instanceof ImageNotFoundException)) throw e;
+  }
+  const tags: string[] = [];
+  for await (const page of paginateDescribeImages(
+    { client: ecr },
+    { registryId: image.registryId, repositoryName: image.repository },
+  )) {
+    for (const d of page.imageDetails ?? []) tags.push(...(d.imageTags ?? []));
+  }
+  const near = image.tag ? closest(image.tag, tags) : [];
+  const deletions = await recentDeletions(cloudtrail, image, now, lookbackHours);
+  return finding(
+    id,
+    'fail',
+    `${image.repository}${ref} not found${near.length ? `; closest tags: ${near.join(', ')}` : ''}${deletions.length ? `; deleted recently by ${deletions[0].by}` : ''}`,
+    { repository: image.repositoryArn, closestTags: near, recentDeletions: deletions, tagsInRepository: tags.length },
+    deletions.length
+      ? 'the image was deleted (lifecycle policy or BatchDeleteImage): push it again or pin a tag the lifecycle policy keeps'
+      : near.length
+        ? `use an existing tag, e.g. ${image.repository}:${near[0]}`
+        : 'push the image or fix the reference',
+  );
+}
+
+async function recentDeletions(cloudtrail: CloudTrailClient, image: EcrImage, now: Date, lookbackHours: number) {
+  const r = await cloudtrail.send(
+    new LookupEventsCommand({
+      LookupAttributes: [{ AttributeKey: 'EventName', AttributeValue: 'BatchDeleteImage' }],
+      StartTime: new Date(now.getTime() - lookbackHours * 3_600_000),
+      EndTime: now,
+      MaxResults: 50,
+    }),
+  );
+  return (r.Events ?? [])
+    .filter((ev) => (ev.CloudTrailEvent ?? '').includes(`"repositoryName":"${image.repository}"`))
+    .map((ev) => ({ at: ev.EventTime?.toISOString(), by: ev.Username ?? 'unknown', eventId: ev.EventId }));
+}

@@ -1,0 +1,291 @@
+import {
+  DescribeRouteTablesCommand,
+  DescribeSecurityGroupsCommand,
+  DescribeSubnetsCommand,
+  DescribeVpcEndpointsCommand,
+  type EC2Client,
+  GetSubnetCidrReservationsCommand,
+  paginateDescribeNetworkInterfaces,
+  type RouteTable,
+  type VpcEndpoint,
+} from '@aws-sdk/client-ec2';
+import { freePrefixBlocks, parseCidr, parseIpv4 } from '../../core/cidr.js';
+import { type Finding, finding } from '../../core/findings.js';
+import { evaluate, namesPrincipal, type PolicyDocument } from '../../core/iam-policy.js';
+import type { NodeContext } from './node-context.js';
+
+async function nodeRouteTable(ec2: EC2Client, node: NodeContext): Promise<RouteTable | undefined> {
+  const own = await ec2.send(
+    new DescribeRouteTablesCommand({ Filters: [{ Name: 'association.subnet-id', Values: [node.subnetId ?? ''] }] }),
+  );
+  if (own.RouteTables?.[0]) return own.RouteTables[0];
+  const main = await ec2.send(
+    new DescribeRouteTablesCommand({
+      Filters: [
+        { Name: 'vpc-id', Values: [node.vpcId ?? ''] },
+        { Name: 'association.main', Values: ['true'] },
+      ],
+    }),
+  );
+  return main.RouteTables?.[0];
+}
+
+/** A default route to the internet (NAT gateway, internet gateway, NAT instance or transit gateway). */
+function internetRoute(rt: RouteTable | undefined): string | undefined {
+  const r = rt?.Routes?.find((x) => x.DestinationCidrBlock === '0.0.0.0/0' && x.State !== 'blackhole');
+  return r ? (r.NatGatewayId ?? r.GatewayId ?? r.TransitGatewayId ?? r.NetworkInterfaceId ?? r.InstanceId) : undefined;
+}
+
+function policyAllows(ep: VpcEndpoint, action: string, resource: string, roleArn: string): string {
+  if (!ep.PolicyDocument) return 'allowed';
+  const doc = JSON.parse(ep.PolicyDocument) as PolicyDocument;
+  return evaluate([{ name: `${ep.VpcEndpointId} policy`, document: doc }], action, resource, (s) =>
+    namesPrincipal(s, roleArn),
+  ).decision;
+}
+
+export interface NetworkFindingsInput {
+  readonly node: NodeContext;
+  readonly region: string;
+  /** Free IPv4 addresses the node group needs in the node's subnet (e.g. warm pool of one ENI). */
+  readonly neededIps: number;
+}
+
+/** vpc.endpoint.ecr-api, vpc.endpoint.ecr-dkr, vpc.endpoint.sg-443, vpc.endpoint.s3-gateway. */
+export async function checkEndpoints(ec2: EC2Client, input: NetworkFindingsInput): Promise<Finding[]> {
+  const { node, region } = input;
+  const rt = await nodeRouteTable(ec2, node);
+  const egress = internetRoute(rt);
+  const endpoints =
+    (await ec2.send(new DescribeVpcEndpointsCommand({ Filters: [{ Name: 'vpc-id', Values: [node.vpcId ?? ''] }] })))
+      .VpcEndpoints ?? [];
+  const roleArn = node.roleArn ?? '';
+  const out: Finding[] = [];
+  const interfaceEndpoints: VpcEndpoint[] = [];
+  for (const [id, service, action] of [
+    ['vpc.endpoint.ecr-api', `com.amazonaws.${region}.ecr.api`, 'ecr:GetAuthorizationToken'],
+    ['vpc.endpoint.ecr-dkr', `com.amazonaws.${region}.ecr.dkr`, 'ecr:BatchGetImage'],
+  ] as const) {
+    const ep = endpoints.find(
+      (e) => e.ServiceName === service && e.VpcEndpointType === 'Interface' && e.State?.toLowerCase() !== 'deleted',
+    );
+    const evidence = {
+      service,
+      routeTable: rt?.RouteTableId,
+      defaultRoute: egress ?? null,
+      endpoint: ep?.VpcEndpointId ?? null,
+    };
+    if (!ep) {
+      out.push(
+        egress
+          ? finding(id, 'pass', `no ${service} endpoint; the node reaches ECR through ${egress}`, evidence)
+          : finding(
+              id,
+              'fail',
+              `node subnet ${node.subnetId} has no route to the internet and VPC ${node.vpcId} has no ${service} endpoint`,
+              evidence,
+              `create an interface endpoint for ${service} with private DNS in the node subnets`,
+            ),
+      );
+      continue;
+    }
+    interfaceEndpoints.push(ep);
+    const decision = policyAllows(ep, action, '*', roleArn);
+    if (ep.State?.toLowerCase() !== 'available')
+      out.push(
+        finding(id, 'fail', `${ep.VpcEndpointId} is ${ep.State}`, evidence, 'wait for or recreate the endpoint'),
+      );
+    else if (!ep.PrivateDnsEnabled)
+      out.push(
+        finding(
+          id,
+          'fail',
+          `${ep.VpcEndpointId} has private DNS disabled: ECR names still resolve to public IPs`,
+          evidence,
+          `enable private DNS on ${ep.VpcEndpointId}`,
+        ),
+      );
+    else if (decision !== 'allowed')
+      out.push(
+        finding(
+          id,
+          'fail',
+          `${ep.VpcEndpointId} policy does not allow ${action} for ${node.roleName} (${decision})`,
+          { ...evidence, decision },
+          `allow ${action} in the endpoint policy of ${ep.VpcEndpointId}`,
+        ),
+      );
+    else
+      out.push(finding(id, 'pass', `${ep.VpcEndpointId} available, private DNS on, policy allows ${action}`, evidence));
+  }
+
+  // Security groups of the interface endpoints must admit 443 from the node.
+  if (interfaceEndpoints.length === 0) {
+    out.push(finding('vpc.endpoint.sg-443', 'pass', 'no ECR interface endpoints: nothing to check', {}));
+  } else {
+    const groupIds = [
+      ...new Set(interfaceEndpoints.flatMap((e) => (e.Groups ?? []).map((g) => g.GroupId ?? ''))),
+    ].filter(Boolean);
+    const groups = (await ec2.send(new DescribeSecurityGroupsCommand({ GroupIds: groupIds }))).SecurityGroups ?? [];
+    const nodeIp = node.privateIp ? parseIpv4(node.privateIp) : undefined;
+    const blocked: string[] = [];
+    for (const ep of interfaceEndpoints) {
+      const sgs = groups.filter((g) => ep.Groups?.some((x) => x.GroupId === g.GroupId));
+      const admits = sgs.some((g) =>
+        (g.IpPermissions ?? []).some((p) => {
+          const port =
+            p.IpProtocol === '-1' || (p.IpProtocol === 'tcp' && (p.FromPort ?? 0) <= 443 && (p.ToPort ?? 0) >= 443);
+          if (!port) return false;
+          const fromNodeSg = (p.UserIdGroupPairs ?? []).some(
+            (u) => u.GroupId && node.securityGroupIds.includes(u.GroupId),
+          );
+          const fromCidr = (p.IpRanges ?? []).some((r) => {
+            if (!r.CidrIp || nodeIp === undefined) return false;
+            const c = parseCidr(r.CidrIp);
+            return nodeIp >= c.start && nodeIp < c.start + c.size;
+          });
+          return fromNodeSg || fromCidr;
+        }),
+      );
+      if (!admits)
+        blocked.push(`${ep.VpcEndpointId} (${ep.ServiceName}; groups ${sgs.map((g) => g.GroupId).join(', ')})`);
+    }
+    out.push(
+      blocked.length
+        ? finding(
+            'vpc.endpoint.sg-443',
+            'fail',
+            `endpoint security groups do not allow TCP 443 from the node: ${blocked.join('; ')}`,
+            { nodeSecurityGroups: node.securityGroupIds, nodeIp: node.privateIp, blocked },
+            `add an inbound rule TCP 443 from ${node.securityGroupIds[0] ?? 'the node security group'} to the endpoint security group`,
+          )
+        : finding('vpc.endpoint.sg-443', 'pass', 'endpoint security groups allow TCP 443 from the node', {
+            nodeSecurityGroups: node.securityGroupIds,
+          }),
+    );
+  }
+
+  // ECR layers come from S3: without internet egress the S3 gateway endpoint must be on the node route table.
+  const s3 = endpoints.find((e) => e.ServiceName === `com.amazonaws.${region}.s3` && e.VpcEndpointType === 'Gateway');
+  const layerBucket = `arn:aws:s3:::prod-${region}-starport-layer-bucket/*`;
+  const onRouteTable = s3 && rt?.RouteTableId && s3.RouteTableIds?.includes(rt.RouteTableId);
+  const s3Evidence = {
+    endpoint: s3?.VpcEndpointId ?? null,
+    routeTable: rt?.RouteTableId,
+    defaultRoute: egress ?? null,
+    layerBucket,
+  };
+  if (!onRouteTable) {
+    out.push(
+      egress
+        ? finding(
+            'vpc.endpoint.s3-gateway',
+            'pass',
+            `no S3 gateway endpoint on ${rt?.RouteTableId}; layers come through ${egress}`,
+            s3Evidence,
+          )
+        : finding(
+            'vpc.endpoint.s3-gateway',
+            'fail',
+            `route table ${rt?.RouteTableId} has no S3 gateway endpoint and no internet route: ECR layer downloads fail`,
+            s3Evidence,
+            `associate an S3 gateway endpoint with ${rt?.RouteTableId}`,
+          ),
+    );
+  } else {
+    const decision = policyAllows(s3, 's3:GetObject', layerBucket, roleArn);
+    out.push(
+      decision === 'allowed'
+        ? finding(
+            'vpc.endpoint.s3-gateway',
+            'pass',
+            `${s3.VpcEndpointId} on ${rt?.RouteTableId} allows the ECR layer bucket`,
+            s3Evidence,
+          )
+        : finding(
+            'vpc.endpoint.s3-gateway',
+            'fail',
+            `${s3.VpcEndpointId} policy does not allow s3:GetObject on ${layerBucket} (${decision})`,
+            s3Evidence,
+            `allow s3:GetObject on ${layerBucket} in the endpoint policy`,
+          ),
+    );
+  }
+  return out;
+}
+
+/** subnet.free-ips and subnet.free-prefix-blocks for the node's subnet. */
+export async function checkSubnet(ec2: EC2Client, input: NetworkFindingsInput): Promise<Finding[]> {
+  const { node, neededIps } = input;
+  const subnet = (await ec2.send(new DescribeSubnetsCommand({ SubnetIds: [node.subnetId ?? ''] }))).Subnets?.[0];
+  if (!subnet?.CidrBlock) throw new Error(`subnet ${node.subnetId} not found`);
+  const free = subnet.AvailableIpAddressCount ?? 0;
+  const ipEvidence = { subnet: subnet.SubnetId, cidr: subnet.CidrBlock, availableIpAddressCount: free, neededIps };
+  const out: Finding[] = [
+    free < neededIps
+      ? finding(
+          'subnet.free-ips',
+          'fail',
+          `subnet ${subnet.SubnetId} has ${free} free IPv4 addresses, the node group needs ${neededIps}`,
+          ipEvidence,
+          'add a subnet (or a secondary VPC CIDR with custom networking) and spread the node group over it',
+        )
+      : free < neededIps * 2
+        ? finding(
+            'subnet.free-ips',
+            'warn',
+            `subnet ${subnet.SubnetId} has ${free} free IPv4 addresses, close to the ${neededIps} needed`,
+            ipEvidence,
+            'plan more address space',
+          )
+        : finding('subnet.free-ips', 'pass', `subnet ${subnet.SubnetId} has ${free} free IPv4 addresses`, ipEvidence),
+  ];
+  const addresses: string[] = [];
+  const prefixes: string[] = [];
+  for await (const page of paginateDescribeNetworkInterfaces(
+    { client: ec2 },
+    { Filters: [{ Name: 'subnet-id', Values: [subnet.SubnetId ?? ''] }] },
+  )) {
+    for (const eni of page.NetworkInterfaces ?? []) {
+      for (const a of eni.PrivateIpAddresses ?? []) if (a.PrivateIpAddress) addresses.push(a.PrivateIpAddress);
+      for (const p of eni.Ipv4Prefixes ?? []) if (p.Ipv4Prefix) prefixes.push(p.Ipv4Prefix);
+    }
+  }
+  const res = await ec2.send(new GetSubnetCidrReservationsCommand({ SubnetId: subnet.SubnetId }));
+  const reservations = (res.SubnetIpv4CidrReservations ?? []).map((r) => ({
+    cidr: r.Cidr ?? '',
+    type: (r.ReservationType === 'explicit' ? 'explicit' : 'prefix') as 'prefix' | 'explicit',
+  }));
+  const blocks = freePrefixBlocks({ subnetCidr: subnet.CidrBlock, addresses, prefixes, reservations });
+  const blockEvidence = {
+    ...blocks,
+    enisAddresses: addresses.length,
+    delegatedPrefixes: prefixes.length,
+    reservations,
+  };
+  out.push(
+    blocks.freeBlocks === 0
+      ? finding(
+          'subnet.free-prefix-blocks',
+          'fail',
+          `subnet ${subnet.SubnetId} has no free aligned /28 block (${blocks.freeAddresses} single addresses free but fragmented): prefix delegation fails with InsufficientCidrBlocks`,
+          blockEvidence,
+          `create a subnet CIDR reservation of type prefix for future prefixes (aws ec2 create-subnet-cidr-reservation --subnet-id ${subnet.SubnetId} --reservation-type prefix --cidr <free range>) or add a new subnet for the node group`,
+        )
+      : blocks.freeBlocks < 2
+        ? finding(
+            'subnet.free-prefix-blocks',
+            'warn',
+            `subnet ${subnet.SubnetId} has only ${blocks.freeBlocks} free /28 block`,
+            blockEvidence,
+            'reserve a prefix range before the last block goes',
+          )
+        : finding(
+            'subnet.free-prefix-blocks',
+            'pass',
+            `subnet ${subnet.SubnetId} has ${blocks.freeBlocks} free /28 blocks`,
+            blockEvidence,
+          ),
+  );
+  return out;
+}

@@ -1,0 +1,79 @@
+import { DescribeInstancesCommand, type EC2Client, type Instance } from '@aws-sdk/client-ec2';
+import { GetInstanceProfileCommand, type IAMClient } from '@aws-sdk/client-iam';
+
+/** Everything the checks need to know about the node a failure happened on. */
+export interface NodeContext {
+  readonly instanceId: string;
+  readonly privateDnsName?: string;
+  readonly clusterName?: string;
+  readonly nodegroupName?: string;
+  readonly instanceType?: string;
+  readonly architecture?: string;
+  readonly subnetId?: string;
+  readonly vpcId?: string;
+  readonly availabilityZone?: string;
+  readonly securityGroupIds: readonly string[];
+  readonly privateIp?: string;
+  readonly amiId?: string;
+  readonly instanceProfileArn?: string;
+  readonly roleName?: string;
+  readonly roleArn?: string;
+}
+
+export class NodeNotFoundError extends Error {
+  override readonly name = 'NodeNotFoundError';
+}
+
+const INSTANCE_ID = /^i-[0-9a-f]{8,17}$/;
+
+function clusterOf(i: Instance): string | undefined {
+  const tags = i.Tags ?? [];
+  return (
+    tags.find((t) => t.Key === 'eks:cluster-name')?.Value ??
+    tags.find((t) => t.Key === 'aws:eks:cluster-name')?.Value ??
+    tags
+      .find((t) => t.Key?.startsWith('kubernetes.io/cluster/') && t.Value === 'owned')
+      ?.Key?.slice('kubernetes.io/cluster/'.length)
+  );
+}
+
+/** Finds the instance behind a node name (private DNS name) or instance id, and its role. */
+export async function resolveNode(ec2: EC2Client, iam: IAMClient, node: string): Promise<NodeContext> {
+  const byId = INSTANCE_ID.test(node);
+  const r = await ec2.send(
+    new DescribeInstancesCommand(
+      byId
+        ? { InstanceIds: [node] }
+        : { Filters: [{ Name: 'private-dns-name', Values: [node.includes('.') ? node : `${node}.*`] }] },
+    ),
+  );
+  const instance = r.Reservations?.flatMap((x) => x.Instances ?? [])[0];
+  if (!instance?.InstanceId) throw new NodeNotFoundError(`no EC2 instance for node ${node}`);
+  const profileArn = instance.IamInstanceProfile?.Arn;
+  let roleName: string | undefined;
+  let roleArn: string | undefined;
+  if (profileArn) {
+    const profileName = profileArn.split('/').pop();
+    const p = await iam.send(new GetInstanceProfileCommand({ InstanceProfileName: profileName }));
+    roleName = p.InstanceProfile?.Roles?.[0]?.RoleName;
+    roleArn = p.InstanceProfile?.Roles?.[0]?.Arn;
+  }
+  const eni = instance.NetworkInterfaces?.find((n) => n.Attachment?.DeviceIndex === 0);
+  return {
+    instanceId: instance.InstanceId,
+    privateDnsName: instance.PrivateDnsName,
+    clusterName: clusterOf(instance),
+    nodegroupName: instance.Tags?.find((t) => t.Key === 'eks:nodegroup-name')?.Value,
+    instanceType: instance.InstanceType,
+    architecture: instance.Architecture,
+    subnetId: instance.SubnetId,
+    vpcId: instance.VpcId,
+    availabilityZone: instance.Placement?.AvailabilityZone,
+    securityGroupIds: (eni?.Groups ?? instance.SecurityGroups ?? []).map((g) => g.GroupId ?? '').filter(Boolean),
+    privateIp: instance.PrivateIpAddress,
+    amiId: instance.ImageId,
+    instanceProfileArn: profileArn,
+    roleName,
+    roleArn,
+  };
+}

@@ -1,0 +1,4 @@
+import { makeCheckHandler } from '../aws/checks/handler-kit.js';
+
+/** Account checks, group "eks" (see lambdas/aws/checks/groups.ts). */
+export const handler = makeCheckHandler('eks');

@@ -1,0 +1,208 @@
+import { ArnFormat, Duration, Stack, Token, Validations } from 'aws-cdk-lib';
+import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import type { CheckGroup } from '../../lambdas/aws/checks/groups.js';
+import { lambdaEntry } from './paths.js';
+import { PodDoctorFunction } from './pod-doctor-function.js';
+
+/** A cluster whose resources the checks may read. */
+export interface CheckedCluster {
+  readonly name: string;
+  /** @default the stack's region */
+  readonly region?: string;
+}
+
+/** Props of {@link AccountChecks}. */
+export interface AccountChecksProps {
+  /** Clusters whose EKS resources (add-ons, node groups, Pod Identity) the checks may read. */
+  readonly clusters: readonly CheckedCluster[];
+  /** Retention of the check functions' logs. */
+  readonly logRetention: RetentionDays;
+}
+
+/**
+ * The read-only Lambda checks of IAM, ECR, VPC endpoints, subnets, EKS and CloudTrail, one function
+ * per check group, each with only the read actions its group calls.
+ */
+export class AccountChecks extends Construct {
+  /** Check functions by group. */
+  readonly functions: Readonly<Record<CheckGroup, IFunction>>;
+  /** Resolves a node name or instance id to instance, role, subnet, security groups. */
+  readonly resolveNode: IFunction;
+
+  constructor(scope: Construct, id: string, props: AccountChecksProps) {
+    super(scope, id);
+    const stack = Stack.of(this);
+    const eksArn = (resource: string, name: string, region?: string) =>
+      stack.formatArn({
+        service: 'eks',
+        resource,
+        resourceName: name,
+        region: region ?? stack.region,
+        arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+      });
+    const clusterArns = props.clusters.map((c) => eksArn('cluster', c.name, c.region));
+    const addonArns = props.clusters.map((c) => eksArn('addon', `${c.name}/*`, c.region));
+    const nodegroupArns = props.clusters.map((c) => eksArn('nodegroup', `${c.name}/*`, c.region));
+    const podIdentityArns = props.clusters.map((c) => eksArn('podidentityassociation', `${c.name}/*`, c.region));
+    // How cdk-nag prints a region in a finding id: the literal, or the pseudo parameter.
+    const nagRegion = (r?: string) => r ?? (Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region);
+    const iamArn = (resource: string) => stack.formatArn({ service: 'iam', region: '', resource, resourceName: '*' });
+
+    const make = (
+      name: string,
+      entry: string,
+      description: string,
+      statements: PolicyStatement[],
+      wildcards: Record<string, string>,
+    ) => {
+      const fn = new PodDoctorFunction(this, name, {
+        entry: lambdaEntry(entry),
+        description: `pod-doctor: ${description}`,
+        logRetention: props.logRetention,
+        timeout: Duration.seconds(60),
+        memorySize: 512,
+        synchronousOnly: true,
+      });
+      for (const s of statements) fn.addToRolePolicy(s);
+      for (const [finding, reason] of Object.entries(wildcards)) {
+        Validations.of(fn.role as IRole).acknowledge({ id: `AwsSolutions::AwsSolutions-IAM5[${finding}]`, reason });
+      }
+      return fn;
+    };
+    const describeOnly =
+      'EC2 Describe*/Get* read calls and CloudTrail LookupEvents do not support resource-level permissions.';
+    const eks = (actions: string[], resources: string[]) =>
+      resources.length ? [new PolicyStatement({ actions, resources })] : [];
+
+    this.resolveNode = make(
+      'ResolveNode',
+      'resolve-node',
+      'resolve a node to its instance, role, subnet and security groups',
+      [
+        new PolicyStatement({ actions: ['ec2:DescribeInstances'], resources: ['*'] }),
+        new PolicyStatement({ actions: ['iam:GetInstanceProfile'], resources: [iamArn('instance-profile')] }),
+      ],
+      {
+        'Resource::*': describeOnly,
+        'Resource::arn:<AWS::Partition>:iam::<AWS::AccountId>:instance-profile/*':
+          'Node instance profiles are created by node groups outside this stack; their names are not known at deploy time.',
+      },
+    );
+    const iamRead =
+      'Node and aws-node roles (and their managed policies, including AWS managed ones) are created outside this stack; the checks read whichever role a node uses.';
+    const functions = {
+      iam: make(
+        'CheckIam',
+        'check-iam',
+        'IAM checks (node role ECR read, VPC CNI policy)',
+        [
+          new PolicyStatement({
+            actions: ['iam:ListAttachedRolePolicies', 'iam:ListRolePolicies', 'iam:GetRolePolicy'],
+            resources: [iamArn('role')],
+          }),
+          new PolicyStatement({
+            actions: ['iam:GetPolicy', 'iam:GetPolicyVersion'],
+            resources: [iamArn('policy'), 'arn:aws:iam::aws:policy/*'],
+          }),
+          ...eks(['eks:DescribeAddon'], addonArns),
+          ...eks(['eks:ListPodIdentityAssociations'], clusterArns),
+          ...eks(['eks:DescribePodIdentityAssociation'], podIdentityArns),
+        ],
+        {
+          'Resource::arn:<AWS::Partition>:iam::<AWS::AccountId>:role/*': iamRead,
+          'Resource::arn:<AWS::Partition>:iam::<AWS::AccountId>:policy/*': iamRead,
+          'Resource::arn:aws:iam::aws:policy/*': iamRead,
+          ...Object.fromEntries(
+            props.clusters.flatMap((c) => [
+              [
+                `Resource::arn:<AWS::Partition>:eks:${nagRegion(c.region)}:<AWS::AccountId>:addon/${c.name}/*`,
+                'Add-on ARNs end in a generated id; scoped to the configured cluster.',
+              ],
+              [
+                `Resource::arn:<AWS::Partition>:eks:${nagRegion(c.region)}:<AWS::AccountId>:podidentityassociation/${c.name}/*`,
+                'Association ids are generated; scoped to the configured cluster.',
+              ],
+            ]),
+          ),
+        },
+      ),
+      ecr: make(
+        'CheckEcr',
+        'check-ecr',
+        'ECR checks (repository policy, image exists, recent deletions)',
+        [
+          new PolicyStatement({
+            actions: ['ecr:GetRepositoryPolicy', 'ecr:DescribeImages', 'ecr:DescribeRepositories'],
+            resources: ['arn:aws:ecr:*:*:repository/*'],
+          }),
+          new PolicyStatement({ actions: ['cloudtrail:LookupEvents'], resources: ['*'] }),
+        ],
+        {
+          'Resource::arn:aws:ecr:*:*:repository/*':
+            'Pods pull from any repository, in any region and (cross-account) any registry; read-only metadata calls.',
+          'Resource::*': describeOnly,
+        },
+      ),
+      network: make(
+        'CheckNetwork',
+        'check-network',
+        'VPC checks (ECR endpoints, endpoint security groups, S3 gateway, subnet free IPs and /28 blocks)',
+        [
+          new PolicyStatement({
+            actions: [
+              'ec2:DescribeRouteTables',
+              'ec2:DescribeVpcEndpoints',
+              'ec2:DescribeSecurityGroups',
+              'ec2:DescribeSubnets',
+              'ec2:DescribeNetworkInterfaces',
+              'ec2:GetSubnetCidrReservations',
+            ],
+            resources: ['*'],
+          }),
+        ],
+        { 'Resource::*': describeOnly },
+      ),
+      eks: make(
+        'CheckEks',
+        'check-eks',
+        'EKS checks (add-on versions, node AMI age, ENI capacity)',
+        [
+          ...eks(['eks:DescribeCluster'], clusterArns),
+          ...eks(['eks:DescribeAddon'], addonArns),
+          ...eks(['eks:DescribeNodegroup'], nodegroupArns),
+          new PolicyStatement({
+            actions: ['eks:DescribeAddonVersions', 'ec2:DescribeInstanceTypes', 'ec2:DescribeNetworkInterfaces'],
+            resources: ['*'],
+          }),
+        ],
+        {
+          'Resource::*':
+            'eks:DescribeAddonVersions, ec2:DescribeInstanceTypes and ec2:DescribeNetworkInterfaces do not support resource-level permissions.',
+          ...Object.fromEntries(
+            props.clusters.flatMap((c) => [
+              [
+                `Resource::arn:<AWS::Partition>:eks:${nagRegion(c.region)}:<AWS::AccountId>:addon/${c.name}/*`,
+                'Add-on ARNs end in a generated id; scoped to the configured cluster.',
+              ],
+              [
+                `Resource::arn:<AWS::Partition>:eks:${nagRegion(c.region)}:<AWS::AccountId>:nodegroup/${c.name}/*`,
+                'Node group ARNs end in a generated id; scoped to the configured cluster.',
+              ],
+            ]),
+          ),
+        },
+      ),
+      changes: make(
+        'CheckChanges',
+        'check-changes',
+        'change attribution from CloudTrail',
+        [new PolicyStatement({ actions: ['cloudtrail:LookupEvents'], resources: ['*'] })],
+        { 'Resource::*': describeOnly },
+      ),
+    } satisfies Record<CheckGroup, IFunction>;
+    this.functions = functions;
+  }
+}
