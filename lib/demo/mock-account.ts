@@ -1,0 +1,395 @@
+import { CloudTrailClient, LookupEventsCommand } from '@aws-sdk/client-cloudtrail';
+import {
+  DescribeInstancesCommand,
+  DescribeInstanceTypesCommand,
+  DescribeNetworkInterfacesCommand,
+  DescribeRouteTablesCommand,
+  DescribeSecurityGroupsCommand,
+  DescribeSubnetsCommand,
+  DescribeVpcEndpointsCommand,
+  EC2Client,
+  type Filter,
+  GetSubnetCidrReservationsCommand,
+} from '@aws-sdk/client-ec2';
+import {
+  DescribeImagesCommand,
+  DescribeRepositoriesCommand,
+  ECRClient,
+  GetRepositoryPolicyCommand,
+  ImageNotFoundException,
+  RepositoryNotFoundException,
+  RepositoryPolicyNotFoundException,
+} from '@aws-sdk/client-ecr';
+import {
+  DescribeAddonCommand,
+  DescribeAddonVersionsCommand,
+  DescribeClusterCommand,
+  DescribeNodegroupCommand,
+  DescribePodIdentityAssociationCommand,
+  EKSClient,
+  ListPodIdentityAssociationsCommand,
+  ResourceNotFoundException,
+} from '@aws-sdk/client-eks';
+import {
+  GetInstanceProfileCommand,
+  GetPolicyCommand,
+  GetPolicyVersionCommand,
+  GetRolePolicyCommand,
+  IAMClient,
+  ListAttachedRolePoliciesCommand,
+  ListRolePoliciesCommand,
+  NoSuchEntityException,
+} from '@aws-sdk/client-iam';
+import { mockClient } from 'aws-sdk-client-mock';
+import type { CheckClients } from '../../lambdas/aws/checks/groups.js';
+import type { AccountSnapshot } from './account-snapshot.js';
+
+const meta = (httpStatusCode: number) => ({
+  httpStatusCode,
+  requestId: '5c1a8f3e-8d2b-4c9e-9a55-0c6f1d2e3a4b',
+  attempts: 1,
+  totalRetryDelay: 0,
+});
+
+/** Faults to inject by command name (e.g. DescribeSubnetsCommand). */
+export interface Faults {
+  readonly throttle?: readonly string[];
+  readonly deny?: readonly string[];
+}
+
+function fault(name: string, faults: Faults): Error | undefined {
+  if (faults.throttle?.includes(name)) {
+    return serviceError('ThrottlingException', 'Rate exceeded', 400);
+  }
+  if (faults.deny?.includes(name)) {
+    // EC2 says UnauthorizedOperation; the other services AccessDenied(Exception).
+    const ec2 =
+      /^(Describe(Instances|RouteTables|VpcEndpoints|SecurityGroups|Subnets|NetworkInterfaces|InstanceTypes)|GetSubnetCidrReservations)Command$/.test(
+        name,
+      );
+    return serviceError(
+      ec2 ? 'UnauthorizedOperation' : 'AccessDeniedException',
+      `User: arn:aws:sts::111122223333:assumed-role/PodDoctorCheck/pod-doctor is not authorized to perform: ${name.replace(/Command$/, '')}`,
+      403,
+    );
+  }
+  return undefined;
+}
+
+/** An error shaped like the SDK's ServiceException (name, $fault, $metadata). */
+function serviceError(name: string, message: string, httpStatusCode: number): Error {
+  return Object.assign(new Error(message), { name, $fault: 'client', $metadata: meta(httpStatusCode) });
+}
+
+function filterValues(filters: Filter[] | undefined, name: string): string[] | undefined {
+  return filters?.find((f) => f.Name === name)?.Values;
+}
+
+const glob = (pattern: string, v: string | undefined) =>
+  v !== undefined && new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`).test(v);
+
+/** SDK clients answering from a recorded account (aws-sdk-client-mock), with optional injected faults. */
+export function mockAccount(account: AccountSnapshot, faults: Faults = {}): CheckClients & { restore(): void } {
+  const ec2 = new EC2Client({
+    region: account.region,
+    credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'x' },
+  });
+  const iam = new IAMClient({ region: 'us-east-1', credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'x' } });
+  const eks = new EKSClient({
+    region: account.region,
+    credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'x' },
+  });
+  const cloudtrail = new CloudTrailClient({
+    region: account.region,
+    credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'x' },
+  });
+  const ecr = new ECRClient({
+    region: account.region,
+    credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'x' },
+  });
+  const e = mockClient(ec2);
+  const i = mockClient(iam);
+  const k = mockClient(eks);
+  const c = mockClient(cloudtrail);
+  const r = mockClient(ecr);
+  const on =
+    <T>(name: string, answer: (input: T) => object) =>
+    async (input: T) => {
+      const f = fault(name, faults);
+      if (f) throw f;
+      return { $metadata: meta(200), ...answer(input) };
+    };
+
+  // EC2
+  e.on(DescribeInstancesCommand).callsFake(
+    on('DescribeInstancesCommand', (input: { InstanceIds?: string[]; Filters?: Filter[] }) => {
+      const dns = filterValues(input.Filters, 'private-dns-name');
+      const found = account.instances.filter((x) =>
+        input.InstanceIds
+          ? input.InstanceIds.includes(x.InstanceId ?? '')
+          : dns
+            ? dns.some((d) => glob(d, x.PrivateDnsName))
+            : true,
+      );
+      return {
+        Reservations: found.length
+          ? [{ ReservationId: 'r-0a1b2c3d4e5f60718', OwnerId: account.accountId, Instances: found }]
+          : [],
+      };
+    }),
+  );
+  e.on(DescribeRouteTablesCommand).callsFake(
+    on('DescribeRouteTablesCommand', (input: { Filters?: Filter[] }) => {
+      const subnet = filterValues(input.Filters, 'association.subnet-id');
+      const vpc = filterValues(input.Filters, 'vpc-id');
+      const main = filterValues(input.Filters, 'association.main');
+      return {
+        RouteTables: account.routeTables.filter(
+          (t) =>
+            (!subnet || t.Associations?.some((a) => subnet.includes(a.SubnetId ?? ''))) &&
+            (!vpc || vpc.includes(t.VpcId ?? '')) &&
+            (!main || t.Associations?.some((a) => a.Main === (main[0] === 'true'))),
+        ),
+      };
+    }),
+  );
+  e.on(DescribeVpcEndpointsCommand).callsFake(
+    on('DescribeVpcEndpointsCommand', (input: { Filters?: Filter[] }) => {
+      const vpc = filterValues(input.Filters, 'vpc-id');
+      return { VpcEndpoints: account.vpcEndpoints.filter((v) => !vpc || vpc.includes(v.VpcId ?? '')) };
+    }),
+  );
+  e.on(DescribeSecurityGroupsCommand).callsFake(
+    on('DescribeSecurityGroupsCommand', (input: { GroupIds?: string[] }) => ({
+      SecurityGroups: account.securityGroups.filter((g) => !input.GroupIds || input.GroupIds.includes(g.GroupId ?? '')),
+    })),
+  );
+  e.on(DescribeSubnetsCommand).callsFake(
+    on('DescribeSubnetsCommand', (input: { SubnetIds?: string[] }) => ({
+      Subnets: account.subnets.filter((s) => !input.SubnetIds || input.SubnetIds.includes(s.SubnetId ?? '')),
+    })),
+  );
+  e.on(DescribeNetworkInterfacesCommand).callsFake(
+    on('DescribeNetworkInterfacesCommand', (input: { Filters?: Filter[] }) => {
+      const subnet = filterValues(input.Filters, 'subnet-id');
+      const instance = filterValues(input.Filters, 'attachment.instance-id');
+      return {
+        NetworkInterfaces: account.networkInterfaces.filter(
+          (n) =>
+            (!subnet || subnet.includes(n.SubnetId ?? '')) &&
+            (!instance || instance.includes(n.Attachment?.InstanceId ?? '')),
+        ),
+      };
+    }),
+  );
+  e.on(GetSubnetCidrReservationsCommand).callsFake(
+    on('GetSubnetCidrReservationsCommand', (input: { SubnetId?: string }) => {
+      const all = account.cidrReservations[input.SubnetId ?? ''] ?? [];
+      return {
+        SubnetIpv4CidrReservations: all.filter((x) => !x.Cidr?.includes(':')),
+        SubnetIpv6CidrReservations: all.filter((x) => x.Cidr?.includes(':')),
+      };
+    }),
+  );
+  e.on(DescribeInstanceTypesCommand).callsFake(
+    on('DescribeInstanceTypesCommand', (input: { InstanceTypes?: string[] }) => ({
+      InstanceTypes: account.instanceTypes.filter(
+        (t) => !input.InstanceTypes || input.InstanceTypes.includes(t.InstanceType ?? ''),
+      ),
+    })),
+  );
+
+  // IAM (documents come back URL-encoded, as the real API returns them)
+  const noSuch = (what: string) =>
+    new NoSuchEntityException({ message: `The ${what} cannot be found.`, $metadata: meta(404) });
+  i.on(GetInstanceProfileCommand).callsFake(
+    on('GetInstanceProfileCommand', (input: { InstanceProfileName?: string }) => {
+      const p = account.instanceProfiles.find((x) => x.InstanceProfileName === input.InstanceProfileName);
+      if (!p) throw noSuch(`Instance Profile ${input.InstanceProfileName}`);
+      return { InstanceProfile: p };
+    }),
+  );
+  i.on(ListAttachedRolePoliciesCommand).callsFake(
+    on('ListAttachedRolePoliciesCommand', (input: { RoleName?: string }) => {
+      const role = account.roles[input.RoleName ?? ''];
+      if (!role) throw noSuch(`role with name ${input.RoleName}`);
+      return {
+        AttachedPolicies: role.attached.map((a) => ({ PolicyArn: a, PolicyName: a.split('/').pop() })),
+        IsTruncated: false,
+      };
+    }),
+  );
+  i.on(ListRolePoliciesCommand).callsFake(
+    on('ListRolePoliciesCommand', (input: { RoleName?: string }) => {
+      const role = account.roles[input.RoleName ?? ''];
+      if (!role) throw noSuch(`role with name ${input.RoleName}`);
+      return { PolicyNames: Object.keys(role.inline), IsTruncated: false };
+    }),
+  );
+  i.on(GetPolicyCommand).callsFake(
+    on('GetPolicyCommand', (input: { PolicyArn?: string }) => {
+      if (!account.managedPolicies[input.PolicyArn ?? '']) throw noSuch(`Policy ${input.PolicyArn}`);
+      return {
+        Policy: {
+          Arn: input.PolicyArn,
+          PolicyName: input.PolicyArn?.split('/').pop(),
+          DefaultVersionId: 'v7',
+          AttachmentCount: 1,
+          IsAttachable: true,
+        },
+      };
+    }),
+  );
+  i.on(GetPolicyVersionCommand).callsFake(
+    on('GetPolicyVersionCommand', (input: { PolicyArn?: string; VersionId?: string }) => ({
+      PolicyVersion: {
+        Document: encodeURIComponent(JSON.stringify(account.managedPolicies[input.PolicyArn ?? ''])),
+        VersionId: input.VersionId,
+        IsDefaultVersion: true,
+      },
+    })),
+  );
+  i.on(GetRolePolicyCommand).callsFake(
+    on('GetRolePolicyCommand', (input: { RoleName?: string; PolicyName?: string }) => {
+      const doc = account.roles[input.RoleName ?? '']?.inline[input.PolicyName ?? ''];
+      if (!doc) throw noSuch(`role policy with name ${input.PolicyName}`);
+      return {
+        RoleName: input.RoleName,
+        PolicyName: input.PolicyName,
+        PolicyDocument: encodeURIComponent(JSON.stringify(doc)),
+      };
+    }),
+  );
+
+  // EKS
+  const notFound = (what: string) =>
+    new ResourceNotFoundException({ message: `No ${what} found for name: x`, $metadata: meta(404) });
+  k.on(DescribeClusterCommand).callsFake(on('DescribeClusterCommand', () => ({ cluster: account.cluster })));
+  k.on(DescribeAddonCommand).callsFake(
+    on('DescribeAddonCommand', (input: { addonName?: string }) => {
+      const a = account.addons.find((x) => x.addonName === input.addonName);
+      if (!a) throw notFound('addon');
+      return { addon: a };
+    }),
+  );
+  k.on(DescribeAddonVersionsCommand).callsFake(
+    on('DescribeAddonVersionsCommand', (input: { addonName?: string }) => ({
+      addons: account.addonVersions.filter((a) => a.addonName === input.addonName),
+    })),
+  );
+  k.on(DescribeNodegroupCommand).callsFake(
+    on('DescribeNodegroupCommand', (input: { nodegroupName?: string }) => {
+      const n = account.nodegroups.find((x) => x.nodegroupName === input.nodegroupName);
+      if (!n) throw notFound('node group');
+      return { nodegroup: n };
+    }),
+  );
+  k.on(ListPodIdentityAssociationsCommand).callsFake(
+    on('ListPodIdentityAssociationsCommand', (input: { namespace?: string; serviceAccount?: string }) => ({
+      associations: account.podIdentityAssociations
+        .filter(
+          (a) =>
+            (!input.namespace || a.namespace === input.namespace) &&
+            (!input.serviceAccount || a.serviceAccount === input.serviceAccount),
+        )
+        .map((a) => ({
+          clusterName: a.clusterName,
+          namespace: a.namespace,
+          serviceAccount: a.serviceAccount,
+          associationArn: a.associationArn,
+          associationId: a.associationId,
+        })),
+    })),
+  );
+  k.on(DescribePodIdentityAssociationCommand).callsFake(
+    on('DescribePodIdentityAssociationCommand', (input: { associationId?: string }) => ({
+      association: account.podIdentityAssociations.find((a) => a.associationId === input.associationId),
+    })),
+  );
+
+  // ECR
+  const repo = (name?: string) => {
+    const x = account.repositories[name ?? ''];
+    if (!x) {
+      throw new RepositoryNotFoundException({
+        message: `The repository with name '${name}' does not exist in the registry with id '${account.accountId}'`,
+        $metadata: meta(400),
+      });
+    }
+    return x;
+  };
+  r.on(GetRepositoryPolicyCommand).callsFake(
+    on('GetRepositoryPolicyCommand', (input: { repositoryName?: string; registryId?: string }) => {
+      const x = repo(input.repositoryName);
+      if (!x.policyText) {
+        throw new RepositoryPolicyNotFoundException({
+          message: `Repository policy does not exist for the repository with name '${input.repositoryName}' in the registry with id '${input.registryId}'`,
+          $metadata: meta(400),
+        });
+      }
+      return { registryId: input.registryId, repositoryName: input.repositoryName, policyText: x.policyText };
+    }),
+  );
+  r.on(DescribeImagesCommand).callsFake(
+    on(
+      'DescribeImagesCommand',
+      (input: { repositoryName?: string; imageIds?: { imageTag?: string; imageDigest?: string }[] }) => {
+        const x = repo(input.repositoryName);
+        if (!input.imageIds) return { imageDetails: x.images };
+        const found = x.images.filter((img) =>
+          input.imageIds?.some(
+            (id) =>
+              (id.imageTag && img.imageTags?.includes(id.imageTag)) ||
+              (id.imageDigest && img.imageDigest === id.imageDigest),
+          ),
+        );
+        if (!found.length) {
+          const id = input.imageIds[0];
+          throw new ImageNotFoundException({
+            message: `The image with imageId {imageDigest:'${id.imageDigest ?? 'null'}', imageTag:'${id.imageTag ?? 'null'}'} does not exist within the repository with name '${input.repositoryName}' in the registry with id '${account.accountId}'`,
+            $metadata: meta(400),
+          });
+        }
+        return { imageDetails: found };
+      },
+    ),
+  );
+  r.on(DescribeRepositoriesCommand).callsFake(
+    on('DescribeRepositoriesCommand', () => ({
+      repositories: Object.values(account.repositories).map((x) => x.repository),
+    })),
+  );
+
+  // CloudTrail
+  c.on(LookupEventsCommand).callsFake(
+    on(
+      'LookupEventsCommand',
+      (input: {
+        LookupAttributes?: { AttributeKey?: string; AttributeValue?: string }[];
+        StartTime?: Date;
+        EndTime?: Date;
+      }) => {
+        const name = input.LookupAttributes?.find((a) => a.AttributeKey === 'EventName')?.AttributeValue;
+        return {
+          Events: account.cloudTrailEvents.filter(
+            (ev) =>
+              (!name || ev.EventName === name) &&
+              (!input.StartTime || (ev.EventTime ?? new Date(0)) >= input.StartTime) &&
+              (!input.EndTime || (ev.EventTime ?? new Date(0)) <= input.EndTime),
+          ),
+        };
+      },
+    ),
+  );
+
+  return {
+    ec2,
+    iam,
+    eks,
+    cloudtrail,
+    ecr: () => ecr,
+    restore: () => {
+      for (const stub of [e, i, k, c, r]) stub.restore();
+    },
+  };
+}

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { identityStatements } from '../support/iam.js';
+import { synth } from '../support/synth.js';
+
+describe('account check functions', () => {
+  const { template, templateJson } = synth({
+    clusters: [{ name: 'prod-eu' }, { name: 'prod-us', region: 'us-west-2' }],
+  });
+  const statements = identityStatements(templateJson);
+
+  it('creates one function per check group plus node resolution, each with its own role', () => {
+    const fns = Object.values(template.findResources('AWS::Lambda::Function')).filter((f) =>
+      String((f as { Properties: { Description?: string } }).Properties.Description).match(
+        /checks|resolve a node|change attribution/,
+      ),
+    );
+    expect(fns).toHaveLength(6);
+    expect(new Set(fns.map((f) => JSON.stringify((f as { Properties: { Role: unknown } }).Properties.Role))).size).toBe(
+      6,
+    );
+  });
+
+  it('grants only read actions', () => {
+    const checkActions = statements
+      .filter((s) => /Checks/.test(s.logicalId) && s.Effect === 'Allow')
+      .flatMap((s) => s.Action);
+    expect(checkActions.length).toBeGreaterThan(15);
+    const writes = checkActions.filter(
+      (a) =>
+        !/^(ec2|iam|eks|ecr|cloudtrail):(Describe|Get|List|Lookup)|^logs:(CreateLogStream|PutLogEvents)$|^xray:Put/.test(
+          a,
+        ),
+    );
+    expect(writes).toEqual([]);
+  });
+
+  it('scopes EKS reads to the configured clusters, in their regions', () => {
+    const eks = statements.filter((s) => s.Action.some((a) => a === 'eks:DescribeCluster'));
+    const text = JSON.stringify(eks.map((s) => s.Resource));
+    expect(text).toContain('cluster/prod-eu');
+    expect(text).toContain(':eks:us-west-2:');
+    expect(text).toContain('cluster/prod-us');
+    expect(text).not.toContain('cluster/*');
+  });
+});
