@@ -1,0 +1,191 @@
+import type { ClassMode, FailureClass } from './failure-classes.js';
+import type { Finding } from './findings.js';
+
+/** Risk tiers: what an action can break. */
+export type RiskTier = 'in-place' | 'disruptive' | 'account';
+/** What happens to one planned action. */
+export type Disposition = 'auto' | 'approve' | 'recommend' | 'blocked';
+
+export interface PlannedAction {
+  readonly id: 'repair-pause-image' | 'collect-logs' | 'restart-runtime' | 'attach-managed-policy' | 'add-sg-rule' | 'create-cidr-reservation' | 'create-pull-through-cache';
+  readonly tier: RiskTier;
+  readonly description: string;
+  /** Node actions name their SSM document (NODE_COMMANDS key) and parameters. */
+  readonly document?: 'repairPauseImage' | 'collectLogs' | 'restartRuntime';
+  readonly parameters?: Readonly<Record<string, string>>;
+  readonly disposition: Disposition;
+  /** Why this disposition (blocked / downgraded). */
+  readonly reason: string;
+}
+
+/** Default disposition per tier: in-place repairs run, disruptive ones ask, account changes are recommended. */
+export const TIER_DEFAULT: Readonly<Record<RiskTier, Disposition>> = { 'in-place': 'auto', disruptive: 'approve', account: 'recommend' };
+
+export interface PolicyLimits {
+  readonly maxNodeActionsPerClusterPerHour: number;
+  readonly maxNodeGroupShareAffected: number;
+  readonly nodeCooldownMinutes: number;
+}
+
+export interface PolicyInput {
+  readonly class: FailureClass;
+  readonly mode: ClassMode;
+  readonly killSwitch: boolean;
+  readonly clusterOptedIn: boolean;
+  /** Instance id of the node, when the incident is about one. */
+  readonly instanceId?: string;
+  readonly sandboxImage?: string;
+  readonly findings: readonly Finding[];
+  readonly limits: PolicyLimits;
+  /** Node actions pod-doctor started in this cluster in the last hour. */
+  readonly nodeActionsLastHour: number;
+  /** When pod-doctor last acted on this node for this class (epoch ms). */
+  readonly lastNodeActionAt?: number;
+  /** Nodes of the node group with an open incident of this class, and the node group size. */
+  readonly affectedNodes: number;
+  readonly nodeGroupSize: number;
+  readonly now: number;
+}
+
+export type Decision = 'act' | 'approve' | 'recommend' | 'blocked';
+
+export interface Plan {
+  readonly decision: Decision;
+  readonly actions: readonly PlannedAction[];
+  /** The node action the workflow runs (first auto or approval-pending node action), if any. */
+  readonly nodeAction?: PlannedAction;
+  readonly reasons: readonly string[];
+  /** Next steps for a human, from failing findings and recommended actions. */
+  readonly recommendations: readonly string[];
+}
+
+type Candidate = Omit<PlannedAction, 'disposition' | 'reason'>;
+
+const failing = (findings: readonly Finding[], id: string) => findings.some((f) => f.id === id && f.status === 'fail');
+
+/** The actions that can address a class, before safety rules. */
+export function candidateActions(input: Pick<PolicyInput, 'class' | 'instanceId' | 'sandboxImage' | 'findings'>): Candidate[] {
+  const node = input.instanceId !== undefined;
+  const f = input.findings;
+  const out: Candidate[] = [];
+  const collect: Candidate = { id: 'collect-logs', tier: 'in-place', description: 'collect a node log bundle into the evidence bucket', document: 'collectLogs' };
+  switch (input.class) {
+    case 'sandbox-image':
+      if (node) {
+        out.push({
+          id: 'repair-pause-image',
+          tier: 'in-place',
+          description: `restore and pin the pause image${input.sandboxImage ? ` ${input.sandboxImage}` : ''} in place`,
+          document: 'repairPauseImage',
+          parameters: { Image: input.sandboxImage ?? '', DryRun: 'false' },
+        });
+      }
+      if (failing(f, 'iam.node-role.ecr-read')) out.push({ id: 'attach-managed-policy', tier: 'account', description: 'attach AmazonEC2ContainerRegistryPullOnly to the node role' });
+      break;
+    case 'pid-exhaustion':
+      if (node) {
+        out.push(collect);
+        out.push({ id: 'restart-runtime', tier: 'disruptive', description: 'restart kubelet and containerd to release leaked threads', document: 'restartRuntime', parameters: { Target: 'both', DryRun: 'false' } });
+      }
+      break;
+    case 'disk-full':
+    case 'runtime-failure':
+    case 'cni-failure':
+    case 'ipamd-unavailable':
+      if (node) out.push(collect);
+      break;
+    case 'cidr-fragmentation':
+      out.push({ id: 'create-cidr-reservation', tier: 'account', description: 'create a prefix-type subnet CIDR reservation (or add a subnet) for prefix delegation' });
+      break;
+    case 'cni-permissions':
+      out.push({ id: 'attach-managed-policy', tier: 'account', description: 'attach AmazonEKS_CNI_Policy to the role aws-node uses' });
+      break;
+    case 'registry-auth':
+      if (failing(f, 'iam.node-role.ecr-read')) out.push({ id: 'attach-managed-policy', tier: 'account', description: 'attach AmazonEC2ContainerRegistryPullOnly to the node role' });
+      break;
+    case 'registry-unreachable':
+      if (failing(f, 'vpc.endpoint.sg-443')) out.push({ id: 'add-sg-rule', tier: 'account', description: 'allow TCP 443 from the node security group on the ECR endpoint security group' });
+      break;
+    case 'rate-limited':
+      out.push({ id: 'create-pull-through-cache', tier: 'account', description: 'create an ECR pull-through cache rule for Docker Hub and point images at it' });
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
+/**
+ * The safety policy: per-class mode, risk tiers, kill switch, fail closed on check errors, hourly
+ * cap, node-group breaker and per-node cooldown. Pure; every rule names itself in `reason`.
+ */
+export function decide(input: PolicyInput): Plan {
+  const reasons: string[] = [];
+  const errors = input.findings.filter((f) => f.status === 'error').map((f) => f.id);
+  const share = input.nodeGroupSize > 0 ? input.affectedNodes / input.nodeGroupSize : 0;
+  const cooldownUntil = input.lastNodeActionAt !== undefined ? input.lastNodeActionAt + input.limits.nodeCooldownMinutes * 60_000 : undefined;
+
+  const actions: PlannedAction[] = candidateActions(input).map((c) => {
+    const isNode = c.document !== undefined;
+    let d: Disposition = TIER_DEFAULT[c.tier];
+    let reason = `${c.tier} action: default ${d}`;
+    const block = (why: string) => {
+      d = 'blocked';
+      reason = why;
+    };
+    if (input.mode === 'observe') {
+      d = 'recommend';
+      reason = `class ${input.class} is in observe mode`;
+    } else if (input.mode === 'approve' && d === 'auto') {
+      d = 'approve';
+      reason = `class ${input.class} is in approve mode`;
+    }
+    if (d === 'recommend') return { ...c, disposition: d, reason };
+    if (input.killSwitch) block('kill switch is on');
+    else if (!input.clusterOptedIn) block('cluster is not configured for pod-doctor');
+    else if (errors.length) block(`fail closed: check(s) could not run: ${errors.join(', ')}`);
+    else if (isNode && input.nodeGroupSize > 0 && share > input.limits.maxNodeGroupShareAffected) {
+      block(`breaker: ${input.affectedNodes}/${input.nodeGroupSize} nodes of the node group hit by ${input.class} (> ${Math.round(input.limits.maxNodeGroupShareAffected * 100)}%): the cause is shared, not this node`);
+    } else if (isNode && input.nodeActionsLastHour >= input.limits.maxNodeActionsPerClusterPerHour) {
+      block(`hourly cap: ${input.nodeActionsLastHour} node actions in this cluster in the last hour (max ${input.limits.maxNodeActionsPerClusterPerHour})`);
+    } else if (isNode && cooldownUntil !== undefined && input.now < cooldownUntil) {
+      block(`cooldown: pod-doctor acted on this node for ${input.class} less than ${input.limits.nodeCooldownMinutes} min ago`);
+    }
+    return { ...c, disposition: d, reason };
+  });
+
+  for (const a of actions) if (a.disposition === 'blocked') reasons.push(`${a.id}: ${a.reason}`);
+  const nodeAction = actions.find((a) => a.document && a.disposition === 'auto') ?? actions.find((a) => a.document && a.disposition === 'approve');
+  const decision: Decision = nodeAction?.disposition === 'auto' ? 'act' : nodeAction?.disposition === 'approve' ? 'approve' : actions.length && actions.every((a) => a.disposition === 'blocked') ? 'blocked' : 'recommend';
+  const recommendations = [
+    ...actions.filter((a) => a.disposition === 'recommend' || (a.disposition === 'blocked' && a.tier === 'account')).map((a) => a.description),
+    ...input.findings.filter((f) => (f.status === 'fail' || f.status === 'warn') && f.remediation).map((f) => `${f.id}: ${f.remediation}`),
+  ];
+  return { decision, actions, nodeAction, reasons, recommendations: [...new Set(recommendations)] };
+}
+
+/** Which account check groups are worth running for a class (the rest are noise for it). */
+export const CHECKS_FOR_CLASS: Readonly<Record<FailureClass, readonly ('iam' | 'ecr' | 'network' | 'eks' | 'changes')[]>> = {
+  'sandbox-image': ['iam', 'network', 'changes'],
+  'pid-exhaustion': ['eks'],
+  'ip-exhaustion': ['network', 'eks'],
+  'cidr-fragmentation': ['network', 'changes'],
+  'ipamd-unavailable': ['iam', 'eks', 'changes'],
+  'cni-permissions': ['iam', 'eks', 'changes'],
+  'cni-failure': ['iam', 'eks'],
+  'windows-ipam': ['eks'],
+  'branch-eni': ['eks', 'changes'],
+  'image-not-found': ['ecr'],
+  'image-platform': ['ecr'],
+  'registry-auth': ['iam', 'ecr', 'changes'],
+  'registry-unreachable': ['network', 'changes'],
+  'registry-tls': ['network'],
+  'rate-limited': [],
+  'disk-full': ['eks'],
+  'runtime-failure': ['eks'],
+  'image-pull-failed': ['ecr', 'network'],
+  unknown: [],
+};
+
+/** Classes whose node probe is worth an SSM round trip. */
+export const PROBE_CLASSES: ReadonlySet<FailureClass> = new Set(['sandbox-image', 'pid-exhaustion', 'disk-full', 'runtime-failure', 'registry-unreachable', 'ipamd-unavailable']);
