@@ -62,6 +62,10 @@ export class PodDoctor extends Construct {
     this.nodeCommands = new NodeCommands(this, 'NodeCommands');
     this.checks = new AccountChecks(this, 'Checks', { clusters: config.clusters, logRetention });
     this.workflow = new IncidentWorkflow(this, 'Workflow', {
+      config,
+      checks: this.checks,
+      nodeCommands: this.nodeCommands,
+      evidenceBucket: this.evidence.bucket,
       incidentTable: this.incidentStore.table,
       topic: this.notifications.topic,
       deliveryDeadLetterQueue: this.notifications.deadLetterQueue,

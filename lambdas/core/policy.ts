@@ -7,7 +7,14 @@ export type RiskTier = 'in-place' | 'disruptive' | 'account';
 export type Disposition = 'auto' | 'approve' | 'recommend' | 'blocked';
 
 export interface PlannedAction {
-  readonly id: 'repair-pause-image' | 'collect-logs' | 'restart-runtime' | 'attach-managed-policy' | 'add-sg-rule' | 'create-cidr-reservation' | 'create-pull-through-cache';
+  readonly id:
+    | 'repair-pause-image'
+    | 'collect-logs'
+    | 'restart-runtime'
+    | 'attach-managed-policy'
+    | 'add-sg-rule'
+    | 'create-cidr-reservation'
+    | 'create-pull-through-cache';
   readonly tier: RiskTier;
   readonly description: string;
   /** Node actions name their SSM document (NODE_COMMANDS key) and parameters. */
@@ -19,7 +26,11 @@ export interface PlannedAction {
 }
 
 /** Default disposition per tier: in-place repairs run, disruptive ones ask, account changes are recommended. */
-export const TIER_DEFAULT: Readonly<Record<RiskTier, Disposition>> = { 'in-place': 'auto', disruptive: 'approve', account: 'recommend' };
+export const TIER_DEFAULT: Readonly<Record<RiskTier, Disposition>> = {
+  'in-place': 'auto',
+  disruptive: 'approve',
+  account: 'recommend',
+};
 
 export interface PolicyLimits {
   readonly maxNodeActionsPerClusterPerHour: number;
@@ -64,11 +75,18 @@ type Candidate = Omit<PlannedAction, 'disposition' | 'reason'>;
 const failing = (findings: readonly Finding[], id: string) => findings.some((f) => f.id === id && f.status === 'fail');
 
 /** The actions that can address a class, before safety rules. */
-export function candidateActions(input: Pick<PolicyInput, 'class' | 'instanceId' | 'sandboxImage' | 'findings'>): Candidate[] {
+export function candidateActions(
+  input: Pick<PolicyInput, 'class' | 'instanceId' | 'sandboxImage' | 'findings'>,
+): Candidate[] {
   const node = input.instanceId !== undefined;
   const f = input.findings;
   const out: Candidate[] = [];
-  const collect: Candidate = { id: 'collect-logs', tier: 'in-place', description: 'collect a node log bundle into the evidence bucket', document: 'collectLogs' };
+  const collect: Candidate = {
+    id: 'collect-logs',
+    tier: 'in-place',
+    description: 'collect a node log bundle into the evidence bucket',
+    document: 'collectLogs',
+  };
   switch (input.class) {
     case 'sandbox-image':
       if (node) {
@@ -80,12 +98,23 @@ export function candidateActions(input: Pick<PolicyInput, 'class' | 'instanceId'
           parameters: { Image: input.sandboxImage ?? '', DryRun: 'false' },
         });
       }
-      if (failing(f, 'iam.node-role.ecr-read')) out.push({ id: 'attach-managed-policy', tier: 'account', description: 'attach AmazonEC2ContainerRegistryPullOnly to the node role' });
+      if (failing(f, 'iam.node-role.ecr-read'))
+        out.push({
+          id: 'attach-managed-policy',
+          tier: 'account',
+          description: 'attach AmazonEC2ContainerRegistryPullOnly to the node role',
+        });
       break;
     case 'pid-exhaustion':
       if (node) {
         out.push(collect);
-        out.push({ id: 'restart-runtime', tier: 'disruptive', description: 'restart kubelet and containerd to release leaked threads', document: 'restartRuntime', parameters: { Target: 'both', DryRun: 'false' } });
+        out.push({
+          id: 'restart-runtime',
+          tier: 'disruptive',
+          description: 'restart kubelet and containerd to release leaked threads',
+          document: 'restartRuntime',
+          parameters: { Target: 'both', DryRun: 'false' },
+        });
       }
       break;
     case 'disk-full':
@@ -95,19 +124,41 @@ export function candidateActions(input: Pick<PolicyInput, 'class' | 'instanceId'
       if (node) out.push(collect);
       break;
     case 'cidr-fragmentation':
-      out.push({ id: 'create-cidr-reservation', tier: 'account', description: 'create a prefix-type subnet CIDR reservation (or add a subnet) for prefix delegation' });
+      out.push({
+        id: 'create-cidr-reservation',
+        tier: 'account',
+        description: 'create a prefix-type subnet CIDR reservation (or add a subnet) for prefix delegation',
+      });
       break;
     case 'cni-permissions':
-      out.push({ id: 'attach-managed-policy', tier: 'account', description: 'attach AmazonEKS_CNI_Policy to the role aws-node uses' });
+      out.push({
+        id: 'attach-managed-policy',
+        tier: 'account',
+        description: 'attach AmazonEKS_CNI_Policy to the role aws-node uses',
+      });
       break;
     case 'registry-auth':
-      if (failing(f, 'iam.node-role.ecr-read')) out.push({ id: 'attach-managed-policy', tier: 'account', description: 'attach AmazonEC2ContainerRegistryPullOnly to the node role' });
+      if (failing(f, 'iam.node-role.ecr-read'))
+        out.push({
+          id: 'attach-managed-policy',
+          tier: 'account',
+          description: 'attach AmazonEC2ContainerRegistryPullOnly to the node role',
+        });
       break;
     case 'registry-unreachable':
-      if (failing(f, 'vpc.endpoint.sg-443')) out.push({ id: 'add-sg-rule', tier: 'account', description: 'allow TCP 443 from the node security group on the ECR endpoint security group' });
+      if (failing(f, 'vpc.endpoint.sg-443'))
+        out.push({
+          id: 'add-sg-rule',
+          tier: 'account',
+          description: 'allow TCP 443 from the node security group on the ECR endpoint security group',
+        });
       break;
     case 'rate-limited':
-      out.push({ id: 'create-pull-through-cache', tier: 'account', description: 'create an ECR pull-through cache rule for Docker Hub and point images at it' });
+      out.push({
+        id: 'create-pull-through-cache',
+        tier: 'account',
+        description: 'create an ECR pull-through cache rule for Docker Hub and point images at it',
+      });
       break;
     default:
       break;
@@ -123,7 +174,10 @@ export function decide(input: PolicyInput): Plan {
   const reasons: string[] = [];
   const errors = input.findings.filter((f) => f.status === 'error').map((f) => f.id);
   const share = input.nodeGroupSize > 0 ? input.affectedNodes / input.nodeGroupSize : 0;
-  const cooldownUntil = input.lastNodeActionAt !== undefined ? input.lastNodeActionAt + input.limits.nodeCooldownMinutes * 60_000 : undefined;
+  const cooldownUntil =
+    input.lastNodeActionAt !== undefined
+      ? input.lastNodeActionAt + input.limits.nodeCooldownMinutes * 60_000
+      : undefined;
 
   const actions: PlannedAction[] = candidateActions(input).map((c) => {
     const isNode = c.document !== undefined;
@@ -145,27 +199,48 @@ export function decide(input: PolicyInput): Plan {
     else if (!input.clusterOptedIn) block('cluster is not configured for pod-doctor');
     else if (errors.length) block(`fail closed: check(s) could not run: ${errors.join(', ')}`);
     else if (isNode && input.nodeGroupSize > 0 && share > input.limits.maxNodeGroupShareAffected) {
-      block(`breaker: ${input.affectedNodes}/${input.nodeGroupSize} nodes of the node group hit by ${input.class} (> ${Math.round(input.limits.maxNodeGroupShareAffected * 100)}%): the cause is shared, not this node`);
+      block(
+        `breaker: ${input.affectedNodes}/${input.nodeGroupSize} nodes of the node group hit by ${input.class} (> ${Math.round(input.limits.maxNodeGroupShareAffected * 100)}%): the cause is shared, not this node`,
+      );
     } else if (isNode && input.nodeActionsLastHour >= input.limits.maxNodeActionsPerClusterPerHour) {
-      block(`hourly cap: ${input.nodeActionsLastHour} node actions in this cluster in the last hour (max ${input.limits.maxNodeActionsPerClusterPerHour})`);
+      block(
+        `hourly cap: ${input.nodeActionsLastHour} node actions in this cluster in the last hour (max ${input.limits.maxNodeActionsPerClusterPerHour})`,
+      );
     } else if (isNode && cooldownUntil !== undefined && input.now < cooldownUntil) {
-      block(`cooldown: pod-doctor acted on this node for ${input.class} less than ${input.limits.nodeCooldownMinutes} min ago`);
+      block(
+        `cooldown: pod-doctor acted on this node for ${input.class} less than ${input.limits.nodeCooldownMinutes} min ago`,
+      );
     }
     return { ...c, disposition: d, reason };
   });
 
   for (const a of actions) if (a.disposition === 'blocked') reasons.push(`${a.id}: ${a.reason}`);
-  const nodeAction = actions.find((a) => a.document && a.disposition === 'auto') ?? actions.find((a) => a.document && a.disposition === 'approve');
-  const decision: Decision = nodeAction?.disposition === 'auto' ? 'act' : nodeAction?.disposition === 'approve' ? 'approve' : actions.length && actions.every((a) => a.disposition === 'blocked') ? 'blocked' : 'recommend';
+  const nodeAction =
+    actions.find((a) => a.document && a.disposition === 'auto') ??
+    actions.find((a) => a.document && a.disposition === 'approve');
+  const decision: Decision =
+    nodeAction?.disposition === 'auto'
+      ? 'act'
+      : nodeAction?.disposition === 'approve'
+        ? 'approve'
+        : actions.length && actions.every((a) => a.disposition === 'blocked')
+          ? 'blocked'
+          : 'recommend';
   const recommendations = [
-    ...actions.filter((a) => a.disposition === 'recommend' || (a.disposition === 'blocked' && a.tier === 'account')).map((a) => a.description),
-    ...input.findings.filter((f) => (f.status === 'fail' || f.status === 'warn') && f.remediation).map((f) => `${f.id}: ${f.remediation}`),
+    ...actions
+      .filter((a) => a.disposition === 'recommend' || (a.disposition === 'blocked' && a.tier === 'account'))
+      .map((a) => a.description),
+    ...input.findings
+      .filter((f) => (f.status === 'fail' || f.status === 'warn') && f.remediation)
+      .map((f) => `${f.id}: ${f.remediation}`),
   ];
   return { decision, actions, nodeAction, reasons, recommendations: [...new Set(recommendations)] };
 }
 
 /** Which account check groups are worth running for a class (the rest are noise for it). */
-export const CHECKS_FOR_CLASS: Readonly<Record<FailureClass, readonly ('iam' | 'ecr' | 'network' | 'eks' | 'changes')[]>> = {
+export const CHECKS_FOR_CLASS: Readonly<
+  Record<FailureClass, readonly ('iam' | 'ecr' | 'network' | 'eks' | 'changes')[]>
+> = {
   'sandbox-image': ['iam', 'network', 'changes'],
   'pid-exhaustion': ['eks'],
   'ip-exhaustion': ['network', 'eks'],
@@ -188,4 +263,11 @@ export const CHECKS_FOR_CLASS: Readonly<Record<FailureClass, readonly ('iam' | '
 };
 
 /** Classes whose node probe is worth an SSM round trip. */
-export const PROBE_CLASSES: ReadonlySet<FailureClass> = new Set(['sandbox-image', 'pid-exhaustion', 'disk-full', 'runtime-failure', 'registry-unreachable', 'ipamd-unavailable']);
+export const PROBE_CLASSES: ReadonlySet<FailureClass> = new Set([
+  'sandbox-image',
+  'pid-exhaustion',
+  'disk-full',
+  'runtime-failure',
+  'registry-unreachable',
+  'ipamd-unavailable',
+]);

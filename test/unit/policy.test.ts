@@ -18,8 +18,15 @@ const base: PolicyInput = {
   nodeGroupSize: 10,
   now: NOW,
 };
-const f = (id: string, status: Finding['status']): Finding => ({ id, status, summary: id, evidence: {}, remediation: `fix ${id}` });
-const disposition = (input: Partial<PolicyInput>, action: string) => decide({ ...base, ...input }).actions.find((a) => a.id === action)?.disposition;
+const f = (id: string, status: Finding['status']): Finding => ({
+  id,
+  status,
+  summary: id,
+  evidence: {},
+  remediation: `fix ${id}`,
+});
+const disposition = (input: Partial<PolicyInput>, action: string) =>
+  decide({ ...base, ...input }).actions.find((a) => a.id === action)?.disposition;
 
 describe('modes × risk tiers', () => {
   // tier: in-place (repair-pause-image), disruptive (restart-runtime), account (attach-managed-policy)
@@ -105,7 +112,14 @@ describe('safety rules', () => {
 describe('plans', () => {
   it('an AL2023 pause image incident in auto mode repairs in place with the sandbox image as parameter', () => {
     const p = decide(base);
-    expect(p).toMatchObject({ decision: 'act', nodeAction: { id: 'repair-pause-image', document: 'repairPauseImage', parameters: { Image: 'localhost/kubernetes/pause:latest', DryRun: 'false' } } });
+    expect(p).toMatchObject({
+      decision: 'act',
+      nodeAction: {
+        id: 'repair-pause-image',
+        document: 'repairPauseImage',
+        parameters: { Image: 'localhost/kubernetes/pause:latest', DryRun: 'false' },
+      },
+    });
   });
 
   it('PID exhaustion collects logs automatically and asks before restarting', () => {
@@ -122,7 +136,9 @@ describe('plans', () => {
     const p = decide({ ...base, class: 'registry-unreachable', findings: [f('vpc.endpoint.sg-443', 'fail')] });
     expect(p.decision).toBe('recommend');
     expect(p.nodeAction).toBeUndefined();
-    expect(p.recommendations).toEqual(expect.arrayContaining([expect.stringContaining('TCP 443'), 'vpc.endpoint.sg-443: fix vpc.endpoint.sg-443']));
+    expect(p.recommendations).toEqual(
+      expect.arrayContaining([expect.stringContaining('TCP 443'), 'vpc.endpoint.sg-443: fix vpc.endpoint.sg-443']),
+    );
   });
 
   it('names the checks to run for every class', () => {

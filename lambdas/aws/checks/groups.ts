@@ -41,10 +41,13 @@ const nodeSchema = z.object({
 });
 
 export const checkInputSchema = z.object({
-  node: nodeSchema,
+  /** The resolved node; iam, network and eks checks need it, ecr and changes use it when present. */
+  node: nodeSchema.optional(),
   cluster: z.string().min(1),
   region: z.string().regex(/^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$/),
   image: z.string().optional(),
+  /** Incident entities (the image is taken from there when `image` is absent). */
+  entities: z.record(z.string(), z.string()).optional(),
   neededIps: z.number().int().min(1).default(16),
   lookbackHours: z
     .number()
@@ -76,8 +79,12 @@ export async function runCheckGroup(
   clients: CheckClients,
   now: Date,
 ): Promise<Finding[]> {
-  const node = input.node as NodeContext;
-  const ecrImage = input.image ? parseEcrImage(input.image) : undefined;
+  const image = input.image ?? input.entities?.image;
+  const ecrImage = image ? parseEcrImage(image) : undefined;
+  if (!input.node && (group === 'iam' || group === 'network' || group === 'eks')) {
+    throw new CheckInputError(`the ${group} checks need a resolved node`);
+  }
+  const node = (input.node ?? { instanceId: 'unknown', securityGroupIds: [] }) as NodeContext;
   switch (group) {
     case 'iam':
       return [
@@ -100,7 +107,16 @@ export async function runCheckGroup(
       }
       const ecr = clients.ecr(ecrImage.region);
       return [
-        ...(await runCheck('ecr.repository-policy', () => checkRepositoryPolicy(ecr, node, ecrImage))),
+        ...(input.node
+          ? await runCheck('ecr.repository-policy', () => checkRepositoryPolicy(ecr, node, ecrImage))
+          : [
+              finding(
+                'ecr.repository-policy',
+                'warn',
+                'node unknown: the repository policy was not evaluated for its role',
+                { repository: ecrImage.repositoryArn },
+              ),
+            ]),
         ...(await runCheck('ecr.image-exists', () => checkImageExists(ecr, clients.cloudtrail, ecrImage, now))),
       ];
     }

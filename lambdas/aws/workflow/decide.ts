@@ -1,0 +1,104 @@
+import { DescribeNodegroupCommand, type EKSClient } from '@aws-sdk/client-eks';
+import type { Finding } from '../../core/findings.js';
+import { decide, type Plan } from '../../core/policy.js';
+import { type CommandResult, probeFindings } from '../../core/probe.js';
+import type { IncidentInput, WorkflowConfig } from '../../core/workflow-config.js';
+import type { NodeContext } from '../checks/node-context.js';
+import type { OpenResult } from './open-incident.js';
+
+export interface DecideInput extends IncidentInput {
+  readonly open: OpenResult;
+  readonly node?: Partial<NodeContext>;
+  readonly diagnosis: readonly ({ findings?: Finding[] } | { probe?: CommandResult })[];
+}
+
+export interface DecideDeps {
+  readonly eks: EKSClient;
+  readonly config: WorkflowConfig;
+  readonly now: () => number;
+}
+
+export interface DecideOutput {
+  readonly decision: Plan['decision'];
+  readonly actions: Plan['actions'];
+  readonly reasons: string[];
+  readonly recommendations: readonly string[];
+  readonly findings: Finding[];
+  /** What Send node command needs, or null. */
+  readonly nodeAction: {
+    id: string;
+    description: string;
+    documentName: string;
+    parameters: Record<string, string[]>;
+    timeoutSeconds: number;
+  } | null;
+}
+
+/** Decide: findings from every diagnosis branch, the node group size for the breaker, then the policy. */
+export async function decideIncident(input: DecideInput, deps: DecideDeps): Promise<DecideOutput> {
+  const findings: Finding[] = [];
+  for (const branch of input.diagnosis) {
+    if ('findings' in branch && branch.findings) findings.push(...branch.findings);
+    if ('probe' in branch) findings.push(...probeFindings(branch.probe));
+  }
+  const reasons: string[] = [];
+  let nodeGroupSize = 0;
+  if (input.node?.nodegroupName) {
+    try {
+      const ng = await deps.eks.send(
+        new DescribeNodegroupCommand({ clusterName: input.cluster, nodegroupName: input.node.nodegroupName }),
+      );
+      nodeGroupSize = ng.nodegroup?.scalingConfig?.desiredSize ?? 0;
+    } catch (e) {
+      findings.push({
+        id: 'eks.nodegroup-size',
+        status: 'error',
+        summary: `node group size unknown: ${(e as Error).name}`,
+        evidence: {},
+        remediation: null,
+      });
+    }
+  } else if (input.node?.instanceId) {
+    reasons.push('breaker not evaluated: the node is not in a managed node group');
+  }
+  const plan = decide({
+    class: input.class,
+    mode: deps.config.modes[input.class],
+    killSwitch: input.open.gate.killSwitch,
+    clusterOptedIn: input.open.gate.optedIn,
+    instanceId: input.node?.instanceId,
+    sandboxImage: input.entities.sandboxImage,
+    findings,
+    limits: deps.config.limits,
+    nodeActionsLastHour: input.open.history.nodeActionsLastHour,
+    lastNodeActionAt: input.open.history.lastNodeActionAt ?? undefined,
+    affectedNodes: input.open.history.affectedNodes,
+    nodeGroupSize,
+    now: deps.now(),
+  });
+  if (!input.open.gate.killSwitchReadable) reasons.push('kill switch parameter unreadable: treated as on');
+  const a = plan.nodeAction;
+  return {
+    decision: plan.decision,
+    actions: plan.actions,
+    reasons: [...plan.reasons, ...reasons],
+    recommendations: plan.recommendations,
+    findings,
+    nodeAction:
+      a?.document !== undefined
+        ? {
+            id: a.id,
+            description: a.description,
+            documentName: deps.config.documents[a.document],
+            parameters: Object.fromEntries(
+              Object.entries(
+                a.document === 'collectLogs'
+                  ? { Bucket: deps.config.evidenceBucket, Prefix: `incidents/${input.incidentId}`, DryRun: 'false' }
+                  : (a.parameters ?? {}),
+              ).map(([k, v]) => [k, [v]]),
+            ),
+            timeoutSeconds: a.document === 'collectLogs' ? 600 : 300,
+          }
+        : null,
+  };
+}

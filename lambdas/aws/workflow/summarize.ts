@@ -1,0 +1,215 @@
+import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Finding } from '../../core/findings.js';
+import type { PlannedAction } from '../../core/policy.js';
+import type { CommandResult } from '../../core/probe.js';
+import { type ActionRecord, outputExcerpt, renderSummary } from '../../core/summary.js';
+import type { IncidentInput, WorkflowConfig } from '../../core/workflow-config.js';
+import type { Verification } from './verify.js';
+
+export interface SummarizeInput extends IncidentInput {
+  /** Set by the workflow's first state from the context object. */
+  readonly execution: { readonly arn: string; readonly startedAt?: string };
+  readonly open?: { openedAt?: number; region?: string };
+  readonly node?: { instanceId?: string; privateDnsName?: string; nodegroupName?: string };
+  readonly plan?: {
+    decision?: string;
+    actions?: PlannedAction[];
+    findings?: Finding[];
+    recommendations?: string[];
+    reasons?: string[];
+    nodeAction?: { id: string; documentName: string } | null;
+  };
+  readonly action?: {
+    commandId?: string;
+    sentAt?: string;
+    result?: CommandResult;
+    error?: { Error?: string; Cause?: string };
+  };
+  readonly verification?: Verification;
+  readonly approval?: { approved?: boolean; by?: string; reason?: string };
+  readonly error?: { Error?: string; Cause?: string };
+}
+
+export interface SummarizeDeps {
+  readonly ddb: DynamoDBDocumentClient;
+  readonly s3: S3Client;
+  readonly config: WorkflowConfig;
+  readonly metrics: Metrics;
+  readonly now: () => number;
+}
+
+function outcomeOf(s: SummarizeInput): { outcome: string; nextStep: string; actionStatus?: string } {
+  const rec = s.plan?.recommendations?.[0];
+  if (s.error)
+    return { outcome: 'workflow failed', nextStep: 'open the execution below; the incident was not handled' };
+  if (s.approval && s.approval.approved === false) {
+    return { outcome: `no action: ${s.approval.reason ?? 'rejected'}`, nextStep: rec ?? 'handle the incident by hand' };
+  }
+  if (s.action?.error) {
+    const notManaged = /InvalidInstanceId/.test(`${s.action.error.Error} ${s.action.error.Cause}`);
+    return {
+      outcome: notManaged ? 'no action: node not reachable through SSM' : `action not sent: ${s.action.error.Error}`,
+      nextStep: notManaged
+        ? 'register the node with SSM (agent + AmazonSSMManagedInstanceCore) or repair by hand'
+        : 'open the execution below',
+      actionStatus: 'not-sent',
+    };
+  }
+  if (s.action?.result) {
+    const st = s.action.result.status;
+    if (st !== 'Success')
+      return {
+        outcome: `action ${st === 'PollTimeout' ? 'timed out' : `failed (${st})`}`,
+        nextStep: 'read the command output below; repair by hand or replace the node',
+        actionStatus: st,
+      };
+    if (s.verification) {
+      return s.verification.verified
+        ? { outcome: 'repaired and verified', nextStep: s.verification.nextStep, actionStatus: 'Success' }
+        : {
+            outcome: `repaired but not verified: ${s.verification.reason}`,
+            nextStep: s.verification.nextStep,
+            actionStatus: 'Success',
+          };
+    }
+    return { outcome: `${s.plan?.nodeAction?.id ?? 'action'} done`, nextStep: rec ?? 'none', actionStatus: 'Success' };
+  }
+  if (s.plan?.decision === 'blocked')
+    return { outcome: 'diagnosed; action blocked by safety policy', nextStep: rec ?? 'see SAFETY below' };
+  return { outcome: 'diagnosed; action recommended', nextStep: rec ?? 'see the checks below' };
+}
+
+/** Summarize and record: evidence JSON + Markdown in S3, a history row linking both, action bookkeeping, lock release. */
+export async function summarizeIncident(s: SummarizeInput, deps: SummarizeDeps) {
+  const { config } = deps;
+  const now = deps.now();
+  const { outcome, nextStep, actionStatus } = outcomeOf(s);
+  const actions: ActionRecord[] = s.plan?.nodeAction
+    ? [
+        {
+          id: s.plan.nodeAction.id,
+          commandId: s.action?.commandId,
+          status: actionStatus ?? 'not run',
+          outputExcerpt: outputExcerpt(s.action?.result?.stdout),
+        },
+      ]
+    : [];
+  const summary = renderSummary({
+    incident: s,
+    node: s.node,
+    findings: s.plan?.findings ?? [],
+    plannedActions: s.plan?.actions ?? [],
+    actions,
+    outcome,
+    nextStep,
+    recommendations: s.plan?.recommendations ?? [],
+    reasons: [
+      ...(s.plan?.reasons ?? []),
+      ...(s.verification && !s.verification.verified ? [s.verification.reason] : []),
+    ],
+    executionArn: s.execution.arn,
+    region: s.open?.region ?? process.env.AWS_REGION ?? 'us-east-1',
+    error: s.error,
+  });
+  const prefix = `incidents/${s.incidentId}/${s.execution.arn.split(':').pop()}`;
+  const jsonKey = `${prefix}/summary.json`;
+  const markdownKey = `${prefix}/summary.md`;
+  await deps.s3.send(
+    new PutObjectCommand({
+      Bucket: config.evidenceBucket,
+      Key: jsonKey,
+      Body: JSON.stringify({ ...summary.json, subject: summary.subject }, null, 2),
+      ContentType: 'application/json',
+    }),
+  );
+  await deps.s3.send(
+    new PutObjectCommand({
+      Bucket: config.evidenceBucket,
+      Key: markdownKey,
+      Body: summary.markdown,
+      ContentType: 'text/markdown',
+    }),
+  );
+  const expiresAt = Math.floor(now / 1000) + config.historyRetentionDays * 86_400;
+  await deps.ddb.send(
+    new PutCommand({
+      TableName: config.tableName,
+      Item: {
+        pk: `INCIDENT#${s.incidentKey}`,
+        sk: `RUN#${s.open?.openedAt ?? now}#${s.execution.arn.split(':').pop()}`,
+        incidentId: s.incidentId,
+        class: s.class,
+        cluster: s.cluster,
+        outcome,
+        decision: s.plan?.decision ?? null,
+        executionArn: s.execution.arn,
+        summaryJson: `s3://${config.evidenceBucket}/${jsonKey}`,
+        summaryMarkdown: `s3://${config.evidenceBucket}/${markdownKey}`,
+        closedAt: now,
+        expiresAt,
+      },
+    }),
+  );
+  if (s.plan?.nodeAction && s.action?.commandId && s.node?.instanceId) {
+    const hour = Math.floor(now / 1000) + 2 * 3_600;
+    await deps.ddb.send(
+      new PutCommand({
+        TableName: config.tableName,
+        Item: {
+          pk: `CLUSTER#${s.cluster}`,
+          sk: `ACTION#${now}#${s.incidentId}`,
+          action: s.plan.nodeAction.id,
+          instanceId: s.node.instanceId,
+          expiresAt: hour,
+        },
+      }),
+    );
+    await deps.ddb.send(
+      new PutCommand({
+        TableName: config.tableName,
+        Item: {
+          pk: `NODE#${s.node.instanceId}`,
+          sk: `COOLDOWN#${s.class}`,
+          at: now,
+          expiresAt: Math.floor(now / 1000) + config.limits.nodeCooldownMinutes * 60 + 60,
+        },
+      }),
+    );
+  }
+  try {
+    await deps.ddb.send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: { pk: `LOCK#${s.incidentKey}`, sk: 'LOCK' },
+        UpdateExpression: 'SET lockedUntil = :zero',
+        ConditionExpression: 'executionId = :me',
+        ExpressionAttributeValues: { ':zero': 0, ':me': s.execution.arn },
+      }),
+    );
+  } catch (e) {
+    if (!(e instanceof ConditionalCheckFailedException)) throw e;
+  }
+  const byClass = deps.metrics.singleMetric();
+  byClass.addDimension('class', s.class);
+  byClass.addMetric('Incidents', MetricUnit.Count, 1);
+  const byOutcome = deps.metrics.singleMetric();
+  byOutcome.addDimension('outcome', outcome.split(':')[0].split(';')[0]);
+  byOutcome.addMetric('IncidentOutcomes', MetricUnit.Count, 1);
+  if (outcome === 'repaired and verified') {
+    deps.metrics.addMetric(
+      'TimeToVerifiedRepair',
+      MetricUnit.Seconds,
+      Math.max(0, (now - Date.parse(s.firstSeen)) / 1000),
+    );
+  }
+  return {
+    subject: summary.subject,
+    message: summary.text,
+    outcome,
+    summaryJson: jsonKey,
+    summaryMarkdown: markdownKey,
+  };
+}

@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { CLASS_MODES, FAILURE_CLASSES } from './failure-classes.js';
+
+/** What the workflow functions know of the deployment, passed as one JSON environment variable. */
+export const workflowConfigSchema = z.object({
+  clusters: z.array(z.object({ name: z.string(), region: z.string().optional() })),
+  modes: z.record(z.enum(FAILURE_CLASSES), z.enum(CLASS_MODES)),
+  limits: z.object({
+    maxNodeActionsPerClusterPerHour: z.number().int().min(0),
+    maxNodeGroupShareAffected: z.number().gt(0).max(1),
+    incidentWindowMinutes: z.number().int().min(1),
+    nodeCooldownMinutes: z.number().int().min(0),
+  }),
+  killSwitchParameterName: z.string(),
+  /** NODE_COMMANDS key → SSM document name. */
+  documents: z.object({
+    probeNode: z.string(),
+    repairPauseImage: z.string(),
+    collectLogs: z.string(),
+    restartRuntime: z.string(),
+  }),
+  historyRetentionDays: z.number().int().min(1),
+  evidenceBucket: z.string(),
+  tableName: z.string(),
+});
+
+export type WorkflowConfig = z.output<typeof workflowConfigSchema>;
+
+export function parseWorkflowConfig(raw: string | undefined): WorkflowConfig {
+  return workflowConfigSchema.parse(JSON.parse(raw ?? '{}'));
+}
+
+/** The incident as the ingest path starts the workflow with it. */
+export const incidentInputSchema = z.object({
+  incidentId: z.string(),
+  incidentKey: z.string(),
+  class: z.enum(FAILURE_CLASSES),
+  kind: z.enum(['failure', 'change']).default('failure'),
+  cluster: z.string(),
+  scope: z.string(),
+  scopeValue: z.string(),
+  cause: z.string(),
+  entities: z.record(z.string(), z.string()).default({}),
+  firstSeen: z.string(),
+  samples: z.array(z.string()).default([]),
+  pods: z.array(z.string()).default([]),
+});
+
+export type IncidentInput = z.output<typeof incidentInputSchema>;
