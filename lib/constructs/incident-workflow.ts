@@ -16,7 +16,6 @@ import {
   DefinitionBody,
   Fail,
   type IChainable,
-  type INextable,
   IntegrationPattern,
   type IStateMachine,
   JsonPath,
@@ -260,8 +259,15 @@ export class IncidentWorkflow extends Construct {
     // --- SSM: send a document and poll for its result -----------------------------------------------
     const runCommand = (
       prefix: string,
-      o: { document: string; parameters: string; resultPath: string; inBranch: boolean; notManaged: IChainable },
-    ) => {
+      o: {
+        document: string;
+        parameters: string;
+        resultPath: string;
+        inBranch: boolean;
+        notManaged: IChainable;
+        next: IChainable;
+      },
+    ): IChainable => {
       const stamp = new Pass(this, `${prefix}: stamp`, {
         parameters: { 'sentAt.$': '$$.State.EnteredTime', counter: { n: 0 } },
         resultPath: o.resultPath,
@@ -321,19 +327,18 @@ export class IncidentWorkflow extends Construct {
         }),
         resultPath: `${o.resultPath}.result`,
       });
-      const done = new Pass(this, `${prefix}: done`);
       const running = Condition.or(
         ...['Pending', 'InProgress', 'Delayed'].map((s) => Condition.stringEquals(`${o.resultPath}.result.status`, s)),
       );
       const decide = new Choice(this, `${prefix}: finished?`)
         .when(
           Condition.and(running, Condition.numberGreaterThanEquals(`${o.resultPath}.counter.n`, maxPolls)),
-          timedOut.next(done),
+          timedOut.next(o.next),
         )
         .when(running, wait)
-        .otherwise(done);
+        .otherwise(o.next);
       stamp.next(send).next(wait).next(get).next(count).next(decide);
-      return { start: stamp, end: done as INextable & IChainable };
+      return stamp;
     };
 
     // --- diagnose ----------------------------------------------------------------------------------
@@ -362,17 +367,17 @@ export class IncidentWorkflow extends Construct {
       parameters: { probe: { status: 'NotManaged', 'stderr.$': '$.probeRun.error.Cause' } },
     });
     const probeRun = runCommand('Probe', {
-      document: '$.open.documents.probeNode',
-      parameters: '$.open.probeParameters',
+      document: '$.open.commands.probeNode',
+      parameters: '$.open.commands.probeParameters',
       resultPath: '$.probeRun',
       inBranch: true,
       notManaged: probeNotManaged,
+      next: new Pass(this, 'Keep probe result', { parameters: { 'probe.$': '$.probeRun.result' } }),
     });
-    probeRun.end.next(new Pass(this, 'Keep probe result', { parameters: { 'probe.$': '$.probeRun.result' } }));
     const probeBranch = new Choice(this, 'Probe node?')
       .when(
         Condition.and(Condition.booleanEquals('$.open.probe', true), Condition.isPresent('$.node.instanceId')),
-        probeRun.start,
+        probeRun,
       )
       .otherwise(new Pass(this, 'Skip probe', { result: Result.fromObject({ probe: { status: 'skipped' } }) }));
     const diagnose = onError(
@@ -432,21 +437,6 @@ export class IncidentWorkflow extends Construct {
       ),
     );
 
-    const actNotManaged = new Pass(this, 'Node not managed by SSM').next(summarize);
-    const act = runCommand('Act', {
-      document: '$.plan.nodeAction.documentName',
-      parameters: '$.plan.nodeAction.parameters',
-      resultPath: '$.action',
-      inBranch: false,
-      notManaged: actNotManaged,
-    });
-    const verifyProbe = runCommand('Verify probe', {
-      document: '$.open.documents.probeNode',
-      parameters: '$.open.probeParameters',
-      resultPath: '$.verifyProbe',
-      inBranch: false,
-      notManaged: new Pass(this, 'Verify probe: node not managed').next(summarize),
-    });
     const checkRepair = onError(
       retried(
         new LambdaInvoke(this, 'Check repair', {
@@ -467,22 +457,36 @@ export class IncidentWorkflow extends Construct {
         }),
       ),
     );
-    verifyProbe.end.next(checkRepair).next(summarize);
+    checkRepair.next(summarize);
+    const verifyProbe = runCommand('Verify probe', {
+      document: '$.open.commands.probeNode',
+      parameters: '$.open.commands.probeParameters',
+      resultPath: '$.verifyProbe',
+      inBranch: false,
+      notManaged: new Pass(this, 'Verify probe: node not managed').next(summarize),
+      next: checkRepair,
+    });
     const verifyWindow = new Wait(this, 'Wait verification window', {
       time: WaitTime.duration(props.verificationWindow ?? Duration.minutes(2)),
     });
-    verifyWindow.next(verifyProbe.start);
-    act.end.next(
-      new Choice(this, 'Repair to verify?')
-        .when(
-          Condition.and(
-            Condition.stringEquals('$.action.result.status', 'Success'),
-            Condition.stringEquals('$.plan.nodeAction.id', 'repair-pause-image'),
-          ),
-          verifyWindow,
-        )
-        .otherwise(summarize),
-    );
+    verifyWindow.next(verifyProbe);
+    const repairToVerify = new Choice(this, 'Repair to verify?')
+      .when(
+        Condition.and(
+          Condition.stringEquals('$.action.result.status', 'Success'),
+          Condition.stringEquals('$.plan.nodeAction.id', 'repair-pause-image'),
+        ),
+        verifyWindow,
+      )
+      .otherwise(summarize);
+    const act = runCommand('Act', {
+      document: '$.plan.nodeAction.documentName',
+      parameters: '$.plan.nodeAction.parameters',
+      resultPath: '$.action',
+      inBranch: false,
+      notManaged: new Pass(this, 'Node not managed by SSM').next(summarize),
+      next: repairToVerify,
+    });
 
     const requestApproval = retried(
       new LambdaInvoke(this, 'Request approval', {
@@ -512,7 +516,7 @@ export class IncidentWorkflow extends Construct {
     onError(requestApproval);
     requestApproval.next(
       new Choice(this, 'Approved?')
-        .when(Condition.booleanEquals('$.approval.approved', true), act.start)
+        .when(Condition.booleanEquals('$.approval.approved', true), act)
         .otherwise(summarize),
     );
 
@@ -523,7 +527,7 @@ export class IncidentWorkflow extends Construct {
             Condition.stringEquals('$.plan.decision', 'act'),
             Condition.isPresent('$.plan.nodeAction.documentName'),
           ),
-          act.start,
+          act,
         )
         .when(
           Condition.and(
@@ -578,14 +582,10 @@ export class IncidentWorkflow extends Construct {
         }),
       ),
     );
-    // Document names and probe parameters are static: stamped into the state once.
-    const documents = new Pass(this, 'Note documents', {
-      parameters: { probeNode: docs.probeNode.ref, 'region.$': '$.open.region' },
-      resultPath: '$.open.documents',
-    });
-    const probeParams = new Pass(this, 'Note probe parameters', {
-      parameters: { 'Region.$': 'States.Array($.open.region)' },
-      resultPath: '$.open.probeParameters',
+    // The probe document and its parameters, stamped into the state once.
+    const documents = new Pass(this, 'Note probe command', {
+      parameters: { probeNode: docs.probeNode.ref, probeParameters: { 'Region.$': 'States.Array($.open.region)' } },
+      resultPath: '$.open.commands',
     });
     start
       .next(open)
@@ -597,13 +597,11 @@ export class IncidentWorkflow extends Construct {
           )
           .otherwise(documents),
       );
-    documents
-      .next(probeParams)
-      .next(
-        new Choice(this, 'Node known?')
-          .when(Condition.isString('$.open.node'), resolve)
-          .otherwise(new Pass(this, 'No node', { result: Result.fromObject({}), resultPath: '$.node' }).next(diagnose)),
-      );
+    documents.next(
+      new Choice(this, 'Node known?')
+        .when(Condition.isString('$.open.node'), resolve)
+        .otherwise(new Pass(this, 'No node', { result: Result.fromObject({}), resultPath: '$.node' }).next(diagnose)),
+    );
 
     const logGroup = new LogGroup(this, 'ExecutionLogs', {
       retention: props.logRetention,

@@ -86,6 +86,11 @@ describe('safety rules', () => {
     expect(p.reasons[0]).toMatch(/breaker: 4\/10 nodes .* the cause is shared/);
   });
 
+  it('one affected node never trips the breaker, even in a node group of three', () => {
+    expect(decide({ ...base, affectedNodes: 1, nodeGroupSize: 3 }).decision).toBe('act');
+    expect(decide({ ...base, affectedNodes: 2, nodeGroupSize: 3 }).decision).toBe('blocked');
+  });
+
   it('the breaker does not touch account-tier recommendations', () => {
     const p = decide({ ...base, findings: [f('iam.node-role.ecr-read', 'fail')], affectedNodes: 9, nodeGroupSize: 10 });
     expect(p.actions.find((a) => a.id === 'attach-managed-policy')?.disposition).toBe('recommend');

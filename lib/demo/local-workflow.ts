@@ -1,0 +1,389 @@
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { SendTaskSuccessCommand, SFNClient } from '@aws-sdk/client-sfn';
+import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
+import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+import type { App } from 'aws-cdk-lib';
+import { StateMachine } from 'aws-local-stepfunctions';
+import { mockClient } from 'aws-sdk-client-mock';
+import type { CheckGroup } from '../../lambdas/aws/checks/groups.js';
+import { makeCheckHandler } from '../../lambdas/aws/checks/handler-kit.js';
+import { resolveNode } from '../../lambdas/aws/checks/node-context.js';
+import { handleApprovalCallback, requestApproval } from '../../lambdas/aws/workflow/approval.js';
+import { decideIncident } from '../../lambdas/aws/workflow/decide.js';
+import { openIncident } from '../../lambdas/aws/workflow/open-incident.js';
+import { summarizeIncident } from '../../lambdas/aws/workflow/summarize.js';
+import { verifyRepair } from '../../lambdas/aws/workflow/verify.js';
+import { DEFAULT_CLASS_MODES } from '../../lambdas/core/failure-classes.js';
+import { incidentInputSchema, type WorkflowConfig } from '../../lambdas/core/workflow-config.js';
+import { createApp } from '../app.js';
+import { CONFIG_CONTEXT_KEY } from '../config.js';
+import type { AccountSnapshot } from './account-snapshot.js';
+import { FakeDynamo } from './fake-dynamo.js';
+import { type Faults, mockAccount } from './mock-account.js';
+
+const ACCOUNT = '111122223333';
+const REGION = 'eu-west-1';
+
+/** Resolves Fn::Join / Ref / Fn::GetAtt of a DefinitionString to placeholder values. */
+function resolve(
+  v: unknown,
+  resources: Record<string, { Type: string; Properties?: Record<string, unknown> }>,
+): string {
+  if (typeof v === 'string') return v;
+  const o = v as Record<string, unknown>;
+  if (o['Fn::Join']) {
+    const [sep, parts] = o['Fn::Join'] as [string, unknown[]];
+    return parts.map((p) => resolve(p, resources)).join(sep);
+  }
+  if (o.Ref) {
+    const ref = String(o.Ref);
+    if (ref === 'AWS::Partition') return 'aws';
+    if (ref === 'AWS::Region') return REGION;
+    if (ref === 'AWS::AccountId') return ACCOUNT;
+    if (ref === 'AWS::URLSuffix') return 'amazonaws.com';
+    const r = resources[ref];
+    if (r?.Type === 'AWS::SSM::Document') {
+      const step = (r.Properties?.Content as { mainSteps: { name: string }[] }).mainSteps[0].name as string;
+      return `pod-doctor-${step}`;
+    }
+    if (r?.Type === 'AWS::SNS::Topic') return `arn:aws:sns:${REGION}:${ACCOUNT}:${ref}`;
+    if (r?.Type === 'AWS::DynamoDB::GlobalTable') return ref;
+    return ref;
+  }
+  if (o['Fn::GetAtt']) {
+    const [id] = o['Fn::GetAtt'] as [string, string];
+    return `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${id}`;
+  }
+  throw new Error(`unresolvable intrinsic ${JSON.stringify(v)}`);
+}
+
+/** The incident state machine definition exactly as CDK synthesizes it (with placeholder ARNs). */
+export function synthesizedDefinition(
+  config: unknown = { clusters: [{ name: 'prod-eu', region: REGION }] },
+): Record<string, unknown> {
+  const { app, stack } = createApp({ context: { [CONFIG_CONTEXT_KEY]: config, 'aws:cdk:bundling-stacks': [] } });
+  void (app as App);
+  const template = app.synth().getStackByName(stack.stackName).template as {
+    Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
+  };
+  const sm = Object.values(template.Resources).find((r) => r.Type === 'AWS::StepFunctions::StateMachine');
+  if (!sm) throw new Error('no state machine in the template');
+  return JSON.parse(resolve(sm.Properties.DefinitionString, template.Resources)) as Record<string, unknown>;
+}
+
+/** What a node answers to one SSM document run. */
+export interface NodeCommandAnswer {
+  /** Final GetCommandInvocation status (Success, Failed, Undeliverable ...). */
+  readonly status: string;
+  readonly stdout: string;
+  readonly stderr?: string;
+  /** Polls answering InProgress before the final status. */
+  readonly pollsBeforeDone?: number;
+}
+
+/** A node as SSM sees it: managed or not, and how it answers each document. */
+export interface LocalNodeBehaviour {
+  readonly managed: boolean;
+  /** Called for each SendCommand; `n` counts runs of that document. */
+  run(
+    document: string,
+    parameters: Record<string, string[]>,
+    n: number,
+  ): NodeCommandAnswer | Promise<NodeCommandAnswer>;
+}
+
+export interface RunOptions {
+  readonly account: AccountSnapshot;
+  readonly faults?: Faults;
+  readonly node: LocalNodeBehaviour;
+  readonly modes?: Partial<WorkflowConfig['modes']>;
+  readonly limits?: Partial<WorkflowConfig['limits']>;
+  readonly killSwitch?: 'on' | 'off' | 'unreadable';
+  readonly approval?: 'approve' | 'reject' | 'timeout';
+  /** State name → error thrown by its handler (a crash). */
+  readonly crash?: Record<string, Error>;
+  readonly dynamo?: FakeDynamo;
+  /** Log lines keep arriving after the repair (lastSeen moves). */
+  readonly newLinesAfterRepair?: boolean;
+  readonly now?: number;
+  readonly definition?: Record<string, unknown>;
+}
+
+export interface RunResult {
+  readonly status: 'SUCCEEDED' | 'FAILED';
+  readonly output: Record<string, unknown>;
+  readonly error?: { name: string; cause?: string };
+  readonly states: string[];
+  /** States that failed, with error and cause (caught or not). */
+  readonly failures: string[];
+  readonly transitions: number;
+  readonly sns: { subject?: string; message?: string }[];
+  readonly commands: { document: string; parameters: Record<string, string[]> }[];
+  readonly evidence: Map<string, string>;
+  readonly dynamo: FakeDynamo;
+}
+
+export const DOCUMENTS = {
+  probeNode: 'pod-doctor-probeNode',
+  repairPauseImage: 'pod-doctor-repairPauseImage',
+  collectLogs: 'pod-doctor-collectLogs',
+  restartRuntime: 'pod-doctor-restartRuntime',
+};
+
+/**
+ * Runs the synthesized state machine locally (aws-local-stepfunctions) with every Task state bound
+ * to the real handler code; AWS APIs answer from a recorded account and in-memory stores, SSM from
+ * the given node behaviour.
+ */
+export async function runWorkflow(incident: Record<string, unknown>, o: RunOptions): Promise<RunResult> {
+  const now = o.now ?? Date.parse('2026-11-29T10:05:00Z');
+  const clock = { t: now };
+  const tick = () => (clock.t += 1000);
+  const config: WorkflowConfig = {
+    clusters: [{ name: 'prod-eu', region: REGION }],
+    modes: { ...DEFAULT_CLASS_MODES, ...o.modes },
+    limits: {
+      maxNodeActionsPerClusterPerHour: 5,
+      maxNodeGroupShareAffected: 0.3,
+      incidentWindowMinutes: 30,
+      nodeCooldownMinutes: 60,
+      ...o.limits,
+    },
+    killSwitchParameterName: '/pod-doctor/kill-switch',
+    documents: DOCUMENTS,
+    historyRetentionDays: 365,
+    evidenceBucket: 'pod-doctor-evidence',
+    tableName: 'incidents',
+  };
+  const dynamo = o.dynamo ?? new FakeDynamo();
+  const aws = mockAccount(o.account, o.faults);
+  const ssm = new SSMClient({ region: REGION, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+  const ssmMock = mockClient(ssm);
+  if (o.killSwitch === 'unreadable')
+    ssmMock.on(GetParameterCommand).rejects(
+      Object.assign(new Error('User is not authorized to perform: ssm:GetParameter'), {
+        name: 'AccessDeniedException',
+      }),
+    );
+  else
+    ssmMock.on(GetParameterCommand).resolves({
+      Parameter: { Name: config.killSwitchParameterName, Value: o.killSwitch ?? 'off', Type: 'String', Version: 1 },
+      $metadata: {},
+    });
+  const sns: { subject?: string; message?: string }[] = [];
+  const snsClient = new SNSClient({ region: REGION, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+  mockClient(snsClient)
+    .on(PublishCommand)
+    .callsFake((i) => {
+      sns.push({ subject: i.Subject, message: i.Message });
+      return { MessageId: `m-${sns.length}` };
+    });
+  const evidence = new Map<string, string>();
+  const s3 = new S3Client({ region: REGION, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+  mockClient(s3)
+    .on(PutObjectCommand)
+    .callsFake((i) => {
+      evidence.set(String(i.Key), String(i.Body));
+      return { ETag: '"e"' };
+    });
+  const taskOutputs: string[] = [];
+  const sfn = new SFNClient({ region: REGION, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+  mockClient(sfn)
+    .on(SendTaskSuccessCommand)
+    .callsFake((i) => {
+      taskOutputs.push(String(i.output));
+      return {};
+    });
+  const metrics = new Metrics({ namespace: 'PodDoctor', serviceName: 'pod-doctor' });
+  const secret = 'test-approval-key-0123456789abcdef';
+  const commands: RunResult['commands'] = [];
+  const runs = new Map<string, number>();
+  const invocations = new Map<string, { answer: NodeCommandAnswer; polls: number }>();
+  // The optimized Lambda integration sends {FunctionName, Payload} and answers {Payload, StatusCode, ...}.
+  const lambda = (f: (input: never) => unknown) => async (input: unknown) => ({
+    Payload: await f((input as { Payload: never }).Payload),
+    StatusCode: 200,
+    ExecutedVersion: '$LATEST',
+  });
+  const crashable =
+    <T extends (input: never) => unknown>(name: string, f: T) =>
+    (input: unknown) => {
+      const err = o.crash?.[name];
+      if (err) throw err;
+      return (f as unknown as (i: unknown) => unknown)(input);
+    };
+  const check = (g: CheckGroup) => lambda((i) => makeCheckHandler(g, aws, () => new Date(clock.t))(i));
+  const sendCommand = async (input: {
+    DocumentName: string;
+    InstanceIds: string[];
+    Parameters: Record<string, string[]>;
+  }) => {
+    if (!o.node.managed) {
+      throw Object.assign(
+        new Error(`Instances [[${input.InstanceIds[0]}]] not in a valid state for account ${ACCOUNT}`),
+        { name: 'Ssm.InvalidInstanceIdException' },
+      );
+    }
+    commands.push({ document: input.DocumentName, parameters: input.Parameters });
+    const n = (runs.get(input.DocumentName) ?? 0) + 1;
+    runs.set(input.DocumentName, n);
+    const answer = await o.node.run(input.DocumentName, input.Parameters, n);
+    const id = `${String(commands.length).padStart(8, '0')}-aaaa-bbbb-cccc-0123456789ab`;
+    invocations.set(id, { answer, polls: 0 });
+    if (input.DocumentName === DOCUMENTS.repairPauseImage && o.newLinesAfterRepair) {
+      const key = `INCIDENT#${String(incident.incidentKey)}|OPEN`;
+      const row = dynamo.items.get(key);
+      if (row) row.lastSeen = clock.t + 10 * 60_000;
+    }
+    return { Command: { CommandId: id, DocumentName: input.DocumentName, Status: 'Pending' } };
+  };
+  const getInvocation = (input: { CommandId: string; InstanceId: string }) => {
+    const inv = invocations.get(input.CommandId);
+    if (!inv)
+      throw Object.assign(new Error('invocation does not exist'), { name: 'Ssm.InvocationDoesNotExistException' });
+    inv.polls++;
+    const done = inv.polls > (inv.answer.pollsBeforeDone ?? 0);
+    const status = done ? inv.answer.status : 'InProgress';
+    return {
+      CommandId: input.CommandId,
+      InstanceId: input.InstanceId,
+      Status: status,
+      StatusDetails: status,
+      ResponseCode: done ? (status === 'Success' ? 0 : 1) : -1,
+      StandardOutputContent: done ? inv.answer.stdout : '',
+      StandardErrorContent: done ? (inv.answer.stderr ?? '') : '',
+    };
+  };
+  const approve = async (params: { Payload: Record<string, unknown> }) => {
+    const input = params.Payload;
+    if (o.approval === 'timeout' || o.approval === undefined)
+      throw Object.assign(new Error('States.Timeout'), { name: 'States.Timeout' });
+    await requestApproval(input as never, {
+      ddb: dynamo.client,
+      tableName: config.tableName,
+      secret,
+      sns: snsClient,
+      topicArn: 'arn:aws:sns:eu-west-1:111122223333:topic',
+      callbackUrl: 'https://abc.lambda-url.eu-west-1.on.aws/',
+      timeoutMinutes: 60,
+      now: () => clock.t,
+    });
+    // The approver clicks the link in the e-mail that was just sent.
+    const link = new RegExp(`${o.approval === 'approve' ? 'Approve' : 'Reject'}: +(\\S+)`).exec(
+      sns[sns.length - 1].message ?? '',
+    )?.[1];
+    const query = Object.fromEntries(new URL(String(link)).searchParams.entries());
+    const r = await handleApprovalCallback(query, {
+      ddb: dynamo.client,
+      tableName: config.tableName,
+      secret,
+      sfn,
+      now: () => clock.t,
+    });
+    if (r.statusCode !== 200) throw new Error(`approval callback answered ${r.statusCode}: ${r.body}`);
+    return JSON.parse(taskOutputs[taskOutputs.length - 1]) as unknown;
+  };
+  const summarize = lambda((i) => summarizeIncident(i, { ddb: dynamo.client, s3, config, metrics, now: tick }));
+  const handlers: Record<string, (input: never) => unknown> = {
+    'Open incident': lambda(
+      crashable('Open incident', (i: { incident: unknown; executionId: string }) =>
+        openIncident(incidentInputSchema.parse(i.incident), i.executionId, {
+          ddb: dynamo.client,
+          ssm,
+          config,
+          now: tick,
+        }),
+      ),
+    ),
+    'Resolve node': crashable('Resolve node', (i: { node: string }) => resolveNode(aws.ec2, aws.iam, i.node)),
+    'Check IAM': check('iam'),
+    'Check ECR': check('ecr'),
+    'Check network': check('network'),
+    'Check EKS': check('eks'),
+    'Check recent changes': check('changes'),
+    Decide: lambda(crashable('Decide', (i) => decideIncident(i, { eks: aws.eks, config, now: () => clock.t }))),
+    'Request approval': approve as never,
+    'Check repair': lambda((i) => verifyRepair(i, { ddb: dynamo.client, tableName: config.tableName })),
+    Summarize: summarize,
+    'Record failure': summarize,
+    Notify: (i: { Subject: string; Message: string }) =>
+      sns.push({ subject: i.Subject, message: i.Message }) && { MessageId: 'n' },
+    'Notify failure': (i: { Subject: string; Message: string }) =>
+      sns.push({ subject: i.Subject, message: i.Message }) && { MessageId: 'f' },
+    'Notify bare failure': (i: { Subject: string; Message: string }) =>
+      sns.push({ subject: i.Subject, message: i.Message }) && { MessageId: 'b' },
+  };
+  for (const prefix of ['Probe', 'Act', 'Verify probe']) {
+    handlers[`${prefix}: send command`] = sendCommand as never;
+    handlers[`${prefix}: get result`] = getInvocation as never;
+  }
+  const definition = o.definition ?? synthesizedDefinition();
+  const waits = Object.fromEntries(
+    collectStates(definition)
+      .filter(([, s]) => s.Type === 'Wait')
+      .map(([n]) => [n, 0]),
+  );
+  const sm = new StateMachine(definition as never, { validationOptions: { checkArn: false } });
+  const executionArn = `arn:aws:states:${REGION}:${ACCOUNT}:execution:PodDoctorWorkflow:${String(incident.incidentId)}`;
+  const execution = sm.run(incident as never, {
+    overrides: {
+      taskResourceLocalHandlers: handlers as never,
+      waitTimeOverrides: waits,
+      retryIntervalOverrides: Object.fromEntries(
+        collectStates(definition)
+          .filter(([, s]) => s.Retry)
+          .map(([n]) => [n, 0]),
+      ),
+    },
+    context: {
+      Execution: {
+        Id: executionArn,
+        Name: String(incident.incidentId),
+        StartTime: new Date(now).toISOString(),
+        Input: incident as never,
+      },
+      State: { EnteredTime: new Date(now).toISOString(), Name: 'x', RetryCount: 0 },
+      Task: { Token: 'AQCEAAAAKgAAAAMAAAAAAAAAAT0task-token-for-tests' },
+    },
+  });
+  const states: string[] = [];
+  const failures: string[] = [];
+  const collect = (async () => {
+    for await (const ev of execution.eventLogs as AsyncGenerator<{
+      type: string;
+      state?: { name: string };
+      Error?: string;
+      Cause?: string;
+    }>) {
+      if (ev.type === 'StateEntered' && ev.state) states.push(ev.state.name);
+      if (ev.type === 'StateFailed' && ev.state)
+        failures.push(`${ev.state.name}: ${ev.Error}: ${String(ev.Cause).slice(0, 300)}`);
+    }
+  })();
+  let status: RunResult['status'] = 'SUCCEEDED';
+  let output: Record<string, unknown> = {};
+  let error: RunResult['error'];
+  try {
+    output = (await execution.result) as Record<string, unknown>;
+  } catch (e) {
+    status = 'FAILED';
+    error = { name: (e as Error).name, cause: (e as Error).message };
+  }
+  await collect;
+  aws.restore();
+  return { status, output, error, states, failures, transitions: states.length, sns, commands, evidence, dynamo };
+}
+
+function collectStates(def: Record<string, unknown>): [string, Record<string, unknown>][] {
+  const out: [string, Record<string, unknown>][] = [];
+  const walk = (states: Record<string, Record<string, unknown>>) => {
+    for (const [name, s] of Object.entries(states)) {
+      out.push([name, s]);
+      for (const b of (s.Branches as { States: Record<string, Record<string, unknown>> }[] | undefined) ?? [])
+        walk(b.States);
+    }
+  };
+  walk(def.States as Record<string, Record<string, unknown>>);
+  return out;
+}
