@@ -199,7 +199,12 @@ export function decide(input: PolicyInput): Plan {
     else if (!input.clusterOptedIn) block('cluster is not configured for pod-doctor');
     else if (errors.length) block(`fail closed: check(s) could not run: ${errors.join(', ')}`);
     // One node alone is never a shared cause, however small its node group.
-    else if (isNode && input.nodeGroupSize > 0 && input.affectedNodes >= 2 && share > input.limits.maxNodeGroupShareAffected) {
+    else if (
+      isNode &&
+      input.nodeGroupSize > 0 &&
+      input.affectedNodes >= 2 &&
+      share > input.limits.maxNodeGroupShareAffected
+    ) {
       block(
         `breaker: ${input.affectedNodes}/${input.nodeGroupSize} nodes of the node group hit by ${input.class} (> ${Math.round(input.limits.maxNodeGroupShareAffected * 100)}%): the cause is shared, not this node`,
       );

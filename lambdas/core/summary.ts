@@ -36,7 +36,8 @@ export interface Summary {
 export const MAX_SUBJECT = 100;
 
 function subjectOf(s: SummaryInput): string {
-  const where = s.node?.privateDnsName ?? s.node?.instanceId ?? s.incident.scopeValue;
+  // The host part of a private DNS name is what operators call the node; the domain only costs characters.
+  const where = (s.node?.privateDnsName ?? s.node?.instanceId ?? s.incident.scopeValue).split('.')[0];
   const raw = `[pod-doctor] ${s.incident.class} on ${s.incident.cluster}/${where}: ${s.outcome}`;
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what we strip
   const ascii = raw.replace(/[^\x20-\x7e]/g, '?').replace(/[\u0000-\u001f]/g, ' ');

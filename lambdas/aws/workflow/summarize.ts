@@ -23,7 +23,7 @@ export interface SummarizeInput extends IncidentInput {
     nodeAction?: { id: string; documentName: string } | null;
   };
   readonly action?: {
-    commandId?: string;
+    sent?: { commandId?: string };
     sentAt?: string;
     result?: CommandResult;
     error?: { Error?: string; Cause?: string };
@@ -91,7 +91,7 @@ export async function summarizeIncident(s: SummarizeInput, deps: SummarizeDeps) 
     ? [
         {
           id: s.plan.nodeAction.id,
-          commandId: s.action?.commandId,
+          commandId: s.action?.sent?.commandId,
           status: actionStatus ?? 'not run',
           outputExcerpt: outputExcerpt(s.action?.result?.stdout),
         },
@@ -153,7 +153,7 @@ export async function summarizeIncident(s: SummarizeInput, deps: SummarizeDeps) 
       },
     }),
   );
-  if (s.plan?.nodeAction && s.action?.commandId && s.node?.instanceId) {
+  if (s.plan?.nodeAction && s.action?.sent?.commandId && s.node?.instanceId) {
     const hour = Math.floor(now / 1000) + 2 * 3_600;
     await deps.ddb.send(
       new PutCommand({

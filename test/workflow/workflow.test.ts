@@ -1,0 +1,300 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ENDPOINT_SG, healthyAccount, NODE_ID } from '../../lib/demo/account-snapshot.js';
+import { FakeDynamo } from '../../lib/demo/fake-dynamo.js';
+import { DOCUMENTS, runWorkflow, synthesizedDefinition } from '../../lib/demo/local-workflow.js';
+import { AL2023_PAUSE, brokenAl2023Node, incident } from './support.js';
+
+let definition: Record<string, unknown>;
+beforeAll(() => {
+  definition = synthesizedDefinition();
+});
+const run = (
+  i: Record<string, unknown>,
+  o: Omit<Parameters<typeof runWorkflow>[1], 'definition' | 'account'> & {
+    account?: ReturnType<typeof healthyAccount>;
+  },
+) => runWorkflow(i, { account: healthyAccount(), definition, ...o });
+const summaryOf = (r: Awaited<ReturnType<typeof runWorkflow>>) =>
+  (r.output.summary ?? {}) as { subject: string; message: string; outcome: string };
+const docsRun = (r: Awaited<ReturnType<typeof runWorkflow>>) => r.commands.map((c) => c.document);
+
+describe('in-place tier, auto mode', () => {
+  it('repairs a deleted AL2023 pause image, verifies it and mails a complete summary', async () => {
+    const node = brokenAl2023Node();
+    const r = await run(incident(), { node });
+    expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
+    expect(docsRun(r)).toEqual([DOCUMENTS.probeNode, DOCUMENTS.repairPauseImage, DOCUMENTS.probeNode]);
+    expect(r.commands[1].parameters).toEqual({ Image: [AL2023_PAUSE], DryRun: ['false'] });
+    const s = summaryOf(r);
+    expect(s.outcome).toBe('repaired and verified');
+    expect(s.subject.length).toBeLessThanOrEqual(100);
+    expect(s.subject).toBe('[pod-doctor] sandbox-image on prod-eu/ip-10-0-12-34: repaired and verified');
+    for (const section of [
+      'WHAT FAILED',
+      'WHERE',
+      'PODS',
+      'EVIDENCE',
+      'CHECKS',
+      'ACTIONS',
+      'OUTCOME',
+      'NEXT STEP',
+      'Execution: https://eu-west-1.console.aws.amazon.com/states/',
+    ]) {
+      expect(s.message).toContain(section);
+    }
+    expect(s.message).toMatch(/repair-pause-image: Success \(SSM command 00000002-/);
+    expect(s.message).toContain('"method":"reimport"');
+    expect(s.message).toContain('FAIL  node.sandbox-image.present');
+    expect(r.sns.map((m) => m.subject)).toEqual([s.subject]);
+  });
+
+  it('stays under 50 state transitions', async () => {
+    const r = await run(incident(), { node: brokenAl2023Node() });
+    expect(r.transitions).toBeLessThan(50);
+  });
+
+  it('records the audit trail: JSON and Markdown evidence, a history row linking both, cooldown, released lock', async () => {
+    const dynamo = new FakeDynamo();
+    const r = await run(incident(), { node: brokenAl2023Node(), dynamo });
+    const keys = [...r.evidence.keys()];
+    expect(keys.some((k) => k.endsWith('/summary.json'))).toBe(true);
+    expect(keys.some((k) => k.endsWith('/summary.md'))).toBe(true);
+    const json = JSON.parse(r.evidence.get(keys.find((k) => k.endsWith('.json')) ?? '') ?? '{}');
+    expect(json).toMatchObject({
+      class: 'sandbox-image',
+      outcome: 'repaired and verified',
+      actions: [{ id: 'repair-pause-image', status: 'Success' }],
+    });
+    const rows = [...dynamo.items.values()];
+    const history = rows.find((x) => String(x.sk).startsWith('RUN#'));
+    expect(history).toMatchObject({
+      outcome: 'repaired and verified',
+      summaryJson: expect.stringMatching(/^s3:\/\/pod-doctor-evidence\/incidents\/.*summary\.json$/),
+      summaryMarkdown: expect.stringMatching(/summary\.md$/),
+      expiresAt: expect.any(Number),
+    });
+    expect(rows.find((x) => x.pk === `NODE#${NODE_ID}`)).toMatchObject({ sk: 'COOLDOWN#sandbox-image' });
+    expect(rows.find((x) => String(x.pk).startsWith('LOCK#'))).toMatchObject({ lockedUntil: 0 });
+  });
+
+  it('escalates when new failure lines keep arriving after the repair', async () => {
+    const dynamo = new FakeDynamo();
+    const i = incident();
+    dynamo.items.set(`INCIDENT#${i.incidentKey}|OPEN`, {
+      pk: `INCIDENT#${i.incidentKey}`,
+      sk: 'OPEN',
+      lastSeen: Date.parse('2026-11-29T10:00:00Z'),
+    });
+    const r = await run(i, { node: brokenAl2023Node(), dynamo, newLinesAfterRepair: true });
+    expect(summaryOf(r).outcome).toMatch(/^repaired but not verified: new sandbox-image log lines/);
+    expect(summaryOf(r).message).toContain('NEXT STEP     cordon and drain the node');
+  });
+
+  it('escalates when the probe after the repair still fails', async () => {
+    const r = await run(incident(), { node: brokenAl2023Node({ healsAfterRepair: false }) });
+    expect(summaryOf(r).outcome).toMatch(
+      /^repaired but not verified: still failing after the repair: node.sandbox-image.present fail/,
+    );
+  });
+});
+
+describe('approval', () => {
+  it('approve mode mails signed links; an approval resumes the execution and the repair runs', async () => {
+    const r = await run(incident(), {
+      node: brokenAl2023Node(),
+      modes: { 'sandbox-image': 'approve' },
+      approval: 'approve',
+    });
+    const request = r.sns[0];
+    expect(request.subject).toMatch(/^\[pod-doctor\] approval needed: repair-pause-image on prod-eu/);
+    expect(request.message).toMatch(
+      /Approve: https:\/\/abc\.lambda-url\.eu-west-1\.on\.aws\/\?id=[0-9a-f-]{36}&exp=\d{13}&decision=approve&sig=[\w-]{43}/,
+    );
+    expect(request.message).not.toContain('task-token-for-tests');
+    expect(docsRun(r)).toContain(DOCUMENTS.repairPauseImage);
+    expect(summaryOf(r).outcome).toBe('repaired and verified');
+  });
+
+  it('a rejection means no action', async () => {
+    const r = await run(incident(), {
+      node: brokenAl2023Node(),
+      modes: { 'sandbox-image': 'approve' },
+      approval: 'reject',
+    });
+    expect(docsRun(r)).not.toContain(DOCUMENTS.repairPauseImage);
+    expect(summaryOf(r).outcome).toBe('no action: rejected by the approver');
+  });
+
+  it('no answer before the deadline means no action', async () => {
+    const r = await run(incident(), {
+      node: brokenAl2023Node(),
+      modes: { 'sandbox-image': 'approve' },
+      approval: 'timeout',
+    });
+    expect(r.states).toContain('Approval expired');
+    expect(docsRun(r)).not.toContain(DOCUMENTS.repairPauseImage);
+    expect(summaryOf(r).outcome).toBe('no action: no answer before the approval deadline');
+  });
+});
+
+describe('modes and tiers', () => {
+  it('observe mode diagnoses and recommends, never acts', async () => {
+    const r = await run(incident(), { node: brokenAl2023Node(), modes: { 'sandbox-image': 'observe' } });
+    expect(docsRun(r)).toEqual([DOCUMENTS.probeNode]);
+    expect(summaryOf(r).outcome).toBe('diagnosed; action recommended');
+    expect(summaryOf(r).message).toContain(
+      'repair-pause-image (in-place): recommend - class sandbox-image is in observe mode',
+    );
+  });
+
+  it('disruptive tier: PID exhaustion collects logs automatically and leaves the restart to an approver', async () => {
+    const r = await run(
+      incident({
+        class: 'pid-exhaustion',
+        incidentKey: `prod-eu|node:${NODE_ID}|pid-exhaustion`,
+        cause: 'the node ran out of PIDs/threads',
+      }),
+      {
+        node: brokenAl2023Node(),
+        modes: { 'pid-exhaustion': 'auto' },
+      },
+    );
+    expect(docsRun(r)).toEqual([DOCUMENTS.probeNode, DOCUMENTS.collectLogs]);
+    expect(r.commands[1].parameters).toMatchObject({
+      Bucket: ['pod-doctor-evidence'],
+      Prefix: [expect.stringMatching(/^incidents\//)],
+    });
+    expect(summaryOf(r).message).toContain('restart-runtime (disruptive): approve');
+  });
+
+  it('account tier: an ECR endpoint security group blocking 443 is reported with the fix, no node action', async () => {
+    const account = healthyAccount();
+    for (const g of account.securityGroups) if (g.GroupId === ENDPOINT_SG) g.IpPermissions = [];
+    const r = await run(
+      incident({
+        class: 'registry-unreachable',
+        scope: 'image',
+        scopeValue: '111122223333.dkr.ecr.eu-west-1.amazonaws.com',
+        incidentKey: 'prod-eu|image:111122223333.dkr.ecr.eu-west-1.amazonaws.com|registry-unreachable',
+        cause: 'the node cannot reach the registry',
+        entities: { instanceId: NODE_ID, image: '111122223333.dkr.ecr.eu-west-1.amazonaws.com/payments/api:v2.3.1' },
+      }),
+      { node: brokenAl2023Node(), account },
+    );
+    expect(docsRun(r)).toEqual([DOCUMENTS.probeNode]);
+    expect(summaryOf(r).message).toContain('FAIL  vpc.endpoint.sg-443');
+    expect(summaryOf(r).message).toContain(
+      'allow TCP 443 from the node security group on the ECR endpoint security group',
+    );
+  });
+});
+
+describe('safety', () => {
+  it('the kill switch blocks the repair', async () => {
+    const r = await run(incident(), { node: brokenAl2023Node(), killSwitch: 'on' });
+    expect(docsRun(r)).not.toContain(DOCUMENTS.repairPauseImage);
+    expect(summaryOf(r).outcome).toBe('diagnosed; action blocked by safety policy');
+    expect(summaryOf(r).message).toContain('kill switch is on');
+  });
+
+  it('an unreadable kill switch counts as on (fail closed)', async () => {
+    const r = await run(incident(), { node: brokenAl2023Node(), killSwitch: 'unreadable' });
+    expect(docsRun(r)).not.toContain(DOCUMENTS.repairPauseImage);
+    expect(summaryOf(r).message).toContain('kill switch parameter unreadable: treated as on');
+  });
+
+  it('the breaker stops node actions when most of the node group is hit', async () => {
+    const dynamo = new FakeDynamo();
+    for (const n of ['i-0b00000000000001', 'i-0b00000000000002']) {
+      dynamo.items.set(`ACTIVE#prod-eu#sandbox-image|NODE#${n}`, {
+        pk: 'ACTIVE#prod-eu#sandbox-image',
+        sk: `NODE#${n}`,
+        at: Date.parse('2026-11-29T10:04:00Z'),
+      });
+    }
+    const r = await run(incident(), { node: brokenAl2023Node(), dynamo });
+    expect(docsRun(r)).not.toContain(DOCUMENTS.repairPauseImage);
+    expect(summaryOf(r).message).toMatch(/breaker: 3\/3 nodes of the node group hit by sandbox-image/);
+  });
+
+  it('the hourly cap stops node actions', async () => {
+    const dynamo = new FakeDynamo();
+    for (let k = 0; k < 5; k++)
+      dynamo.items.set(`CLUSTER#prod-eu|ACTION#${Date.parse('2026-11-29T09:30:00Z') + k}#x`, {
+        pk: 'CLUSTER#prod-eu',
+        sk: `ACTION#${Date.parse('2026-11-29T09:30:00Z') + k}#x`,
+      });
+    const r = await run(incident(), { node: brokenAl2023Node(), dynamo });
+    expect(docsRun(r)).not.toContain(DOCUMENTS.repairPauseImage);
+    expect(summaryOf(r).message).toContain('hourly cap: 5 node actions');
+  });
+
+  it('fails closed when a relevant check returned error (throttled)', async () => {
+    const r = await run(incident(), { node: brokenAl2023Node(), faults: { throttle: ['DescribeSubnetsCommand'] } });
+    expect(docsRun(r)).not.toContain(DOCUMENTS.repairPauseImage);
+    expect(summaryOf(r).message).toContain(
+      'fail closed: check(s) could not run: subnet.free-ips, subnet.free-prefix-blocks',
+    );
+    expect(summaryOf(r).message).toContain('ERR   subnet.free-ips');
+  });
+
+  it('a second execution for the same incident key stops at the lock', async () => {
+    const dynamo = new FakeDynamo();
+    const i = incident();
+    dynamo.items.set(`LOCK#${i.incidentKey}|LOCK`, {
+      pk: `LOCK#${i.incidentKey}`,
+      sk: 'LOCK',
+      executionId: 'arn:aws:states:eu-west-1:111122223333:execution:PodDoctorWorkflow:other',
+      lockedUntil: Date.parse('2026-11-29T12:00:00Z'),
+    });
+    const r = await run(i, { node: brokenAl2023Node(), dynamo });
+    expect(r.status).toBe('SUCCEEDED');
+    expect(r.states).toContain('Duplicate: another execution handles this incident');
+    expect(r.commands).toEqual([]);
+    expect(r.sns).toEqual([]);
+  });
+});
+
+describe('SSM orchestration', () => {
+  it('a command that never finishes times out after the poll limit', async () => {
+    const r = await run(incident(), { node: brokenAl2023Node({ repair: { pollsBeforeDone: 10_000 } }) });
+    expect(r.states.filter((s) => s === 'Act: get result')).toHaveLength(60);
+    expect(summaryOf(r).outcome).toBe('action timed out');
+  });
+
+  it('an Undeliverable command is reported as a failed action', async () => {
+    const r = await run(incident(), { node: brokenAl2023Node({ repair: { status: 'Undeliverable', stdout: '' } }) });
+    expect(summaryOf(r).outcome).toBe('action failed (Undeliverable)');
+  });
+
+  it('a node that is not SSM-managed cannot be probed, so nothing is done blind', async () => {
+    const r = await run(incident(), { node: brokenAl2023Node({ managed: false }) });
+    expect(r.states).toContain('Probe: node not managed by SSM');
+    expect(docsRun(r)).toEqual([]);
+    expect(summaryOf(r).message).toContain('ERR   node.probe: node probe did not run: NotManaged');
+    expect(summaryOf(r).outcome).toBe('diagnosed; action blocked by safety policy');
+  });
+});
+
+describe('failure path', () => {
+  it('a handler crash still ends in a recorded, notified incident', async () => {
+    const r = await run(incident(), {
+      node: brokenAl2023Node(),
+      crash: { Decide: Object.assign(new Error('boom: unexpected plan'), { name: 'TypeError' }) },
+    });
+    expect(r.status).toBe('FAILED');
+    expect(r.states.slice(-3)).toEqual(['Record failure', 'Notify failure', 'Workflow failed']);
+    expect(r.sns[0].subject).toMatch(/workflow failed$/);
+    expect(r.sns[0].message).toContain('WORKFLOW ERROR  TypeError');
+    expect([...r.evidence.keys()].some((k) => k.endsWith('summary.json'))).toBe(true);
+  });
+
+  it('a crash before anything was recorded is still notified', async () => {
+    const r = await run(incident(), {
+      node: brokenAl2023Node(),
+      crash: { 'Open incident': new Error('DynamoDB unavailable') },
+    });
+    expect(r.status).toBe('FAILED');
+    expect(r.sns.length).toBe(1);
+  });
+});
