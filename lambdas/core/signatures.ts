@@ -218,7 +218,7 @@ export const SIGNATURES: readonly Signature[] = [
  * (A unit test holds every signature to it.)
  */
 export const FAILURE_HINT =
-  /fail|error|unavailable|denied|refused|unauthori|no basic auth|insufficient|exceeded|not found|no available|no space|does not|not ready|notready|not initialized|errno|no match|toomanyrequests|rate limit|\b429\b|\b40[13]\b|x509|timeout|canceled|no such host|unreachable|deadline|reset by peer|no route|back-off|errimagepull|imagepullbackoff|missingiam|not authorized|unknown/i;
+  /fail|error|unable|cannot|timed out|backoff|unavailable|denied|refused|unauthori|no basic auth|insufficient|exceeded|not found|no available|no space|does not|not ready|notready|not initialized|errno|no match|toomanyrequests|rate limit|\b429\b|\b40[13]\b|x509|timeout|canceled|no such host|unreachable|deadline|reset by peer|no route|back-off|errimagepull|imagepullbackoff|missingiam|not authorized|unknown/i;
 
 /** Lines that look alarming but report progress or success; never a failure of any class. */
 export const INFORMATIONAL: readonly RegExp[] = [

@@ -44,7 +44,8 @@ function resolve(
     if (ref === 'AWS::URLSuffix') return 'amazonaws.com';
     const r = resources[ref];
     if (r?.Type === 'AWS::SSM::Document') {
-      const step = (r.Properties?.Content as { mainSteps: { name: string }[] }).mainSteps[0].name as string;
+      const content = r.Properties?.Content as { mainSteps: { name: string }[] } | undefined;
+      const step = content?.mainSteps[0].name ?? ref;
       return `pod-doctor-${step}`;
     }
     if (r?.Type === 'AWS::SNS::Topic') return `arn:aws:sns:${REGION}:${ACCOUNT}:${ref}`;

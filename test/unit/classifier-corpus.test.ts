@@ -61,7 +61,7 @@ describe('fast path', () => {
           expect(classifyMessage(message)).toEqual(matchSignatures(message));
         },
       ),
-      { numRuns: 3000 },
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 3000) },
     );
   });
 

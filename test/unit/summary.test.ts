@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_SUBJECT, renderSummary } from '../../lambdas/core/summary.js';
+
+const base = {
+  incident: {
+    incidentId: 'inc-1',
+    incidentKey: 'k',
+    class: 'sandbox-image' as const,
+    kind: 'failure' as const,
+    cluster: 'prod-eu',
+    scope: 'node',
+    scopeValue: 'i-0a1b2c3d4e5f60718',
+    cause: 'pause image gone',
+    entities: { image: 'localhost/kubernetes/pause:latest' },
+    firstSeen: '2026-11-29T10:00:00.000Z',
+    samples: ['line one'],
+    pods: ['default/web-1'],
+  },
+  findings: [
+    {
+      id: 'iam.node-role.ecr-read',
+      status: 'fail' as const,
+      summary: 'cannot pull',
+      evidence: {},
+      remediation: 'attach',
+    },
+  ],
+  plannedActions: [],
+  actions: [{ id: 'repair-pause-image', commandId: 'c-1', status: 'Success', outputExcerpt: '{"status":"repaired"}' }],
+  outcome: 'repaired and verified',
+  nextStep: 'none',
+  recommendations: ['attach AmazonEC2ContainerRegistryPullOnly to the node role'],
+  reasons: [],
+  executionArn: 'arn:aws:states:eu-west-1:111122223333:execution:wf:inc-1',
+  region: 'eu-west-1',
+};
+
+describe('incident summary', () => {
+  it('keeps the subject within 100 ASCII characters whatever the names', () => {
+    const long = renderSummary({
+      ...base,
+      incident: { ...base.incident, cluster: `very-long-cluster-${'x'.repeat(80)}` },
+      outcome: 'repaired but not verified: ünïcode and a\nnewline',
+    });
+    expect(long.subject.length).toBeLessThanOrEqual(MAX_SUBJECT);
+    expect(long.subject).toMatch(/^[\x20-\x7e]+$/);
+  });
+
+  it('says what failed, where, the evidence, each check and action, the outcome, the next step and the console link', () => {
+    const s = renderSummary(base);
+    for (const part of [
+      'WHAT FAILED   sandbox-image: pause image gone',
+      'PODS          default/web-1',
+      'IMAGE         localhost/kubernetes/pause:latest',
+      '  line one',
+      'FAIL  iam.node-role.ecr-read: cannot pull',
+      'repair-pause-image: Success (SSM command c-1)',
+      'OUTCOME       repaired and verified',
+      'NEXT STEP     none',
+      '  - attach AmazonEC2ContainerRegistryPullOnly to the node role',
+    ]) {
+      expect(s.text).toContain(part);
+    }
+    expect(s.text).toContain(
+      'https://eu-west-1.console.aws.amazon.com/states/home?region=eu-west-1#/v2/executions/details/arn%3Aaws%3Astates',
+    );
+    expect(s.markdown).toContain('| fail | `iam.node-role.ecr-read` | cannot pull |');
+    expect(s.json).toMatchObject({ outcome: 'repaired and verified', actions: base.actions });
+  });
+});
