@@ -14,6 +14,7 @@ import { classify } from '../lambdas/core/classifier.js';
 import { readEvent } from '../lambdas/core/ingest.js';
 import { parseRecord } from '../lambdas/core/records.js';
 import { PROJECT_ROOT } from '../lib/constructs/paths.js';
+import { benchWorkflow } from './workflow.js';
 
 interface Line {
   class: string;
@@ -142,4 +143,6 @@ const ratio = real / base;
 console.log(`realistic mix keeps ${(ratio * 100).toFixed(0)}% of the split-only baseline throughput (target >= 50%)`);
 console.log(`realistic mix keeps ${((real / parse) * 100).toFixed(0)}% of the record-reading baseline throughput`);
 console.log(`1 MB batch ${bestBatch < 100 ? 'meets' : 'MISSES'} the < 100 ms target`);
-if (bestBatch >= 100 || bestBlocks >= 100) process.exitCode = 1;
+console.log('');
+const workflowOk = await benchWorkflow();
+if (bestBatch >= 100 || bestBlocks >= 100 || !workflowOk) process.exitCode = 1;

@@ -1,3 +1,4 @@
+import './polyfills.js';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { SendTaskSuccessCommand, SFNClient } from '@aws-sdk/client-sfn';
@@ -196,6 +197,8 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
       taskOutputs.push(String(i.output));
       return {};
     });
+  // Local runs compute the metrics but do not print EMF lines to stdout.
+  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   const metrics = new Metrics({ namespace: 'PodDoctor', serviceName: 'pod-doctor' });
   const secret = 'test-approval-key-0123456789abcdef';
   const commands: RunResult['commands'] = [];

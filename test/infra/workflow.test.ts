@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { identityStatements } from '../support/iam.js';
+import { synth } from '../support/synth.js';
+
+describe('incident workflow infrastructure', () => {
+  const { template, templateJson } = synth({
+    clusters: [{ name: 'prod-eu', logGroups: ['/aws/containerinsights/prod-eu/dataplane'] }],
+  });
+  const sm = Object.values(template.findResources('AWS::StepFunctions::StateMachine'))[0] as {
+    Properties: Record<string, unknown>;
+  };
+
+  it('is a Standard state machine with tracing and full execution logging', () => {
+    expect(sm.Properties).toMatchObject({
+      StateMachineType: 'STANDARD',
+      TracingConfiguration: { Enabled: true },
+      LoggingConfiguration: { Level: 'ALL', IncludeExecutionData: true },
+    });
+  });
+
+  it('may send only the project documents, and to instances only of the configured clusters', () => {
+    const sends = identityStatements(templateJson).filter((s) => s.Action.includes('ssm:SendCommand'));
+    expect(sends.length).toBeGreaterThanOrEqual(2);
+    for (const s of sends) {
+      const res = JSON.stringify(s.Resource);
+      expect(res).not.toMatch(/AWS-RunShellScript|document\/\*/);
+      if (res.includes(':instance/'))
+        expect(s.Condition).toEqual({ StringEquals: { 'ssm:resourceTag/eks:cluster-name': ['prod-eu'] } });
+      else expect(res).toMatch(/:document\//);
+    }
+  });
+
+  it('notifies on failed, timed-out and aborted executions', () => {
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: {
+        source: ['aws.states'],
+        'detail-type': ['Step Functions Execution Status Change'],
+        detail: { status: ['FAILED', 'TIMED_OUT', 'ABORTED'] },
+      },
+    });
+  });
+
+  it('exposes only the approval callback through a function URL, and the signing key stays in Secrets Manager', () => {
+    const urls = Object.values(template.findResources('AWS::Lambda::Url'));
+    expect(urls).toHaveLength(1);
+    template.resourceCountIs('AWS::SecretsManager::Secret', 1);
+    const fns = Object.values(template.findResources('AWS::Lambda::Function')) as {
+      Properties: { Environment?: { Variables: Record<string, unknown> } };
+    }[];
+    const withSecret = fns.filter((f) => f.Properties.Environment?.Variables.APPROVAL_SECRET_ARN);
+    expect(withSecret).toHaveLength(2);
+    for (const f of withSecret) expect(JSON.stringify(f.Properties.Environment)).not.toMatch(/"[A-Za-z0-9]{64}"/);
+  });
+
+  it('gives the open-incident function read access to the kill switch and nothing to write it', () => {
+    const open = identityStatements(templateJson).filter((s) => s.logicalId.includes('OpenIncidentFunction'));
+    const actions = open.flatMap((s) => s.Action);
+    expect(actions).toEqual(expect.arrayContaining(['ssm:GetParameter']));
+    expect(actions.filter((a) => /^ssm:(Put|Delete)/.test(a))).toEqual([]);
+  });
+});
