@@ -46,12 +46,22 @@ const limitsSchema = z
     incidentWindowMinutes: z.int().min(1).max(1440).default(30),
     /** Minutes a node must wait after an action before the same class may act on it again. */
     nodeCooldownMinutes: z.int().min(0).max(1440).default(60),
+    /** Minutes an approval request waits; no answer means no action. */
+    approvalTimeoutMinutes: z
+      .int()
+      .min(1)
+      .max(7 * 24 * 60)
+      .default(60),
+    /** Minutes after a repair during which new failure lines from the node mean it did not work. */
+    verificationWindowMinutes: z.int().min(0).max(60).default(2),
   })
   .default({
     maxNodeActionsPerClusterPerHour: 5,
     maxNodeGroupShareAffected: 0.3,
     incidentWindowMinutes: 30,
     nodeCooldownMinutes: 60,
+    approvalTimeoutMinutes: 60,
+    verificationWindowMinutes: 2,
   });
 
 export const podDoctorConfigSchema = z.strictObject({

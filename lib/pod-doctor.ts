@@ -1,4 +1,4 @@
-import { CfnOutput, RemovalPolicy } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
@@ -69,6 +69,8 @@ export class PodDoctor extends Construct {
       incidentTable: this.incidentStore.table,
       topic: this.notifications.topic,
       deliveryDeadLetterQueue: this.notifications.deadLetterQueue,
+      approvalTimeout: Duration.minutes(config.limits.approvalTimeoutMinutes),
+      verificationWindow: Duration.minutes(config.limits.verificationWindowMinutes),
       killSwitch: this.killSwitch,
       logRetention,
     });
@@ -88,5 +90,6 @@ export class PodDoctor extends Construct {
     });
     new CfnOutput(this, 'NotificationTopicArn', { value: this.notifications.topic.topicArn });
     new CfnOutput(this, 'EvidenceBucketName', { value: this.evidence.bucket.bucketName });
+    new CfnOutput(this, 'StateMachineArn', { value: this.workflow.stateMachine.stateMachineArn });
   }
 }

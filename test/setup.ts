@@ -1,1 +1,2 @@
 import '../lib/demo/polyfills.js';
+import '../lib/demo/quiet.js';

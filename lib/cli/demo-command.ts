@@ -47,9 +47,7 @@ export async function runDemoCommand(args: readonly string[]): Promise<number> {
   } else {
     for (const r of results) process.stdout.write(`${renderSummary(r)}\n\n`);
     process.stdout.write(`${renderTable(results)}\n`);
-    process.stdout.write(
-      `\n${results.length} scenario(s) in ${((performance.now() - t0) / 1000).toFixed(1)} s. Account checks and the Step Functions workflow join this demo as they land.\n`,
-    );
+    process.stdout.write(`\n${results.length} scenario(s) in ${((performance.now() - t0) / 1000).toFixed(1)} s.\n`);
   }
   const wrong = results.filter((r) => r.class !== r.expectedClass || r.outcome === 'repair failed');
   return wrong.length === 0 ? 0 : 1;

@@ -1,4 +1,5 @@
 import './polyfills.js';
+import './quiet.js';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { SendTaskSuccessCommand, SFNClient } from '@aws-sdk/client-sfn';
@@ -197,8 +198,6 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
       taskOutputs.push(String(i.output));
       return {};
     });
-  // Local runs compute the metrics but do not print EMF lines to stdout.
-  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   const metrics = new Metrics({ namespace: 'PodDoctor', serviceName: 'pod-doctor' });
   const secret = 'test-approval-key-0123456789abcdef';
   const commands: RunResult['commands'] = [];
