@@ -33,6 +33,14 @@ json_str() {
 # JSON boolean of a shell condition result ($1 = 0 → true).
 json_bool() { if [ "$1" -eq 0 ]; then printf true; else printf false; fi; }
 
+# containerd (like docker) reads a reference without tag or digest as :latest; compare normalized refs.
+normalize_image() {
+  local ref=$1 last
+  last=${ref##*/}
+  if [[ $last != *:* && $last != *@* ]]; then ref="$ref:latest"; fi
+  printf '%s' "$ref"
+}
+
 valid_image() { [[ $1 =~ $POD_DOCTOR_IMAGE_RE ]] && [ "${#1}" -le 255 ]; }
 
 # The sandbox (pause) image containerd is configured with: containerd 2.x

@@ -7,7 +7,8 @@
 #
 # Environment: CONTAINERD_ADDRESS, CONTAINERD_CONFIG, PAUSE_TAR (as repair-pause-image.sh),
 #   KUBELET_CONFIG (default /etc/kubernetes/kubelet/config.json), KUBELET_ARGS (kubelet command line;
-#   default read from the running kubelet), PROC (default /proc), OS_RELEASE (default /etc/os-release).
+#   default read from the running kubelet), PROC (default /proc), OS_RELEASE (default /etc/os-release),
+#   PROBE_ENDPOINTS (space-separated host:port list replacing the ECR endpoints derived from the region).
 set -euo pipefail
 
 here=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
@@ -77,6 +78,8 @@ if [ -z "$kubelet_args" ]; then
   if [ -n "$pid" ] && [ -r "$PROC/$pid/cmdline" ]; then kubelet_args=$(tr '\0' ' ' <"$PROC/$pid/cmdline"); fi
 fi
 kubelet_sandbox=$(printf '%s\n' "$kubelet_args" | grep -oE -- '--pod-infra-container-image[= ][^ ]+' | sed -E 's/^--pod-infra-container-image[= ]//' | awk 'NR == 1' || true)
+if [ -n "$sandbox" ]; then sandbox=$(normalize_image "$sandbox"); fi
+if [ -n "$kubelet_sandbox" ]; then kubelet_sandbox=$(normalize_image "$kubelet_sandbox"); fi
 if [ -z "$sandbox" ] && [ -z "$kubelet_sandbox" ]; then
   add node.sandbox-image.configured fail "no sandbox image configured" "containerd config $CONTAINERD_CONFIG has neither sandbox_image nor pinned_images.sandbox"
 elif [ -n "$kubelet_sandbox" ] && [ -n "$sandbox" ] && [ "$kubelet_sandbox" != "$sandbox" ]; then
@@ -191,6 +194,9 @@ done | sort -rn | awk 'NR <= 5 { printf "%s (pid %s) %s threads; ", $3, $2, $1 }
 add node.top-pid-consumers pass "top thread consumers" "$top"
 
 # --- reachability of ECR on 443 -------------------------------------------------------------------
+for ep in ${PROBE_ENDPOINTS:-}; do
+  if [[ $ep =~ ^[A-Za-z0-9][A-Za-z0-9.-]{0,252}:[0-9]{1,5}$ ]]; then endpoints+=("$ep"); fi
+done
 if [ -z "$region" ] && [[ ${sandbox%%/*} =~ \.dkr\.ecr\.([a-z0-9-]+)\.amazonaws\.com ]]; then region=${BASH_REMATCH[1]}; fi
 if [ "${#endpoints[@]}" -eq 0 ] && [ -n "$region" ]; then
   endpoints=("api.ecr.$region.amazonaws.com:443")

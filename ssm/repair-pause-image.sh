@@ -106,6 +106,7 @@ valid_image "$image" || {
   image=''
   fail none "refusing an image reference with unexpected characters: $(printf '%q' "$bad")" 2
 }
+image=$(normalize_image "$image")
 [ -S "$CONTAINERD_ADDRESS" ] || fail none "containerd socket $CONTAINERD_ADDRESS not found (is containerd running?)" 2
 
 # Two runs (an SSM retry racing the first) must not interleave.

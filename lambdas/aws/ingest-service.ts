@@ -1,14 +1,14 @@
 import { aggregate } from '../core/incidents.js';
+import type { Reject } from '../core/ingest.js';
 import { type IngestConfig, type IngestStats, readEvent } from '../core/ingest.js';
-import type { RejectStore } from './evidence-store.js';
 import type { IncidentStore } from './incident-store.js';
-import type { WorkflowStarter } from './workflow-starter.js';
 
 export interface IngestDeps {
   readonly incidents: IncidentStore;
-  readonly rejects: RejectStore;
-  /** Absent when no workflow is wired (incidents are then only recorded). */
-  readonly workflow?: WorkflowStarter;
+  /** Keeps unreadable records (the evidence bucket in production). */
+  readonly rejects: { keep(rejects: readonly Reject[], requestId: string, now: number): Promise<string | undefined> };
+  /** Starts the incident workflow; absent when none is wired (incidents are then only recorded). */
+  readonly workflow?: { start(incidentId: string, input: string): Promise<string> };
   readonly config: IngestConfig;
   readonly now: () => number;
 }

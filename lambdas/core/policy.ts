@@ -245,11 +245,15 @@ export function decide(input: PolicyInput): Plan {
 
 /** What a human should do for a class, whatever the checks found (from the field runbooks). */
 export const CLASS_ADVICE: Partial<Record<FailureClass, string>> = {
-  'windows-ipam': 'set enable-windows-ipam: "true" in ConfigMap amazon-vpc-cni (kube-system) and give Windows pods the nodeSelector kubernetes.io/os: windows',
-  'branch-eni': 'the VPC resource controller (EKS control plane) lost its credentials: open an AWS Support case with this incident\'s evidence',
-  'image-platform': "build or pick an image variant for the node's architecture (or schedule the pod on nodes of the image's architecture)",
+  'windows-ipam':
+    'set enable-windows-ipam: "true" in ConfigMap amazon-vpc-cni (kube-system) and give Windows pods the nodeSelector kubernetes.io/os: windows',
+  'branch-eni':
+    "the VPC resource controller (EKS control plane) lost its credentials: open an AWS Support case with this incident's evidence",
+  'image-platform':
+    "build or pick an image variant for the node's architecture (or schedule the pod on nodes of the image's architecture)",
   'registry-tls': "trust the registry's CA on the nodes (or stop the TLS-intercepting proxy for the registry)",
-  'ipamd-unavailable': 'check the aws-node pod on the node (kubectl -n kube-system get pods -l k8s-app=aws-node -o wide) and its logs',
+  'ipamd-unavailable':
+    'check the aws-node pod on the node (kubectl -n kube-system get pods -l k8s-app=aws-node -o wide) and its logs',
   'image-not-found': 'fix the image reference in the pod spec (name, tag or digest)',
   'rate-limited': 'authenticate Docker Hub pulls (imagePullSecrets) or mirror the images',
 };

@@ -1,23 +1,34 @@
-import { renderSummary, renderTable, runScenarios } from '../demo/run.js';
+import { writeFileSync } from 'node:fs';
+import { renderHtml, renderTable, runScenarios } from '../demo/run.js';
 import { SCENARIOS } from '../demo/scenarios.js';
 
-const HELP = `Usage: pod-doctor demo (--all | SCENARIO...) [--json]
+const HELP = `Usage: pod-doctor demo (--all | SCENARIO...) [--json] [--html FILE]
 
-Runs the seed failures through pod-doctor on this machine, without an AWS account: realistic node
-log lines and CloudTrail events go through the real classifier and incident aggregation; the
-pause-image scenarios run the real node scripts against a local containerd and registry.
+Runs field failures through pod-doctor on this machine, without an AWS account: realistic node log
+lines and CloudTrail events go through the real ingest path (classifier, aggregation, dedupe); each
+incident runs through the state machine CDK synthesizes, executed locally with the real handlers, the
+account checks answering from a recorded account; the pause-image scenarios run the real SSM
+documents on a local containerd with a registry that answers 401 like ECR (when containerd is not
+available they run on a simulated node, and say so).
 
 Scenarios:
-${SCENARIOS.map((s) => `  ${s.name.padEnd(30)} ${s.title}`).join('\n')}
+${SCENARIOS.map((s) => `  ${s.name.padEnd(34)} ${s.title}`).join('\n')}
 
---json  one JSON record per scenario instead of the summaries`;
+--json       one JSON record per scenario: {scenario, class, findings, actions, outcome}
+--html FILE  a self-contained HTML report with a timeline per incident`;
 
 export async function runDemoCommand(args: readonly string[]): Promise<number> {
   if (args.includes('--help') || args.includes('-h') || args.length === 0) {
     process.stdout.write(`${HELP}\n`);
     return args.length === 0 ? 2 : 0;
   }
-  const names = args.filter((a) => !a.startsWith('--'));
+  const htmlAt = args.indexOf('--html');
+  const htmlFile = htmlAt >= 0 ? args[htmlAt + 1] : undefined;
+  if (htmlAt >= 0 && !htmlFile) {
+    process.stderr.write('pod-doctor demo: --html needs a file name\n');
+    return 2;
+  }
+  const names = args.filter((a, i) => !a.startsWith('--') && i !== htmlAt + 1);
   const unknown = names.filter((n) => !SCENARIOS.some((s) => s.name === n));
   if (unknown.length > 0) {
     process.stderr.write(`pod-doctor demo: unknown scenario(s): ${unknown.join(', ')}\n`);
@@ -32,23 +43,36 @@ export async function runDemoCommand(args: readonly string[]): Promise<number> {
         `${JSON.stringify({
           scenario: r.scenario,
           class: r.class,
+          findings: r.findings.map((f) => ({ id: f.id, status: f.status })),
+          actions: r.actions,
+          outcome: r.outcome,
+          node: r.node,
           incidents: r.incidents.map((i) => ({
             class: i.class,
             scope: i.scope,
             scopeValue: i.scopeValue,
             count: i.count,
           })),
-          findings: r.findings.map((f) => ({ id: f.id, status: f.status })),
-          actions: r.actions.map((a) => ({ id: a.id, status: a.status })),
-          outcome: r.outcome,
+          transitions: r.states.length,
         })}\n`,
       );
     }
   } else {
-    for (const r of results) process.stdout.write(`${renderSummary(r)}\n\n`);
-    process.stdout.write(`${renderTable(results)}\n`);
-    process.stdout.write(`\n${results.length} scenario(s) in ${((performance.now() - t0) / 1000).toFixed(1)} s.\n`);
+    for (const r of results) {
+      process.stdout.write(
+        `━━━ ${r.scenario} — ${r.title} (node: ${r.node}; ${r.incidents.reduce((n, i) => n + i.count, 0)} events → ${r.incidents.length} incident(s))\n`,
+      );
+      process.stdout.write(`Subject: ${r.summary.subject}\n\n${r.summary.message}\n\n`);
+    }
+    process.stdout.write(
+      `${renderTable(results)}\n\n${results.length} scenario(s) in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
+    );
   }
-  const wrong = results.filter((r) => r.class !== r.expectedClass || r.outcome === 'repair failed');
+  if (htmlFile) writeFileSync(htmlFile, renderHtml(results));
+  const wrong = results.filter((r) => r.class !== r.expected.class || r.outcome !== r.expected.outcome);
+  for (const r of wrong)
+    process.stderr.write(
+      `pod-doctor demo: ${r.scenario}: expected ${r.expected.class} / ${r.expected.outcome}, got ${r.class} / ${r.outcome}\n`,
+    );
   return wrong.length === 0 ? 0 : 1;
 }

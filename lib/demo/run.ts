@@ -1,148 +1,178 @@
+import './polyfills.js';
+import './quiet.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { IncidentStore } from '../../lambdas/aws/incident-store.js';
+import { ingest } from '../../lambdas/aws/ingest-service.js';
 import { aggregate, type IncidentCandidate } from '../../lambdas/core/incidents.js';
 import { readEvent } from '../../lambdas/core/ingest.js';
 import { PROJECT_ROOT } from '../constructs/paths.js';
-import { AL2023_PAUSE, LocalNode, missingLocalNodePackages, REGISTRY_TOKEN, type RunResult } from './local-node.js';
+import { healthyAccount } from './account-snapshot.js';
+import { FakeDynamo } from './fake-dynamo.js';
+import { AL2023_PAUSE, LocalNode, missingLocalNodePackages, REGISTRY_TOKEN } from './local-node.js';
+import { type LocalNodeBehaviour, type RunResult, runWorkflow, synthesizedDefinition } from './local-workflow.js';
+import { realNode, simulatedNode, simulatedPauseNode } from './node-adapters.js';
 import type { Scenario } from './scenarios.js';
-
-export interface ActionRecord {
-  readonly id: string;
-  readonly status: string;
-  readonly detail: string;
-}
 
 export interface ScenarioResult {
   readonly scenario: string;
   readonly title: string;
   readonly class: string;
-  readonly expectedClass: string;
+  readonly expected: Scenario['expect'];
+  /** Incidents the ingest path opened (a storm folds into one). */
   readonly incidents: readonly IncidentCandidate[];
-  readonly recordsRead: number;
   readonly findings: readonly { id: string; status: string; summary: string }[];
-  readonly actions: readonly ActionRecord[];
+  readonly actions: readonly { id: string; status: string }[];
   readonly outcome: string;
+  readonly rootCause: string;
+  readonly summary: { subject: string; message: string };
+  readonly states: readonly string[];
+  readonly node: 'real containerd' | 'simulated';
   readonly ms: number;
 }
 
 const CONFIG = { logGroupClusters: { '/aws/containerinsights/prod-eu/dataplane': 'prod-eu' }, accountScope: 'account' };
+const START = Date.parse('2026-11-29T10:00:00Z');
 
-function subscriptionPayload(lines: readonly string[], start: number) {
+function subscriptionPayload(lines: readonly string[]) {
   const batch = {
     messageType: 'DATA_MESSAGE',
     owner: '111122223333',
     logGroup: '/aws/containerinsights/prod-eu/dataplane',
     logStream: 'ip-10-0-12-34.eu-west-1.compute.internal-dataplane',
     subscriptionFilters: ['pod-doctor'],
-    logEvents: lines.map((message, i) => ({ id: String(i), timestamp: start + i * 250, message })),
+    logEvents: lines.map((message, i) => ({ id: String(i), timestamp: START + i * 250, message })),
   };
   return { awslogs: { data: gzipSync(Buffer.from(JSON.stringify(batch))).toString('base64') } };
 }
 
-/** Node-side part of a scenario on a real local containerd + registry. */
+/** The local containerd + registry, started on first use; unavailable prerequisites are reported once. */
 class NodeStage {
   private node?: LocalNode;
   readonly unavailable?: string;
-
   constructor() {
     const missing = missingLocalNodePackages();
     if (missing.length > 0) this.unavailable = `needs ${missing.join(', ')} (apt-get install -y ${missing.join(' ')})`;
     else if (process.getuid?.() !== 0) this.unavailable = 'containerd needs root';
   }
-
   async get(): Promise<LocalNode> {
     this.node ??= await new LocalNode().start();
     return this.node;
   }
-
   stop(): void {
     this.node?.stop();
   }
 }
 
-function probeFindings(r: RunResult): { id: string; status: string; summary: string }[] {
-  const f = (r.json.findings as { id: string; status: string; summary: string }[] | undefined) ?? [];
-  return f.filter(
-    (x) => x.id.startsWith('node.sandbox-image') || x.id === 'node.pause-tarball' || x.id === 'node.registry-reachable',
-  );
-}
-
-async function runNodeAction(
+async function nodeFor(
   s: Scenario,
   stage: NodeStage,
-): Promise<Pick<ScenarioResult, 'findings' | 'actions' | 'outcome'>> {
-  if (s.nodeAction === 'none') return { findings: [], actions: [], outcome: 'diagnosed' };
-  if (stage.unavailable) {
-    return {
-      findings: [],
-      actions: [{ id: 'repair-pause-image', status: 'not-run', detail: `local node ${stage.unavailable}` }],
-      outcome: 'not-run',
-    };
-  }
+): Promise<{ behaviour: LocalNodeBehaviour; kind: ScenarioResult['node'] }> {
+  if (s.node.kind === 'simulated') return { behaviour: simulatedNode(s.node.probe), kind: 'simulated' };
+  if (stage.unavailable) return { behaviour: simulatedPauseNode(), kind: 'simulated' };
   const node = await stage.get();
-  const al2023 = s.nodeAction === 'repair-al2023';
-  const image = al2023 ? AL2023_PAUSE : node.registryImage;
+  const al2023 = s.node.variant === 'al2023';
   node.removeImage(AL2023_PAUSE, node.registryImage);
-  const env = {
-    CONTAINERD_CONFIG: node.writeConfig(`${s.name}.toml`, image, al2023 ? 'containerd2' : 'containerd1'),
-    PAUSE_TAR: al2023 ? node.pauseTar : join(node.dir, 'no-pause.tar'),
-    ECR_PASSWORD_CMD: `echo ${REGISTRY_TOKEN}`,
-    CTR_PULL_ARGS: '--plain-http',
-    KUBELET_ARGS: `--pod-infra-container-image=${image}`,
-  };
-  const endpoint = ['--endpoint', `127.0.0.1:${node.registryPort}`];
-  const before = node.run('probe-node.sh', endpoint, env);
-  const repair = node.run('repair-pause-image.sh', [], env);
-  const after = node.run('probe-node.sh', endpoint, env);
-  const verified = probeFindings(after).every((f) => f.status === 'pass');
+  const image = al2023 ? AL2023_PAUSE : node.registryImage;
   return {
-    findings: [
-      ...probeFindings(before).map((f) => ({ ...f, id: `${f.id} (before)` })),
-      ...probeFindings(after).map((f) => ({ ...f, id: `${f.id} (after)` })),
-    ],
-    actions: [
-      { id: 'probe-node', status: before.code === 0 ? 'done' : 'failed', detail: 'read-only probe before acting' },
-      {
-        id: 'repair-pause-image',
-        status: String(repair.json.status ?? 'failed'),
-        detail: `method ${String(repair.json.method)}: ${String(repair.json.message ?? repair.stderr.slice(-200))}`,
+    kind: 'real containerd',
+    behaviour: realNode(node, {
+      env: {
+        CONTAINERD_CONFIG: node.writeConfig(`${s.name}.toml`, image, al2023 ? 'containerd2' : 'containerd1'),
+        PAUSE_TAR: al2023 ? node.pauseTar : join(node.dir, 'no-pause.tar'),
+        // The node role answers for the ECR token: without ECR access the token call fails.
+        ECR_PASSWORD_CMD: s.node.variant === 'al2-without-ecr-access' ? 'false' : `echo ${REGISTRY_TOKEN}`,
+        CTR_PULL_ARGS: '--plain-http',
+        KUBELET_ARGS: `--pod-infra-container-image=${image}`,
+        // Never reach out of this machine: the registry endpoint is the loopback registry.
+        PROBE_ENDPOINTS: `127.0.0.1:${node.registryPort}`,
       },
-      { id: 'verify (probe-node)', status: verified ? 'passed' : 'failed', detail: 'sandbox image present and pinned' },
-    ],
-    outcome: repair.json.status === 'repaired' && verified ? 'repaired and verified' : 'repair failed',
+      // The loopback registry (htpasswd, answers 401 like ECR) stands in for the ECR pause repository.
+      imageAliases: { '602401143452.dkr.ecr.eu-west-1.amazonaws.com/eks/pause:3.5': node.registryImage },
+    }),
   };
 }
 
+/** Runs scenarios through ingest → incident → the synthesized workflow with the real handlers. */
 export async function runScenarios(scenarios: readonly Scenario[]): Promise<ScenarioResult[]> {
   const stage = new NodeStage();
+  const definition = synthesizedDefinition();
   const results: ScenarioResult[] = [];
   try {
     for (const s of scenarios) {
       const t0 = performance.now();
-      const start = Date.parse('2026-11-29T10:00:00Z');
-      const lines = Array.from({ length: s.repeat }, () => s.lines).flat();
-      const reads = [
-        ...(lines.length ? [readEvent(subscriptionPayload(lines, start), CONFIG, start)] : []),
-        ...(s.cloudTrail ?? []).map((f) =>
-          readEvent(
-            JSON.parse(readFileSync(join(PROJECT_ROOT, 'test', 'fixtures', 'events', f), 'utf8')),
-            CONFIG,
-            start,
-          ),
+      const account = healthyAccount();
+      s.account?.(account);
+      const dynamo = new FakeDynamo();
+      const started: Record<string, unknown>[] = [];
+      const deps = {
+        incidents: new IncidentStore(dynamo.client, {
+          tableName: 'incidents',
+          windowMs: 30 * 60_000,
+          retentionDays: 365,
+        }),
+        rejects: { keep: async () => undefined },
+        workflow: {
+          start: async (id: string, input: string) => {
+            started.push(JSON.parse(input) as Record<string, unknown>);
+            return `arn:aws:states:eu-west-1:111122223333:execution:PodDoctorWorkflow:${id}`;
+          },
+        },
+        config: CONFIG,
+        now: () => START + 60_000,
+      };
+      const events: unknown[] = [
+        ...(s.lines.length ? [subscriptionPayload(Array.from({ length: s.repeat }, () => s.lines).flat())] : []),
+        ...(s.cloudTrail ?? []).map(
+          (f) => JSON.parse(readFileSync(join(PROJECT_ROOT, 'test', 'fixtures', 'events', f), 'utf8')) as unknown,
         ),
       ];
-      const incidents = aggregate(reads.flatMap((r) => r.occurrences));
-      const main = incidents.find((i) => i.class === s.expectedClass) ?? incidents[0];
-      const node = await runNodeAction(s, stage);
+      const occurrences = [];
+      for (const [i, e] of events.entries()) {
+        await ingest(e, `demo-${s.name}-${i}`, deps);
+        occurrences.push(...readEvent(e, CONFIG, START).occurrences);
+      }
+      const incidents = aggregate(occurrences);
+      const main = started.find((x) => x.class === s.expect.class) ?? started[0];
+      const { behaviour, kind } = await nodeFor(s, stage);
+      const r: RunResult | undefined = main
+        ? await runWorkflow(main, {
+            account,
+            node: behaviour,
+            definition,
+            dynamo,
+            modes: s.modes,
+            approval: s.approval,
+          })
+        : undefined;
+      const out = (r?.output ?? {}) as {
+        plan?: { findings?: { id: string; status: string; summary: string }[]; nodeAction?: { id: string } | null };
+        action?: { result?: { status: string } };
+        summary?: { subject: string; message: string; outcome: string };
+      };
+      const findings = (out.plan?.findings ?? []).map((f) => ({ id: f.id, status: f.status, summary: f.summary }));
+      const failing = findings.filter((f) => f.status === 'fail');
+      const summary = out.summary ?? {
+        subject: r?.sns.at(-1)?.subject ?? '',
+        message: r?.sns.at(-1)?.message ?? '',
+        outcome: r ? 'workflow failed' : 'no incident',
+      };
       results.push({
         scenario: s.name,
         title: s.title,
-        class: main?.class ?? 'unknown',
-        expectedClass: s.expectedClass,
+        class: String(main?.class ?? 'unknown'),
+        expected: s.expect,
         incidents,
-        recordsRead: reads.reduce((n, r) => n + r.stats.received, 0),
-        ...node,
+        findings,
+        actions: out.plan?.nodeAction
+          ? [{ id: out.plan.nodeAction.id, status: out.action?.result?.status ?? 'not run' }]
+          : [],
+        outcome: summary.outcome,
+        rootCause: failing.length ? failing.map((f) => f.id).join(', ') : String(main?.cause ?? ''),
+        summary: { subject: summary.subject, message: summary.message },
+        states: r?.states ?? [],
+        node: kind,
         ms: Math.round(performance.now() - t0),
       });
     }
@@ -152,39 +182,36 @@ export async function runScenarios(scenarios: readonly Scenario[]): Promise<Scen
   return results;
 }
 
-/** The summary a user would paste into an incident channel. */
-export function renderSummary(r: ScenarioResult): string {
-  const out = [`━━ ${r.scenario} — ${r.title}`];
-  for (const i of r.incidents) {
-    out.push(
-      `  incident  ${i.class} on ${i.cluster} (${i.scope} ${i.scopeValue}) — ${i.count} occurrence(s) folded into one`,
-      `  cause     ${i.cause}`,
-    );
-    if (i.pods.length) out.push(`  pods      ${i.pods.join(', ')}`);
-    const e = i.entities;
-    const where = [e.node && `node ${e.node}`, e.instanceId, e.image && `image ${e.image}`, e.subnetId, e.eniId].filter(
-      Boolean,
-    );
-    if (where.length) out.push(`  where     ${where.join(' · ')}`);
-    out.push(`  evidence  ${i.samples[0].slice(0, 220)}${i.samples[0].length > 220 ? '…' : ''}`);
-  }
-  for (const f of r.findings) out.push(`  finding   ${f.status.padEnd(4)} ${f.id}: ${f.summary}`);
-  for (const a of r.actions) out.push(`  action    ${a.id}: ${a.status} — ${a.detail}`);
-  out.push(`  outcome   ${r.outcome}`);
-  return out.join('\n');
-}
-
 export function renderTable(results: readonly ScenarioResult[]): string {
   const rows = results.map((r) => [
     r.scenario,
     r.class,
-    String(r.incidents.reduce((n, i) => n + i.count, 0)),
-    r.actions.find((a) => a.id === 'repair-pause-image')?.status ?? '—',
-    r.outcome,
-    `${r.ms} ms`,
+    r.rootCause.length > 48 ? `${r.rootCause.slice(0, 47)}…` : r.rootCause,
+    r.actions.map((a) => `${a.id}: ${a.status}`).join(', ') || '—',
+    r.outcome.length > 40 ? `${r.outcome.slice(0, 39)}…` : r.outcome,
+    `${(r.ms / 1000).toFixed(1)} s`,
   ]);
-  const head = ['scenario', 'class', 'events', 'node action', 'outcome', 'time'];
+  const head = ['scenario', 'class', 'root cause found', 'action', 'outcome', 'time'];
   const widths = head.map((h, c) => Math.max(h.length, ...rows.map((row) => row[c].length)));
   const line = (cells: string[]) => cells.map((x, c) => x.padEnd(widths[c])).join('  ');
   return [line(head), widths.map((w) => '─'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** A self-contained HTML report: the table, then per incident its summary and workflow timeline. */
+export function renderHtml(results: readonly ScenarioResult[]): string {
+  const sections = results
+    .map(
+      (r) => `<section><h2>${esc(r.scenario)}</h2><p>${esc(r.title)} · node: ${r.node}</p>
+<pre class="mail"><b>${esc(r.summary.subject)}</b>\n\n${esc(r.summary.message)}</pre>
+<h3>Timeline (${r.states.length} state transitions)</h3><ol class="timeline">${r.states.map((st) => `<li>${esc(st)}</li>`).join('')}</ol></section>`,
+    )
+    .join('\n');
+  return `<!doctype html><html><head><meta charset="utf-8"><title>pod-doctor demo</title><style>
+body{font:14px/1.45 system-ui,sans-serif;margin:2em;max-width:1100px}pre{background:#f6f8fa;padding:1em;overflow:auto;white-space:pre-wrap}
+table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:4px 8px;text-align:left}.timeline{columns:3;font-size:12px}
+</style></head><body><h1>pod-doctor demo</h1><table><tr><th>scenario</th><th>class</th><th>root cause found</th><th>action</th><th>outcome</th><th>time</th></tr>
+${results.map((r) => `<tr><td>${esc(r.scenario)}</td><td>${esc(r.class)}</td><td>${esc(r.rootCause)}</td><td>${esc(r.actions.map((a) => `${a.id}: ${a.status}`).join(', ') || '—')}</td><td>${esc(r.outcome)}</td><td>${(r.ms / 1000).toFixed(1)} s</td></tr>`).join('\n')}
+</table>${sections}</body></html>`;
 }

@@ -1,103 +1,365 @@
+import type { ClassMode, FailureClass } from '../../lambdas/core/failure-classes.js';
+import {
+  ACCOUNT,
+  type AccountSnapshot,
+  APP_IMAGE,
+  CLUSTER,
+  ENDPOINT_SG,
+  NODE_DNS,
+  NODE_ID,
+  NODE_ROLE,
+  REGION,
+  SUBNET,
+} from './account-snapshot.js';
+
 /**
- * Demo scenarios: the events a real cluster emits for each seed failure. Names are a contract
- * (issue #7). Lines are real field strings (see test/fixtures/corpus.jsonl for their sources).
+ * Demo scenarios (names are a contract, issue #7): the events a real cluster emits for each field
+ * failure, the recorded account it happens in, and the node. Log lines are real field strings (see
+ * test/fixtures/corpus.jsonl for sources); CloudTrail events are in test/fixtures/events.
  */
-export type NodeAction = 'repair-al2023' | 'repair-al2' | 'none';
+export type DemoNode =
+  | { readonly kind: 'local'; readonly variant: 'al2023' | 'al2' | 'al2-without-ecr-access' }
+  | { readonly kind: 'simulated'; readonly probe: readonly { id: string; status: string; summary: string }[] };
 
 export interface Scenario {
   readonly name: string;
   readonly title: string;
-  /** Node log lines as Container Insights / ipamd deliver them (each repeated to make a storm). */
   readonly lines: readonly string[];
-  /** EventBridge CloudTrail events (file names in test/fixtures/events). */
-  readonly cloudTrail?: readonly string[];
   readonly repeat: number;
-  readonly expectedClass: string;
-  readonly nodeAction: NodeAction;
+  readonly cloudTrail?: readonly string[];
+  readonly account?: (a: AccountSnapshot) => void;
+  readonly node: DemoNode;
+  readonly modes?: Partial<Record<FailureClass, ClassMode>>;
+  readonly approval?: 'approve' | 'reject' | 'timeout';
+  /** What the demo must find (the tests hold it to this). */
+  readonly expect: {
+    readonly class: FailureClass;
+    /** Finding ids that fail and identify the root cause. */
+    readonly failing: readonly string[];
+    readonly outcome: string;
+    /** The node action run, if any. */
+    readonly nodeAction?: string;
+  };
 }
 
-const NODE = 'ip-10-0-12-34.eu-west-1.compute.internal';
+/** A node journal line as Container Insights (Fluent Bit) ships it. */
 const ci = (message: string, unit = 'kubelet') =>
   JSON.stringify({
-    hostname: NODE,
+    hostname: NODE_DNS,
     systemd_unit: `${unit}.service`,
-    ec2_instance_id: 'i-0a1b2c3d4e5f60718',
-    az: 'eu-west-1a',
+    ec2_instance_id: NODE_ID,
+    az: `${REGION}a`,
     message,
   });
+const kubelet = (err: string, pod = 'default/web-7d9c8-x2k4q') =>
+  ci(
+    `E1129 10:00:01.000001    3412 log.go:32] "RunPodSandbox from runtime service failed" err="rpc error: code = Unknown desc = ${err.replace(/"/g, '\\"')}" pod="${pod}"`,
+  );
+const pull = (image: string, err: string, pod = 'payments/api-6c8d9f7b5-x2k4q') =>
+  ci(
+    `E1129 10:00:01.000001    3412 log.go:32] "PullImage from image service failed" err="rpc error: code = Unknown desc = failed to pull and unpack image \\"${image}\\": ${err.replace(/"/g, '\\"')}" image="${image}" pod="${pod}"`,
+  );
+const ipamd = (msg: string) =>
+  ci(JSON.stringify({ level: 'error', ts: '2026-11-29T10:00:01.330Z', caller: 'ipamd/ipamd.go:874', msg }), 'aws-node');
+
+const ECR_PAUSE = `602401143452.dkr.ecr.${REGION}.amazonaws.com/eks/pause:3.5`;
 
 export const SCENARIOS: readonly Scenario[] = [
   {
     name: 'pause-image-deleted-al2023',
     title: 'AL2023 node: the baked pause image was removed; every new pod sits in ContainerCreating',
     lines: [
-      ci(
-        'E1129 10:00:01.000001    3412 log.go:32] "RunPodSandbox from runtime service failed" err="rpc error: code = NotFound desc = failed to get sandbox image \\"localhost/kubernetes/pause\\": failed to pull image \\"localhost/kubernetes/pause\\": failed to pull and unpack image \\"localhost/kubernetes/pause:latest\\": failed to resolve reference \\"localhost/kubernetes/pause:latest\\": failed to do request: Head \\"https://localhost/v2/kubernetes/pause/manifests/latest\\": dial tcp 127.0.0.1:443: connect: connection refused" pod="default/web-7d9c8-x2k4q"',
+      kubelet(
+        'failed to get sandbox image "localhost/kubernetes/pause": failed to pull image "localhost/kubernetes/pause": failed to pull and unpack image "localhost/kubernetes/pause:latest": failed to resolve reference "localhost/kubernetes/pause:latest": failed to do request: Head "https://localhost/v2/kubernetes/pause/manifests/latest": dial tcp 127.0.0.1:443: connect: connection refused',
       ),
     ],
     repeat: 400,
-    expectedClass: 'sandbox-image',
-    nodeAction: 'repair-al2023',
+    node: { kind: 'local', variant: 'al2023' },
+    expect: {
+      class: 'sandbox-image',
+      failing: ['node.sandbox-image.present', 'node.sandbox-image.pinned'],
+      outcome: 'repaired and verified',
+      nodeAction: 'repair-pause-image',
+    },
   },
   {
     name: 'pause-image-gc-401',
     title: 'AL2 node: image GC removed the ECR pause image; containerd re-pulls it without credentials (401)',
     lines: [
-      ci(
-        'E1129 10:00:01.000001    3412 log.go:32] "RunPodSandbox from runtime service failed" err="rpc error: code = Unknown desc = failed to get sandbox image \\"602401143452.dkr.ecr.eu-west-1.amazonaws.com/eks/pause:3.5\\": failed to pull image \\"602401143452.dkr.ecr.eu-west-1.amazonaws.com/eks/pause:3.5\\": failed to pull and unpack image \\"602401143452.dkr.ecr.eu-west-1.amazonaws.com/eks/pause:3.5\\": failed to resolve reference \\"602401143452.dkr.ecr.eu-west-1.amazonaws.com/eks/pause:3.5\\": pulling from host 602401143452.dkr.ecr.eu-west-1.amazonaws.com failed with status code [manifests 3.5]: 401 Unauthorized" pod="payments/api-6c8d9f7b5-x2k4q"',
+      kubelet(
+        `failed to get sandbox image "${ECR_PAUSE}": failed to pull image "${ECR_PAUSE}": failed to pull and unpack image "${ECR_PAUSE}": failed to resolve reference "${ECR_PAUSE}": pulling from host 602401143452.dkr.ecr.${REGION}.amazonaws.com failed with status code [manifests 3.5]: 401 Unauthorized`,
       ),
     ],
     repeat: 250,
-    expectedClass: 'sandbox-image',
-    nodeAction: 'repair-al2',
+    node: { kind: 'local', variant: 'al2' },
+    expect: {
+      class: 'sandbox-image',
+      failing: ['node.sandbox-image.present', 'node.sandbox-image.pinned'],
+      outcome: 'repaired and verified',
+      nodeAction: 'repair-pause-image',
+    },
+  },
+  {
+    name: 'pause-401-missing-ecr-policy',
+    title: 'Pause image 401 after AmazonEC2ContainerRegistryReadOnly was detached from the node role',
+    lines: [
+      kubelet(
+        `failed to get sandbox image "${ECR_PAUSE}": failed to pull image "${ECR_PAUSE}": pull access denied, repository does not exist or may require authorization: authorization failed: no basic auth credentials`,
+      ),
+    ],
+    repeat: 90,
+    cloudTrail: ['detach-ecr-readonly.json'],
+    account: (a) => {
+      a.roles[NODE_ROLE].attached = a.roles[NODE_ROLE].attached.filter((p) => !p.includes('ContainerRegistry'));
+      a.cloudTrailEvents.push({
+        EventId: '0e3f4b5a-6c7d-48e9-8f01-23456789abcd',
+        EventName: 'DetachRolePolicy',
+        EventTime: new Date('2026-11-29T09:40:00Z'),
+        Username: 'jane.doe@example.com',
+        EventSource: 'iam.amazonaws.com',
+        Resources: [{ ResourceType: 'AWS::IAM::Role', ResourceName: NODE_ROLE }],
+        CloudTrailEvent: JSON.stringify({
+          eventName: 'DetachRolePolicy',
+          requestParameters: {
+            roleName: NODE_ROLE,
+            policyArn: 'arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly',
+          },
+        }),
+      });
+    },
+    node: { kind: 'local', variant: 'al2-without-ecr-access' },
+    expect: {
+      class: 'sandbox-image',
+      failing: ['iam.node-role.ecr-read', 'node.sandbox-image.present'],
+      outcome: 'action failed (Failed)',
+      nodeAction: 'repair-pause-image',
+    },
   },
   {
     name: 'pid-exhaustion',
-    title: 'Node out of PIDs: the shim cannot fork',
+    title: 'Node out of PIDs: the shim cannot fork (approval-gated restart, logs collected after approval)',
     lines: [
       ci('runtime: failed to create new OS thread (have 2 already; errno=11)'),
-      ci(
-        'E1129 10:00:02.000001    3412 log.go:32] "RunPodSandbox from runtime service failed" err="rpc error: code = Unknown desc = failed to start sandbox container for pod \\"worker-5\\": failed to start shim: fork/exec /usr/bin/containerd-shim-runc-v2: resource temporarily unavailable: unknown"',
+      kubelet(
+        'failed to start sandbox container for pod "worker-5": failed to start shim: fork/exec /usr/bin/containerd-shim-runc-v2: resource temporarily unavailable: unknown',
+        'batch/worker-5',
       ),
     ],
     repeat: 120,
-    expectedClass: 'pid-exhaustion',
-    nodeAction: 'none',
+    node: {
+      kind: 'simulated',
+      probe: [
+        {
+          id: 'node.pids',
+          status: 'fail',
+          summary: "PID/thread use at 98% of the limit: new processes fail with 'resource temporarily unavailable'",
+        },
+        { id: 'node.zombies', status: 'warn', summary: '31240 zombie processes' },
+      ],
+    },
+    approval: 'approve',
+    expect: {
+      class: 'pid-exhaustion',
+      failing: ['node.pids'],
+      outcome: 'collect-logs done',
+      nodeAction: 'collect-logs',
+    },
+  },
+  {
+    name: 'subnet-ip-exhaustion',
+    title: 'The node subnet ran out of addresses',
+    lines: [
+      ipamd(
+        `Failed to increase pool size due to not able to allocate ENI AllocENI: error attaching ENI: allocate ENI: failed to create ENI: InsufficientFreeAddressesInSubnet: The specified subnet ${SUBNET} does not have enough free addresses to satisfy the request.`,
+      ),
+    ],
+    repeat: 60,
+    account: (a) => {
+      a.subnets[0].AvailableIpAddressCount = 2;
+    },
+    node: { kind: 'simulated', probe: [] },
+    expect: { class: 'ip-exhaustion', failing: ['subnet.free-ips'], outcome: 'diagnosed; action recommended' },
   },
   {
     name: 'insufficient-cidr-blocks',
     title: 'Prefix delegation: the subnet has free IPs but no free aligned /28',
     lines: [
-      '{"level":"error","ts":"2026-11-29T10:00:01.330Z","caller":"ipamd/ipamd.go:874","msg":"Failed to increase pool size due to not able to allocate ENI AllocENI: error attaching ENI: allocate ENI: failed to create ENI: InsufficientCidrBlocks: The specified subnet does not have enough free cidr blocks to satisfy the request. status code: 400"}',
+      ipamd(
+        `Failed to increase pool size due to not able to allocate ENI AllocENI: error attaching ENI: allocate ENI: failed to create ENI: InsufficientCidrBlocks: The specified subnet ${SUBNET} does not have enough free cidr blocks to satisfy the request. status code: 400`,
+      ),
     ],
     cloudTrail: ['assign-prefix-insufficient-cidr.json'],
     repeat: 60,
-    expectedClass: 'cidr-fragmentation',
-    nodeAction: 'none',
+    account: (a) => {
+      a.networkInterfaces.push({
+        NetworkInterfaceId: 'eni-0fragmented00001',
+        SubnetId: SUBNET,
+        Status: 'in-use',
+        PrivateIpAddresses: Array.from({ length: 16 }, (_, i) => ({
+          PrivateIpAddress: `10.0.12.${i * 16 + 5}`,
+          Primary: i === 0,
+        })),
+        Ipv4Prefixes: [],
+      });
+      a.subnets[0].AvailableIpAddressCount = 212;
+    },
+    node: { kind: 'simulated', probe: [] },
+    expect: {
+      class: 'cidr-fragmentation',
+      failing: ['subnet.free-prefix-blocks'],
+      outcome: 'diagnosed; action recommended',
+    },
   },
   {
     name: 'ipamd-unreachable',
     title: 'aws-node not running: the CNI plugin cannot dial ipamd',
     lines: [
-      ci(
-        'E1129 10:00:01.000001    3412 log.go:32] "RunPodSandbox from runtime service failed" err="rpc error: code = Unknown desc = failed to setup network for sandbox \\"c3d4\\": plugin type=\\"aws-cni\\" name=\\"aws-cni\\" failed (add): add cmd: Error received from AddNetwork gRPC call: rpc error: code = Unavailable desc = connection error: desc = \\"transport: Error while dialing: dial unix /var/run/aws-node/ipamd.sock: connect: no such file or directory\\""',
+      kubelet(
+        'failed to setup network for sandbox "c3d4": plugin type="aws-cni" name="aws-cni" failed (add): add cmd: Error received from AddNetwork gRPC call: rpc error: code = Unavailable desc = connection error: desc = "transport: Error while dialing: dial unix /var/run/aws-node/ipamd.sock: connect: no such file or directory"',
       ),
     ],
     repeat: 80,
-    expectedClass: 'ipamd-unavailable',
-    nodeAction: 'none',
+    account: (a) => {
+      a.addons[0].status = 'DEGRADED';
+      a.addons[0].health = {
+        issues: [
+          {
+            code: 'InsufficientNumberOfReplicas',
+            message: 'The add-on is unhealthy because it does not have the desired number of replicas.',
+          },
+        ],
+      };
+    },
+    node: { kind: 'simulated', probe: [] },
+    expect: { class: 'ipamd-unavailable', failing: ['eks.addon-versions'], outcome: 'diagnosed; action recommended' },
+  },
+  {
+    name: 'cni-policy-missing',
+    title: 'The managed vpc-cni add-on points aws-node at a role without AmazonEKS_CNI_Policy',
+    lines: [
+      ipamd(
+        "Initialization failure: ipamd: can not initialize with AWS SDK interface: refreshSGIDs: unable to update the ENI's SG: UnauthorizedOperation: You are not authorized to perform this operation. status code: 403",
+      ),
+    ],
+    repeat: 40,
+    account: (a) => {
+      a.addons[0].serviceAccountRoleArn = `arn:aws:iam::${ACCOUNT}:role/AmazonEKSVPCCNIRole`;
+      a.roles.AmazonEKSVPCCNIRole = { attached: [], inline: {} };
+    },
+    node: { kind: 'simulated', probe: [] },
+    expect: { class: 'cni-permissions', failing: ['iam.cni-policy'], outcome: 'diagnosed; action recommended' },
+  },
+  {
+    name: 'windows-ipam-label',
+    title: 'Windows pod without the PrivateIPv4Address label (Windows IPAM not enabled)',
+    lines: [
+      kubelet(
+        'failed to setup network for sandbox "e5f6": plugin type="vpc-bridge" name="vpc" failed (add): Failed to parse Kubernetes args: pod does not have label vpc.amazonaws.com/PrivateIPv4Address',
+        'default/iis-5d8c7b6f4-k2l9m',
+      ),
+    ],
+    repeat: 20,
+    node: { kind: 'simulated', probe: [] },
+    expect: { class: 'windows-ipam', failing: [], outcome: 'diagnosed; action recommended' },
+  },
+  {
+    name: 'branch-eni-credentials',
+    title: 'Security groups for pods: the VPC resource controller cannot create branch ENIs',
+    lines: [
+      ci(
+        'Vpc-resource-controller failed to allocate branch ENI to pod: creating network interface, NoCredentialProviders: no valid providers in chain. Deprecated.',
+      ),
+    ],
+    repeat: 15,
+    node: { kind: 'simulated', probe: [] },
+    expect: { class: 'branch-eni', failing: [], outcome: 'diagnosed; action recommended' },
   },
   {
     name: 'image-tag-typo',
     title: 'Deployment points at a tag that does not exist',
     lines: [
-      ci(
-        'E1129 10:00:01.000001    3412 log.go:32] "PullImage from image service failed" err="rpc error: code = NotFound desc = failed to pull and unpack image \\"docker.io/library/nginx:latestttt\\": failed to resolve reference \\"docker.io/library/nginx:latestttt\\": docker.io/library/nginx:latestttt: not found" image="nginx:latestttt"',
+      pull(
+        APP_IMAGE.replace('v2.3.1', 'v2.3.11'),
+        `failed to resolve reference "${APP_IMAGE.replace('v2.3.1', 'v2.3.11')}": ${APP_IMAGE.replace('v2.3.1', 'v2.3.11')}: not found`,
       ),
     ],
     repeat: 40,
-    expectedClass: 'image-not-found',
-    nodeAction: 'none',
+    node: { kind: 'simulated', probe: [] },
+    expect: { class: 'image-not-found', failing: ['ecr.image-exists'], outcome: 'diagnosed; action recommended' },
+  },
+  {
+    name: 'image-repo-typo',
+    title: 'Deployment points at a repository that does not exist',
+    lines: [
+      pull(
+        APP_IMAGE.replace('payments/api', 'payment/api'),
+        `failed to resolve reference "${APP_IMAGE.replace('payments/api', 'payment/api')}": ${APP_IMAGE.replace('payments/api', 'payment/api')}: not found`,
+      ),
+    ],
+    repeat: 40,
+    node: { kind: 'simulated', probe: [] },
+    expect: { class: 'image-not-found', failing: ['ecr.image-exists'], outcome: 'diagnosed; action recommended' },
+  },
+  {
+    name: 'private-ecr-cross-account-denied',
+    title: 'Image in another account whose repository policy does not grant this node role',
+    lines: [
+      pull(
+        `444455556666.dkr.ecr.${REGION}.amazonaws.com/shared/base:2024`,
+        `failed to resolve reference "444455556666.dkr.ecr.${REGION}.amazonaws.com/shared/base:2024": unexpected status from HEAD request to https://444455556666.dkr.ecr.${REGION}.amazonaws.com/v2/shared/base/manifests/2024: 403 Forbidden`,
+      ),
+    ],
+    cloudTrail: ['ecr-batchgetimage-denied.json'],
+    repeat: 30,
+    account: (a) => {
+      a.repositories['shared/base'] = {
+        repository: {
+          repositoryName: 'shared/base',
+          registryId: '444455556666',
+          repositoryArn: `arn:aws:ecr:${REGION}:444455556666:repository/shared/base`,
+        },
+        images: [
+          {
+            registryId: '444455556666',
+            repositoryName: 'shared/base',
+            imageDigest: `sha256:${'7'.repeat(64)}`,
+            imageTags: ['2024'],
+          },
+        ],
+      };
+    },
+    node: { kind: 'simulated', probe: [] },
+    expect: { class: 'registry-auth', failing: ['ecr.repository-policy'], outcome: 'diagnosed; action recommended' },
+  },
+  {
+    name: 'ecr-endpoint-sg-blocks-443',
+    title: 'The ECR interface endpoint security group no longer admits 443 from the nodes',
+    lines: [
+      pull(
+        APP_IMAGE,
+        `failed to resolve reference "${APP_IMAGE}": failed to do request: Head "https://${ACCOUNT}.dkr.ecr.${REGION}.amazonaws.com/v2/payments/api/manifests/v2.3.1": dial tcp 10.0.3.17:443: i/o timeout`,
+      ),
+    ],
+    cloudTrail: ['revoke-endpoint-sg-443.json'],
+    repeat: 50,
+    account: (a) => {
+      for (const g of a.securityGroups) if (g.GroupId === ENDPOINT_SG) g.IpPermissions = [];
+    },
+    node: {
+      kind: 'simulated',
+      probe: [
+        {
+          id: 'node.registry-reachable',
+          status: 'fail',
+          summary: `no TCP connection to api.ecr.${REGION}.amazonaws.com:443 ${ACCOUNT}.dkr.ecr.${REGION}.amazonaws.com:443`,
+        },
+      ],
+    },
+    expect: {
+      class: 'registry-unreachable',
+      failing: ['vpc.endpoint.sg-443', 'node.registry-reachable'],
+      outcome: 'diagnosed; action recommended',
+    },
   },
   {
     name: 'docker-hub-rate-limit',
@@ -108,20 +370,9 @@ export const SCENARIOS: readonly Scenario[] = [
       ),
     ],
     repeat: 30,
-    expectedClass: 'rate-limited',
-    nodeAction: 'none',
-  },
-  {
-    name: 'pause-401-missing-ecr-policy',
-    title: 'Pause image 401 after AmazonEC2ContainerRegistryReadOnly was detached from the node role',
-    lines: [
-      ci(
-        'E1129 10:00:01.000001    3412 log.go:32] "RunPodSandbox from runtime service failed" err="rpc error: code = Unknown desc = failed to get sandbox image \\"602401143452.dkr.ecr.eu-west-1.amazonaws.com/eks/pause:3.5\\": failed to pull image \\"602401143452.dkr.ecr.eu-west-1.amazonaws.com/eks/pause:3.5\\": pull access denied, repository does not exist or may require authorization: authorization failed: no basic auth credentials" pod="default/web-7d9c8-x2k4q"',
-      ),
-    ],
-    cloudTrail: ['detach-ecr-readonly.json'],
-    repeat: 90,
-    expectedClass: 'sandbox-image',
-    nodeAction: 'none',
+    node: { kind: 'simulated', probe: [] },
+    expect: { class: 'rate-limited', failing: [], outcome: 'diagnosed; action recommended' },
   },
 ];
+
+export const DEMO_CLUSTER = CLUSTER;

@@ -116,3 +116,32 @@ describe('repair-pause-image.sh on real containerd', () => {
     expect(r.json).toMatchObject({ status: 'failed', method: 'bottlerocket-restart' });
   });
 });
+
+describe('image references without a tag', () => {
+  let node: LocalNode;
+  beforeAll(async () => {
+    node = await new LocalNode().start();
+  });
+  afterAll(() => node?.stop());
+
+  it('repairs and pins localhost/kubernetes/pause (as kubelet logs it) as the :latest image containerd uses', () => {
+    const config = node.writeConfig('untagged.toml', 'localhost/kubernetes/pause');
+    const r = node.run('repair-pause-image.sh', ['--image', 'localhost/kubernetes/pause'], {
+      CONTAINERD_CONFIG: config,
+      PAUSE_TAR: node.pauseTar,
+      ECR_PASSWORD_CMD: 'false',
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json).toMatchObject({ status: 'repaired', image: AL2023_PAUSE });
+    expect(node.pinned(AL2023_PAUSE)).toBe(true);
+    const probe = node.run('probe-node.sh', [], {
+      CONTAINERD_CONFIG: config,
+      PAUSE_TAR: node.pauseTar,
+      KUBELET_ARGS: '--pod-infra-container-image=localhost/kubernetes/pause',
+    });
+    const f = (probe.json.findings as { id: string; status: string }[]).filter((x) =>
+      x.id.startsWith('node.sandbox-image'),
+    );
+    expect(f.map((x) => x.status)).toEqual(['pass', 'pass', 'pass']);
+  });
+});

@@ -29,6 +29,14 @@ export async function checkRepositoryPolicy(ecr: ECRClient, node: NodeContext, i
     );
     doc = r.policyText ? (JSON.parse(r.policyText) as PolicyDocument) : undefined;
   } catch (e) {
+    if (e instanceof RepositoryNotFoundException) {
+      return finding(
+        id,
+        'warn',
+        `repository ${image.repository} does not exist in ${image.registryId}: no policy to evaluate (see ecr.image-exists)`,
+        { repository: image.repositoryArn },
+      );
+    }
     if (!(e instanceof RepositoryPolicyNotFoundException)) throw e;
   }
   const evidence: Record<string, unknown> = {

@@ -1,0 +1,165 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildDocumentContent, NODE_COMMANDS, type NodeCommandName } from '../../ssm/documents.js';
+import { PROJECT_ROOT } from '../constructs/paths.js';
+import type { LocalNode } from './local-node.js';
+import { DOCUMENTS, type LocalNodeBehaviour, type NodeCommandAnswer } from './local-workflow.js';
+
+const BY_NAME = Object.fromEntries(Object.entries(DOCUMENTS).map(([k, v]) => [v, k as NodeCommandName]));
+
+/** What SSM itself rejects before the agent runs anything: a value outside the parameter's allowedPattern. */
+export function ssmRejects(name: NodeCommandName, parameters: Record<string, string[]>): string | undefined {
+  for (const p of NODE_COMMANDS[name].parameters) {
+    const v = parameters[p.name]?.[0] ?? p.default;
+    if (!new RegExp(p.allowedPattern).test(v)) return `InvalidParameters: ${p.name} does not match ${p.allowedPattern}`;
+  }
+  return undefined;
+}
+
+export interface LocalNodeOptions {
+  /** Environment of the node scripts (containerd config, pause tarball, token command ...). */
+  readonly env: Record<string, string>;
+  /** Image references SSM parameters name that this local registry stands in for. */
+  readonly imageAliases?: Readonly<Record<string, string>>;
+}
+
+/**
+ * A node SSM can reach, backed by a real local containerd: each SendCommand runs the document's
+ * embedded runCommand with `sh`, parameters as SSM_* variables, exactly as the agent would.
+ */
+export function realNode(node: LocalNode, o: LocalNodeOptions): LocalNodeBehaviour {
+  const lib = readFileSync(join(PROJECT_ROOT, 'ssm', 'lib.sh'), 'utf8');
+  return {
+    managed: true,
+    run(document, parameters): NodeCommandAnswer {
+      const name = BY_NAME[document];
+      if (!name) return { status: 'Failed', stdout: '', stderr: `unknown document ${document}` };
+      const rejected = ssmRejects(name, parameters);
+      if (rejected) return { status: 'Failed', stdout: '', stderr: rejected };
+      const spec = NODE_COMMANDS[name];
+      const content = buildDocumentContent(spec, lib, readFileSync(join(PROJECT_ROOT, 'ssm', spec.script), 'utf8')) as {
+        mainSteps: { inputs: { runCommand: string[] } }[];
+      };
+      const ssmEnv: Record<string, string> = {};
+      for (const p of spec.parameters) {
+        const v = parameters[p.name]?.[0] ?? p.default;
+        ssmEnv[`SSM_${p.name}`] = o.imageAliases?.[v] ?? v;
+      }
+      const r = spawnSync('sh', ['-c', content.mainSteps[0].inputs.runCommand.join('\n')], {
+        encoding: 'utf8',
+        env: {
+          ...process.env,
+          CONTAINERD_ADDRESS: node.socket,
+          LOCK_FILE: join(node.dir, 'lock'),
+          ...o.env,
+          ...ssmEnv,
+        },
+        timeout: 120_000,
+      });
+      return { status: r.status === 0 ? 'Success' : 'Failed', stdout: r.stdout, stderr: r.stderr };
+    },
+  };
+}
+
+/** A probe-node answer for a node the demo does not run (labelled simulated in the output). */
+export function simulatedProbe(findings: readonly { id: string; status: string; summary: string }[]): string {
+  return JSON.stringify({
+    node: {
+      os: 'amzn',
+      osVersion: '2023',
+      containerd: '1.7.27',
+      kubelet: 'v1.33.5-eks-113cf36',
+      sandboxImage: 'localhost/kubernetes/pause:latest',
+      soci: false,
+    },
+    findings: [
+      { id: 'node.os', status: 'pass', summary: 'OS amzn 2023', evidence: 'simulated node' },
+      {
+        id: 'node.sandbox-image.present',
+        status: 'pass',
+        summary: 'localhost/kubernetes/pause:latest is in the k8s.io image store',
+        evidence: 'simulated node',
+      },
+      { id: 'node.sandbox-image.pinned', status: 'pass', summary: 'pinned', evidence: 'simulated node' },
+      ...findings.map((f) => ({ ...f, evidence: 'simulated node' })),
+    ],
+  });
+}
+
+/** A node the demo does not run: canned answers shaped like the scripts' output. */
+export function simulatedNode(
+  probeFindings: readonly { id: string; status: string; summary: string }[],
+): LocalNodeBehaviour {
+  return {
+    managed: true,
+    run(document, parameters): NodeCommandAnswer {
+      const name = BY_NAME[document];
+      const rejected = name ? ssmRejects(name, parameters) : `unknown document ${document}`;
+      if (rejected) return { status: 'Failed', stdout: '', stderr: rejected };
+      switch (name) {
+        case 'probeNode':
+          return { status: 'Success', stdout: simulatedProbe(probeFindings) };
+        case 'collectLogs':
+          return {
+            status: 'Success',
+            stdout: JSON.stringify({
+              status: 'uploaded',
+              key: `${parameters.Prefix?.[0]}/eks_i-0a1b2c3d4e5f60718_2026-11-29_1005-UTC_0.7.8.tar.gz`,
+              sha256: 'c0ffee'.repeat(10).slice(0, 64),
+              bytes: 5_231_877,
+              collector: 'eks-log-collector',
+              message: 'simulated node',
+            }),
+          };
+        default:
+          return { status: 'Failed', stdout: '', stderr: `simulated node does not run ${document}` };
+      }
+    },
+  };
+}
+
+/**
+ * A simulated AL2023 node whose pause image was deleted: the probe fails until the repair runs.
+ * Used when containerd is not available here (the output says so).
+ */
+export function simulatedPauseNode(): LocalNodeBehaviour {
+  let repaired = false;
+  const probe = () =>
+    simulatedProbe([
+      {
+        id: 'node.sandbox-image.present',
+        status: repaired ? 'pass' : 'fail',
+        summary: repaired ? 'present' : 'localhost/kubernetes/pause:latest is missing from the k8s.io image store',
+      },
+      {
+        id: 'node.sandbox-image.pinned',
+        status: repaired ? 'pass' : 'fail',
+        summary: repaired ? 'pinned' : 'not pinned',
+      },
+    ]);
+  return {
+    managed: true,
+    run(document, parameters): NodeCommandAnswer {
+      const name = BY_NAME[document];
+      const rejected = name ? ssmRejects(name, parameters) : `unknown document ${document}`;
+      if (rejected) return { status: 'Failed', stdout: '', stderr: rejected };
+      if (name === 'probeNode') return { status: 'Success', stdout: probe() };
+      if (name === 'repairPauseImage') {
+        repaired = true;
+        return {
+          status: 'Success',
+          stdout: JSON.stringify({
+            status: 'repaired',
+            image: 'localhost/kubernetes/pause:latest',
+            method: 'reimport',
+            pinned: true,
+            dryRun: false,
+            message: 'simulated node',
+          }),
+        };
+      }
+      return { status: 'Failed', stdout: '', stderr: `simulated node does not run ${document}` };
+    },
+  };
+}
