@@ -239,6 +239,7 @@ export function decide(input: PolicyInput): Plan {
     ...input.findings
       .filter((f) => (f.status === 'fail' || f.status === 'warn') && f.remediation)
       .map((f) => `${f.id}: ${f.remediation}`),
+    ...(CLASS_ADVICE[input.class] ? [CLASS_ADVICE[input.class] as string] : []),
   ];
   return { decision, actions, nodeAction, reasons, recommendations: [...new Set(recommendations)] };
 }

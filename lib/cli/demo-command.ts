@@ -28,7 +28,7 @@ export async function runDemoCommand(args: readonly string[]): Promise<number> {
     process.stderr.write('pod-doctor demo: --html needs a file name\n');
     return 2;
   }
-  const names = args.filter((a, i) => !a.startsWith('--') && i !== htmlAt + 1);
+  const names = args.filter((a, i) => !a.startsWith('--') && (htmlAt < 0 || i !== htmlAt + 1));
   const unknown = names.filter((n) => !SCENARIOS.some((s) => s.name === n));
   if (unknown.length > 0) {
     process.stderr.write(`pod-doctor demo: unknown scenario(s): ${unknown.join(', ')}\n`);

@@ -2,8 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../lib/constructs/paths.js';
+import { SCENARIOS } from '../../lib/demo/scenarios.js';
 import { corpus } from '../support/fixtures.js';
 
 function cli(args: string[], input?: string) {
@@ -70,48 +71,75 @@ describe('pod-doctor CLI', () => {
 });
 
 describe('pod-doctor demo', () => {
-  it('runs every scenario: classes found, pause images repaired and verified on real containerd', () => {
+  type Rec = { scenario: string; class: string; outcome: string; node: string; actions: { id: string; status: string }[]; findings: { id: string; status: string }[]; incidents: { class: string; count: number }[]; transitions: number };
+  let records: Record<string, Rec>;
+  let status: number | null;
+  let stderr: string;
+
+  beforeAll(() => {
     const r = cli(['demo', '--all', '--json']);
+    status = r.status;
+    stderr = r.stderr;
+    records = Object.fromEntries(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Rec)
+        .map((x) => [x.scenario, x]),
+    );
+  }, 120_000);
+
+  const failing = (name: string) => records[name].findings.filter((f) => f.status === 'fail').map((f) => f.id);
+
+  it('runs all fifteen scenarios and every one meets its expectation', () => {
+    expect(status, stderr).toBe(0);
+    expect(Object.keys(records)).toEqual(SCENARIOS.map((s) => s.name));
+    for (const s of SCENARIOS) {
+      const r = records[s.name];
+      expect(r.class, s.name).toBe(s.expect.class);
+      expect(r.outcome, s.name).toBe(s.expect.outcome);
+      expect(failing(s.name), s.name).toEqual(expect.arrayContaining([...s.expect.failing]));
+      expect(r.actions.map((a) => a.id), s.name).toEqual(s.expect.nodeAction ? [s.expect.nodeAction] : []);
+    }
+  });
+
+  it('pause-image-deleted-al2023: repaired and verified on real containerd, a storm of 400 lines is one incident', () => {
+    const r = records['pause-image-deleted-al2023'];
+    expect(r).toMatchObject({ node: 'real containerd', outcome: 'repaired and verified', actions: [{ id: 'repair-pause-image', status: 'Success' }] });
+    expect(r.incidents).toEqual([expect.objectContaining({ class: 'sandbox-image', count: 400 })]);
+    expect(r.transitions).toBeLessThan(50);
+  });
+
+  it('ecr-endpoint-sg-blocks-443: vpc.endpoint.sg-443 fails and no node action is taken', () => {
+    expect(failing('ecr-endpoint-sg-blocks-443')).toContain('vpc.endpoint.sg-443');
+    expect(records['ecr-endpoint-sg-blocks-443'].actions).toEqual([]);
+  });
+
+  it('insufficient-cidr-blocks: free /28 blocks fail while free IPs pass', () => {
+    const f = Object.fromEntries(records['insufficient-cidr-blocks'].findings.map((x) => [x.id, x.status]));
+    expect(f).toMatchObject({ 'subnet.free-prefix-blocks': 'fail', 'subnet.free-ips': 'pass' });
+  });
+
+  it('pause-401-missing-ecr-policy: the detached policy is found and attributed, the repair cannot get a token', () => {
+    const f = Object.fromEntries(records['pause-401-missing-ecr-policy'].findings.map((x) => [x.id, x.status]));
+    expect(f).toMatchObject({ 'iam.node-role.ecr-read': 'fail', 'change.recent': 'warn' });
+  });
+
+  it('image-tag-typo: the summary suggests the closest existing tags', () => {
+    const r = cli(['demo', 'image-tag-typo']);
     expect(r.status, r.stderr).toBe(0);
-    const records = r.stdout
-      .trim()
-      .split('\n')
-      .map(
-        (l) =>
-          JSON.parse(l) as {
-            scenario: string;
-            class: string;
-            outcome: string;
-            actions: { id: string; status: string }[];
-            findings: { id: string; status: string }[];
-            incidents: { class: string; count: number }[];
-          },
-      );
-    const by = Object.fromEntries(records.map((x) => [x.scenario, x]));
-    expect(by['pause-image-deleted-al2023']).toMatchObject({
-      class: 'sandbox-image',
-      outcome: 'repaired and verified',
-    });
-    expect(by['pause-image-deleted-al2023'].actions).toContainEqual({ id: 'repair-pause-image', status: 'repaired' });
-    expect(by['pause-image-deleted-al2023'].findings).toContainEqual({
-      id: 'node.sandbox-image.present (before)',
-      status: 'fail',
-    });
-    expect(by['pause-image-deleted-al2023'].findings).toContainEqual({
-      id: 'node.sandbox-image.pinned (after)',
-      status: 'pass',
-    });
-    expect(by['pause-image-gc-401']).toMatchObject({ class: 'sandbox-image', outcome: 'repaired and verified' });
-    expect(by['insufficient-cidr-blocks'].class).toBe('cidr-fragmentation');
-    expect(by['image-tag-typo'].class).toBe('image-not-found');
-    expect(by['docker-hub-rate-limit'].class).toBe('rate-limited');
-    expect(by['pause-401-missing-ecr-policy'].incidents.map((i) => i.class)).toEqual([
-      'sandbox-image',
-      'registry-auth',
-    ]);
-    // A storm of identical lines is one incident, not one per line.
-    expect(by['pause-image-deleted-al2023'].incidents).toEqual([
-      expect.objectContaining({ class: 'sandbox-image', count: 400 }),
-    ]);
+    expect(r.stdout).toContain('closest tags: v2.3.1, v2.3.0, v2.2.9');
+    expect(r.stdout).toMatch(/Subject: \[pod-doctor\] image-not-found on prod-eu\//);
+  });
+
+  it('writes a self-contained HTML report with a timeline per incident', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'pod-doctor-html-')), 'report.html');
+    const r = cli(['demo', 'docker-hub-rate-limit', 'windows-ipam-label', '--html', file]);
+    expect(r.status, r.stderr).toBe(0);
+    const html = readFileSync(file, 'utf8');
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html).not.toMatch(/<script|<link|src=/);
+    expect((html.match(/class="timeline"/g) ?? []).length).toBe(2);
+    expect(html).toContain('<li>Decide</li>');
   });
 });
