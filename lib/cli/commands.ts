@@ -19,6 +19,16 @@ export const COMMANDS: readonly Command[] = [
     run: async (args) => (await import('./demo-command.js')).runDemoCommand(args),
   },
   {
+    name: 'diagnose',
+    summary: 'run the account checks read-only against a real account (standard credential chain)',
+    run: async (args) => (await import('./diagnose-command.js')).runDiagnoseCommand(args),
+  },
+  {
+    name: 'replay',
+    summary: 'feed a saved EventBridge event, subscription payload or log lines through the local pipeline',
+    run: async (args) => (await import('./replay-command.js')).runReplayCommand(args),
+  },
+  {
     name: 'config',
     summary: 'validate a pod-doctor configuration (JSON file or cdk.json) and print it with defaults',
     run: async (args) => (await import('./config-command.js')).runConfigCommand(args),

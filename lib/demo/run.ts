@@ -94,6 +94,75 @@ async function nodeFor(
   };
 }
 
+/** The real ingest path on an in-memory table; returns the workflow inputs of the incidents it opened. */
+async function ingestAll(
+  events: readonly unknown[],
+  dynamo: FakeDynamo,
+  tag: string,
+): Promise<Record<string, unknown>[]> {
+  const started: Record<string, unknown>[] = [];
+  const deps = {
+    incidents: new IncidentStore(dynamo.client, { tableName: 'incidents', windowMs: 30 * 60_000, retentionDays: 365 }),
+    rejects: { keep: async () => undefined },
+    workflow: {
+      start: async (id: string, input: string) => {
+        started.push(JSON.parse(input) as Record<string, unknown>);
+        return `arn:aws:states:eu-west-1:111122223333:execution:PodDoctorWorkflow:${id}`;
+      },
+    },
+    config: CONFIG,
+    now: () => START + 60_000,
+  };
+  for (const [i, e] of events.entries()) await ingest(e, `${tag}-${i}`, deps);
+  return started;
+}
+
+type WorkflowOutput = {
+  plan?: { findings?: { id: string; status: string; summary: string }[]; nodeAction?: { id: string } | null };
+  action?: { result?: { status: string } };
+  summary?: { subject: string; message: string; outcome: string };
+};
+
+export interface ReplayResult {
+  readonly class: string;
+  readonly incident: { incidentId: string; scope: string; scopeValue: string };
+  readonly count: number;
+  readonly findings: readonly { id: string; status: string; summary: string }[];
+  readonly actions: readonly { id: string; status: string }[];
+  readonly outcome: string;
+  readonly summary: { subject: string; message: string };
+}
+
+/** Replays saved events through ingest and, per incident, the workflow (recorded demo account, simulated node). */
+export async function replay(events: readonly unknown[]): Promise<ReplayResult[]> {
+  const dynamo = new FakeDynamo();
+  const started = await ingestAll(events, dynamo, 'replay');
+  const definition = started.length ? synthesizedDefinition() : undefined;
+  const out: ReplayResult[] = [];
+  for (const input of started) {
+    const r = await runWorkflow(input, { account: healthyAccount(), node: simulatedNode([]), definition, dynamo });
+    const o = r.output as WorkflowOutput;
+    const row = dynamo.items.get(`INCIDENT#${String(input.incidentKey)}|OPEN`);
+    out.push({
+      class: String(input.class),
+      incident: {
+        incidentId: String(input.incidentId),
+        scope: String(input.scope),
+        scopeValue: String(input.scopeValue),
+      },
+      count: Number(row?.occurrences ?? 1),
+      findings: (o.plan?.findings ?? []).map((f) => ({ id: f.id, status: f.status, summary: f.summary })),
+      actions: o.plan?.nodeAction ? [{ id: o.plan.nodeAction.id, status: o.action?.result?.status ?? 'not run' }] : [],
+      outcome: o.summary?.outcome ?? 'workflow failed',
+      summary: {
+        subject: o.summary?.subject ?? r.sns.at(-1)?.subject ?? '',
+        message: o.summary?.message ?? r.sns.at(-1)?.message ?? '',
+      },
+    });
+  }
+  return out;
+}
+
 /** Runs scenarios through ingest → incident → the synthesized workflow with the real handlers. */
 export async function runScenarios(scenarios: readonly Scenario[]): Promise<ScenarioResult[]> {
   const stage = new NodeStage();
@@ -105,35 +174,14 @@ export async function runScenarios(scenarios: readonly Scenario[]): Promise<Scen
       const account = healthyAccount();
       s.account?.(account);
       const dynamo = new FakeDynamo();
-      const started: Record<string, unknown>[] = [];
-      const deps = {
-        incidents: new IncidentStore(dynamo.client, {
-          tableName: 'incidents',
-          windowMs: 30 * 60_000,
-          retentionDays: 365,
-        }),
-        rejects: { keep: async () => undefined },
-        workflow: {
-          start: async (id: string, input: string) => {
-            started.push(JSON.parse(input) as Record<string, unknown>);
-            return `arn:aws:states:eu-west-1:111122223333:execution:PodDoctorWorkflow:${id}`;
-          },
-        },
-        config: CONFIG,
-        now: () => START + 60_000,
-      };
       const events: unknown[] = [
         ...(s.lines.length ? [subscriptionPayload(Array.from({ length: s.repeat }, () => s.lines).flat())] : []),
         ...(s.cloudTrail ?? []).map(
           (f) => JSON.parse(readFileSync(join(PROJECT_ROOT, 'test', 'fixtures', 'events', f), 'utf8')) as unknown,
         ),
       ];
-      const occurrences = [];
-      for (const [i, e] of events.entries()) {
-        await ingest(e, `demo-${s.name}-${i}`, deps);
-        occurrences.push(...readEvent(e, CONFIG, START).occurrences);
-      }
-      const incidents = aggregate(occurrences);
+      const started = await ingestAll(events, dynamo, `demo-${s.name}`);
+      const incidents = aggregate(events.flatMap((e) => readEvent(e, CONFIG, START).occurrences));
       const main = started.find((x) => x.class === s.expect.class) ?? started[0];
       const { behaviour, kind } = await nodeFor(s, stage);
       const r: RunResult | undefined = main
@@ -146,11 +194,7 @@ export async function runScenarios(scenarios: readonly Scenario[]): Promise<Scen
             approval: s.approval,
           })
         : undefined;
-      const out = (r?.output ?? {}) as {
-        plan?: { findings?: { id: string; status: string; summary: string }[]; nodeAction?: { id: string } | null };
-        action?: { result?: { status: string } };
-        summary?: { subject: string; message: string; outcome: string };
-      };
+      const out = (r?.output ?? {}) as WorkflowOutput;
       const findings = (out.plan?.findings ?? []).map((f) => ({ id: f.id, status: f.status, summary: f.summary }));
       const failing = findings.filter((f) => f.status === 'fail');
       const summary = out.summary ?? {

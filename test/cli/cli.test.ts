@@ -71,7 +71,16 @@ describe('pod-doctor CLI', () => {
 });
 
 describe('pod-doctor demo', () => {
-  type Rec = { scenario: string; class: string; outcome: string; node: string; actions: { id: string; status: string }[]; findings: { id: string; status: string }[]; incidents: { class: string; count: number }[]; transitions: number };
+  type Rec = {
+    scenario: string;
+    class: string;
+    outcome: string;
+    node: string;
+    actions: { id: string; status: string }[];
+    findings: { id: string; status: string }[];
+    incidents: { class: string; count: number }[];
+    transitions: number;
+  };
   let records: Record<string, Rec>;
   let status: number | null;
   let stderr: string;
@@ -99,13 +108,20 @@ describe('pod-doctor demo', () => {
       expect(r.class, s.name).toBe(s.expect.class);
       expect(r.outcome, s.name).toBe(s.expect.outcome);
       expect(failing(s.name), s.name).toEqual(expect.arrayContaining([...s.expect.failing]));
-      expect(r.actions.map((a) => a.id), s.name).toEqual(s.expect.nodeAction ? [s.expect.nodeAction] : []);
+      expect(
+        r.actions.map((a) => a.id),
+        s.name,
+      ).toEqual(s.expect.nodeAction ? [s.expect.nodeAction] : []);
     }
   });
 
   it('pause-image-deleted-al2023: repaired and verified on real containerd, a storm of 400 lines is one incident', () => {
     const r = records['pause-image-deleted-al2023'];
-    expect(r).toMatchObject({ node: 'real containerd', outcome: 'repaired and verified', actions: [{ id: 'repair-pause-image', status: 'Success' }] });
+    expect(r).toMatchObject({
+      node: 'real containerd',
+      outcome: 'repaired and verified',
+      actions: [{ id: 'repair-pause-image', status: 'Success' }],
+    });
     expect(r.incidents).toEqual([expect.objectContaining({ class: 'sandbox-image', count: 400 })]);
     expect(r.transitions).toBeLessThan(50);
   });
@@ -141,5 +157,109 @@ describe('pod-doctor demo', () => {
     expect(html).not.toMatch(/<script|<link|src=/);
     expect((html.match(/class="timeline"/g) ?? []).length).toBe(2);
     expect(html).toContain('<li>Decide</li>');
+  });
+});
+
+describe('pod-doctor diagnose', () => {
+  it('runs every check group against an account and reports findings with remediations', async () => {
+    const { diagnose, renderReport } = await import('../../lib/cli/diagnose-command.js');
+    const { healthyAccount, NODE_DNS, ENDPOINT_SG } = await import('../../lib/demo/account-snapshot.js');
+    const { mockAccount } = await import('../../lib/demo/mock-account.js');
+    const account = healthyAccount();
+    for (const g of account.securityGroups) if (g.GroupId === ENDPOINT_SG) g.IpPermissions = [];
+    const clients = mockAccount(account);
+    const report = await diagnose(
+      clients,
+      { cluster: 'prod-eu', node: NODE_DNS, region: 'eu-west-1' },
+      new Date('2026-11-29T10:00:00Z'),
+    );
+    clients.restore();
+    expect(report.node?.instanceId).toBe('i-0a1b2c3d4e5f60718');
+    expect(report.findings).toHaveLength(14);
+    const text = renderReport(report);
+    expect(text).toContain('FAIL  vpc.endpoint.sg-443');
+    expect(text).toContain('→ add an inbound rule TCP 443');
+    expect(text).toMatch(/14 checks: 1 fail, 1 warn, 0 error$/); // the warn: no image given, existence not checked
+  });
+
+  it('says clearly that credentials are missing instead of failing with a stack trace', () => {
+    const home = mkdtempSync(join(tmpdir(), 'pod-doctor-nocreds-'));
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AWS_')));
+    const r = spawnSync(
+      'node',
+      [join(PROJECT_ROOT, 'bin', 'pod-doctor.js'), 'diagnose', '--cluster', 'prod-eu', '--region', 'eu-west-1'],
+      {
+        encoding: 'utf8',
+        cwd: PROJECT_ROOT,
+        // No credential anywhere, and the instance-metadata lookup off: nothing leaves this machine.
+        env: {
+          ...env,
+          HOME: home,
+          AWS_EC2_METADATA_DISABLED: 'true',
+          AWS_CONFIG_FILE: join(home, 'none'),
+          AWS_SHARED_CREDENTIALS_FILE: join(home, 'none'),
+        },
+      },
+    );
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('no usable AWS credentials');
+    expect(r.stderr).toContain('aws sso login');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('requires a cluster', () => {
+    const r = cli(['diagnose']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('--cluster is required');
+  });
+});
+
+describe('pod-doctor replay', () => {
+  const tmp = () => mkdtempSync(join(tmpdir(), 'pod-doctor-replay-'));
+
+  it('replays raw log lines: a storm becomes one incident with its summary', () => {
+    const file = join(tmp(), 'lines.txt');
+    const line = corpus().find((l) => l.class === 'rate-limited')?.line ?? '';
+    writeFileSync(file, `${Array.from({ length: 25 }, () => line).join('\n')}\nPulling sandbox image..\n`);
+    const r = cli(['replay', file]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('━━━ rate-limited (25 event(s) → 1 incident)');
+    expect(r.stdout).toContain('ECR pull-through cache');
+  });
+
+  it('replays a saved EventBridge CloudTrail event', () => {
+    const r = cli([
+      'replay',
+      join(PROJECT_ROOT, 'test/fixtures/events/create-eni-insufficient-addresses.json'),
+      '--json',
+    ]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      class: 'ip-exhaustion',
+      incident: { scope: 'subnet', scopeValue: 'subnet-0a1b2c3d4e5f67890' },
+    });
+  });
+
+  it('replays a decoded subscription batch', () => {
+    const file = join(tmp(), 'batch.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        messageType: 'DATA_MESSAGE',
+        owner: '111122223333',
+        logGroup: '/aws/containerinsights/prod-eu/dataplane',
+        logStream: 's',
+        subscriptionFilters: ['f'],
+        logEvents: [{ id: '1', timestamp: 1_795_946_400_000, message: corpus()[0].line }],
+      }),
+    );
+    const r = cli(['replay', file, '--json']);
+    expect(JSON.parse(r.stdout.trim().split('\n')[0])).toMatchObject({ class: 'sandbox-image' });
+  });
+
+  it('says so when nothing in the input is a failure', () => {
+    const file = join(tmp(), 'quiet.txt');
+    writeFileSync(file, 'Pulling sandbox image..\n');
+    expect(cli(['replay', file]).stdout).toContain('no incident');
   });
 });

@@ -156,7 +156,19 @@ describe('advice', () => {
   it('adds the runbook advice of the class after the specific recommendations', () => {
     const p = decide({ ...base, class: 'windows-ipam' });
     expect(p.recommendations.at(-1)).toContain('enable-windows-ipam');
-    const typo = decide({ ...base, class: 'image-not-found', findings: [{ id: 'ecr.image-exists', status: 'fail', summary: 'x', evidence: {}, remediation: 'use an existing tag, e.g. app:v1' }] });
+    const typo = decide({
+      ...base,
+      class: 'image-not-found',
+      findings: [
+        {
+          id: 'ecr.image-exists',
+          status: 'fail',
+          summary: 'x',
+          evidence: {},
+          remediation: 'use an existing tag, e.g. app:v1',
+        },
+      ],
+    });
     expect(typo.recommendations[0]).toBe('ecr.image-exists: use an existing tag, e.g. app:v1');
   });
 });

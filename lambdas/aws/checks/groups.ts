@@ -42,7 +42,7 @@ const nodeSchema = z.object({
 
 export const checkInputSchema = z.object({
   /** The resolved node; iam, network and eks checks need it, ecr and changes use it when present. */
-  node: nodeSchema.optional(),
+  node: z.preprocess((v) => (v && typeof v === 'object' && 'instanceId' in v ? v : undefined), nodeSchema.optional()),
   cluster: z.string().min(1),
   region: z.string().regex(/^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$/),
   image: z.string().optional(),
