@@ -212,6 +212,19 @@ export class IncidentWorkflow extends Construct {
     props.topic.grantPublish(requestFn);
     props.incidentTable.grant(requestFn, 'dynamodb:PutItem');
 
+    /** A Lambda step whose output is narrowed to `fields` of the function's result. */
+    const invoke = (id: string, fn: IFunction, payload: TaskInput, fields: readonly string[], resultPath?: string) =>
+      retried(
+        new LambdaInvoke(this, id, {
+          lambdaFunction: fn,
+          payload,
+          resultSelector: Object.fromEntries(fields.map((f) => [`${f}.$`, `$.Payload.${f}`])),
+          resultPath,
+          retryOnServiceExceptions: false,
+        }),
+      );
+    const SUMMARY_FIELDS = ['subject', 'message', 'outcome'];
+
     // --- failure path: record and notify, always ----------------------------------------------------
     const failed = new Fail(this, 'Workflow failed', {
       cause: 'the incident workflow failed; it was recorded and notified',
@@ -236,18 +249,12 @@ export class IncidentWorkflow extends Construct {
     );
     notifyFailure.addCatch(notifyBare, { resultPath: '$.notifyError' });
     notifyFailure.next(failed);
-    const recordFailure = retried(
-      new LambdaInvoke(this, 'Record failure', {
-        lambdaFunction: summarizeFn,
-        payload: TaskInput.fromJsonPathAt('$'),
-        resultSelector: {
-          'subject.$': '$.Payload.subject',
-          'message.$': '$.Payload.message',
-          'outcome.$': '$.Payload.outcome',
-        },
-        resultPath: '$.summary',
-        retryOnServiceExceptions: false,
-      }),
+    const recordFailure = invoke(
+      'Record failure',
+      summarizeFn,
+      TaskInput.fromJsonPathAt('$'),
+      SUMMARY_FIELDS,
+      '$.summary',
     );
     recordFailure.addCatch(notifyBare, { resultPath: '$.recordError' });
     recordFailure.next(notifyFailure);
@@ -344,18 +351,16 @@ export class IncidentWorkflow extends Construct {
     // --- diagnose ----------------------------------------------------------------------------------
     const checkBranch = (group: CheckGroup, label: string, needsNode: boolean) => {
       const fnc = props.checks.functions[group];
-      const run = retried(
-        new LambdaInvoke(this, `Check ${label}`, {
-          lambdaFunction: fnc,
-          payload: TaskInput.fromObject({
-            'node.$': '$.node',
-            'cluster.$': '$.cluster',
-            'region.$': '$.open.region',
-            'entities.$': '$.entities',
-          }),
-          resultSelector: { 'findings.$': '$.Payload.findings' },
-          retryOnServiceExceptions: false,
+      const run = invoke(
+        `Check ${label}`,
+        fnc,
+        TaskInput.fromObject({
+          'node.$': '$.node',
+          'cluster.$': '$.cluster',
+          'region.$': '$.open.region',
+          'entities.$': '$.entities',
         }),
+        ['findings'],
       );
       const skip = new Pass(this, `Skip ${label} checks`, { result: Result.fromObject({ findings: [] }) });
       const when = Condition.booleanEquals(`$.open.checks.${group}`, true);
@@ -392,19 +397,7 @@ export class IncidentWorkflow extends Construct {
 
     // --- decide, approve, act, verify, summarize ---------------------------------------------------------
     const summarize = onError(
-      retried(
-        new LambdaInvoke(this, 'Summarize', {
-          lambdaFunction: summarizeFn,
-          payload: TaskInput.fromJsonPathAt('$'),
-          resultSelector: {
-            'subject.$': '$.Payload.subject',
-            'message.$': '$.Payload.message',
-            'outcome.$': '$.Payload.outcome',
-          },
-          resultPath: '$.summary',
-          retryOnServiceExceptions: false,
-        }),
-      ),
+      invoke('Summarize', summarizeFn, TaskInput.fromJsonPathAt('$'), SUMMARY_FIELDS, '$.summary'),
     );
     const notify = onError(
       retried(
@@ -419,42 +412,27 @@ export class IncidentWorkflow extends Construct {
     summarize.next(notify).next(new Succeed(this, 'Incident closed'));
 
     const decideTask = onError(
-      retried(
-        new LambdaInvoke(this, 'Decide', {
-          lambdaFunction: decideFn,
-          payload: TaskInput.fromJsonPathAt('$'),
-          resultSelector: {
-            'decision.$': '$.Payload.decision',
-            'actions.$': '$.Payload.actions',
-            'reasons.$': '$.Payload.reasons',
-            'recommendations.$': '$.Payload.recommendations',
-            'findings.$': '$.Payload.findings',
-            'nodeAction.$': '$.Payload.nodeAction',
-          },
-          resultPath: '$.plan',
-          retryOnServiceExceptions: false,
-        }),
+      invoke(
+        'Decide',
+        decideFn,
+        TaskInput.fromJsonPathAt('$'),
+        ['decision', 'actions', 'reasons', 'recommendations', 'findings', 'nodeAction'],
+        '$.plan',
       ),
     );
 
     const checkRepair = onError(
-      retried(
-        new LambdaInvoke(this, 'Check repair', {
-          lambdaFunction: verifyFn,
-          payload: TaskInput.fromObject({
-            'incidentKey.$': '$.incidentKey',
-            'class.$': '$.class',
-            'actionSentAt.$': '$.action.sentAt',
-            'verifyProbe.$': '$.verifyProbe.result',
-          }),
-          resultSelector: {
-            'verified.$': '$.Payload.verified',
-            'reason.$': '$.Payload.reason',
-            'nextStep.$': '$.Payload.nextStep',
-          },
-          resultPath: '$.verification',
-          retryOnServiceExceptions: false,
+      invoke(
+        'Check repair',
+        verifyFn,
+        TaskInput.fromObject({
+          'incidentKey.$': '$.incidentKey',
+          'class.$': '$.class',
+          'actionSentAt.$': '$.action.sentAt',
+          'verifyProbe.$': '$.verifyProbe.result',
         }),
+        ['verified', 'reason', 'nextStep'],
+        '$.verification',
       ),
     );
     checkRepair.next(summarize);
@@ -563,23 +541,12 @@ export class IncidentWorkflow extends Construct {
       resultPath: '$.execution',
     });
     const open = onError(
-      retried(
-        new LambdaInvoke(this, 'Open incident', {
-          lambdaFunction: openFn,
-          payload: TaskInput.fromObject({ 'incident.$': '$', 'executionId.$': '$$.Execution.Id' }),
-          resultSelector: {
-            'duplicate.$': '$.Payload.duplicate',
-            'gate.$': '$.Payload.gate',
-            'history.$': '$.Payload.history',
-            'node.$': '$.Payload.node',
-            'checks.$': '$.Payload.checks',
-            'probe.$': '$.Payload.probe',
-            'region.$': '$.Payload.region',
-            'openedAt.$': '$.Payload.openedAt',
-          },
-          resultPath: '$.open',
-          retryOnServiceExceptions: false,
-        }),
+      invoke(
+        'Open incident',
+        openFn,
+        TaskInput.fromObject({ 'incident.$': '$', 'executionId.$': '$$.Execution.Id' }),
+        ['duplicate', 'gate', 'history', 'node', 'checks', 'probe', 'region', 'openedAt'],
+        '$.open',
       ),
     );
     // The probe document and its parameters, stamped into the state once.

@@ -150,6 +150,36 @@ const addonInfo = (addonName: string, versions: string[], defaultVersion: string
   })),
 });
 
+/** An ECR interface endpoint in the node subnet: private DNS on, open endpoint policy, the endpoint SG. */
+function interfaceEndpoint(id: string, service: 'ecr.api' | 'ecr.dkr') {
+  return {
+    VpcEndpointId: id,
+    VpcEndpointType: 'Interface' as const,
+    VpcId: VPC,
+    ServiceName: `com.amazonaws.${REGION}.${service}`,
+    State: 'Available' as const,
+    PrivateDnsEnabled: true,
+    Groups: [{ GroupId: ENDPOINT_SG, GroupName: 'ecr-endpoints' }],
+    SubnetIds: [SUBNET],
+    PolicyDocument: JSON.stringify({ Statement: [{ Effect: 'Allow', Principal: '*', Action: '*', Resource: '*' }] }),
+  };
+}
+
+/** Fragments the node subnet: one ENI address in every /28, so no aligned block is free. */
+export function fragmentSubnet(a: AccountSnapshot, availableIps = 212): void {
+  a.networkInterfaces.push({
+    NetworkInterfaceId: 'eni-0fragmented00001',
+    SubnetId: SUBNET,
+    Status: 'in-use',
+    PrivateIpAddresses: Array.from({ length: 16 }, (_, i) => ({
+      PrivateIpAddress: `10.0.12.${i * 16 + 5}`,
+      Primary: i === 0,
+    })),
+    Ipv4Prefixes: [],
+  });
+  a.subnets[0].AvailableIpAddressCount = availableIps;
+}
+
 /** A healthy AL2023 managed node group in a private subnet with ECR/S3 endpoints and no NAT. */
 export function healthyAccount(now = new Date('2026-11-29T10:00:00Z')): AccountSnapshot {
   const nodeIps = ['10.0.12.34', ...Array.from({ length: 9 }, (_, i) => `10.0.12.${40 + i}`)];
@@ -300,32 +330,8 @@ export function healthyAccount(now = new Date('2026-11-29T10:00:00Z')): AccountS
       },
     ],
     vpcEndpoints: [
-      {
-        VpcEndpointId: 'vpce-0ecrapi000001',
-        VpcEndpointType: 'Interface',
-        VpcId: VPC,
-        ServiceName: `com.amazonaws.${REGION}.ecr.api`,
-        State: 'Available',
-        PrivateDnsEnabled: true,
-        Groups: [{ GroupId: ENDPOINT_SG, GroupName: 'ecr-endpoints' }],
-        SubnetIds: [SUBNET],
-        PolicyDocument: JSON.stringify({
-          Statement: [{ Effect: 'Allow', Principal: '*', Action: '*', Resource: '*' }],
-        }),
-      },
-      {
-        VpcEndpointId: 'vpce-0ecrdkr000001',
-        VpcEndpointType: 'Interface',
-        VpcId: VPC,
-        ServiceName: `com.amazonaws.${REGION}.ecr.dkr`,
-        State: 'Available',
-        PrivateDnsEnabled: true,
-        Groups: [{ GroupId: ENDPOINT_SG, GroupName: 'ecr-endpoints' }],
-        SubnetIds: [SUBNET],
-        PolicyDocument: JSON.stringify({
-          Statement: [{ Effect: 'Allow', Principal: '*', Action: '*', Resource: '*' }],
-        }),
-      },
+      interfaceEndpoint('vpce-0ecrapi000001', 'ecr.api'),
+      interfaceEndpoint('vpce-0ecrdkr000001', 'ecr.dkr'),
       {
         VpcEndpointId: 'vpce-0s3gateway0001',
         VpcEndpointType: 'Gateway',

@@ -5,6 +5,7 @@ import {
   APP_IMAGE,
   CLUSTER,
   ENDPOINT_SG,
+  fragmentSubnet,
   NODE_DNS,
   NODE_ID,
   NODE_ROLE,
@@ -190,19 +191,7 @@ export const SCENARIOS: readonly Scenario[] = [
     ],
     cloudTrail: ['assign-prefix-insufficient-cidr.json'],
     repeat: 60,
-    account: (a) => {
-      a.networkInterfaces.push({
-        NetworkInterfaceId: 'eni-0fragmented00001',
-        SubnetId: SUBNET,
-        Status: 'in-use',
-        PrivateIpAddresses: Array.from({ length: 16 }, (_, i) => ({
-          PrivateIpAddress: `10.0.12.${i * 16 + 5}`,
-          Primary: i === 0,
-        })),
-        Ipv4Prefixes: [],
-      });
-      a.subnets[0].AvailableIpAddressCount = 212;
-    },
+    account: (a) => fragmentSubnet(a),
     node: { kind: 'simulated', probe: [] },
     expect: {
       class: 'cidr-fragmentation',

@@ -10,6 +10,7 @@ import {
   APP_REPO,
   CLUSTER,
   ENDPOINT_SG,
+  fragmentSubnet,
   healthyAccount,
   NODE_DNS,
   NODE_ID,
@@ -286,19 +287,7 @@ describe('each check fails on its broken fixture', () => {
   it('subnet.free-prefix-blocks fails while subnet.free-ips passes on a fragmented subnet', async () => {
     const f = await run(
       'network',
-      mutate((a) => {
-        a.networkInterfaces.push({
-          NetworkInterfaceId: 'eni-0fragmented00001',
-          SubnetId: SUBNET,
-          Status: 'in-use',
-          PrivateIpAddresses: Array.from({ length: 16 }, (_, i) => ({
-            PrivateIpAddress: `10.0.12.${i * 16 + 5}`,
-            Primary: i === 0,
-          })),
-          Ipv4Prefixes: [],
-        });
-        a.subnets[0].AvailableIpAddressCount = 225;
-      }),
+      mutate((a) => fragmentSubnet(a, 225)),
     );
     expect(f['subnet.free-ips'].status).toBe('pass');
     expect(f['subnet.free-prefix-blocks']).toMatchObject({

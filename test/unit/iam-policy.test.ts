@@ -1,31 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { compareAddonVersions } from '../../lambdas/aws/checks/eks-checks.js';
-import { evaluate, type NamedPolicy, namesPrincipal, wildcardMatch } from '../../lambdas/core/iam-policy.js';
+import {
+  evaluate,
+  type NamedPolicy,
+  namesPrincipal,
+  type PolicyDocument,
+  wildcardMatch,
+} from '../../lambdas/core/iam-policy.js';
 import { closest, parseEcrImage } from '../../lambdas/core/images.js';
+import { ECR_READ_ONLY } from '../../lib/demo/account-snapshot.js';
 
 const REPO = 'arn:aws:ecr:eu-west-1:111122223333:repository/team/app';
-const readOnly: NamedPolicy = {
-  name: 'AmazonEC2ContainerRegistryReadOnly',
-  document: {
-    Version: '2012-10-17',
-    Statement: [
-      {
-        Effect: 'Allow',
-        Action: [
-          'ecr:GetAuthorizationToken',
-          'ecr:BatchCheckLayerAvailability',
-          'ecr:GetDownloadUrlForLayer',
-          'ecr:GetRepositoryPolicy',
-          'ecr:DescribeRepositories',
-          'ecr:ListImages',
-          'ecr:DescribeImages',
-          'ecr:BatchGetImage',
-        ],
-        Resource: '*',
-      },
-    ],
-  },
-};
+const readOnly: NamedPolicy = { name: 'AmazonEC2ContainerRegistryReadOnly', document: ECR_READ_ONLY as PolicyDocument };
 
 describe('IAM policy evaluation', () => {
   it('allows what a managed policy grants', () => {
