@@ -165,6 +165,28 @@ function interfaceEndpoint(id: string, service: 'ecr.api' | 'ecr.dkr') {
   };
 }
 
+/** The CloudTrail LookupEvents record of AmazonEC2ContainerRegistryReadOnly being detached from the node role. */
+export function detachEcrReadOnlyEvent(): Event {
+  return {
+    EventId: '0e3f4b5a-6c7d-48e9-8f01-23456789abcd',
+    EventName: 'DetachRolePolicy',
+    EventTime: new Date('2026-11-29T09:40:00Z'),
+    Username: 'jane.doe@example.com',
+    EventSource: 'iam.amazonaws.com',
+    Resources: [
+      { ResourceType: 'AWS::IAM::Role', ResourceName: NODE_ROLE },
+      { ResourceType: 'AWS::IAM::Policy', ResourceName: 'arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly' },
+    ],
+    CloudTrailEvent: JSON.stringify({
+      eventName: 'DetachRolePolicy',
+      requestParameters: {
+        roleName: NODE_ROLE,
+        policyArn: 'arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly',
+      },
+    }),
+  };
+}
+
 /** Fragments the node subnet: one ENI address in every /28, so no aligned block is free. */
 export function fragmentSubnet(a: AccountSnapshot, availableIps = 212): void {
   a.networkInterfaces.push({

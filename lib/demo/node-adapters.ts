@@ -17,6 +17,16 @@ export function ssmRejects(name: NodeCommandName, parameters: Record<string, str
   return undefined;
 }
 
+/** What SSM does before a node sees a command: the document must be ours and the parameters valid. */
+function admit(
+  document: string,
+  parameters: Record<string, string[]>,
+): { name?: NodeCommandName; rejected?: NodeCommandAnswer } {
+  const name = BY_NAME[document];
+  const why = name ? ssmRejects(name, parameters) : `unknown document ${document}`;
+  return why ? { rejected: { status: 'Failed', stdout: '', stderr: why } } : { name };
+}
+
 export interface LocalNodeOptions {
   /** Environment of the node scripts (containerd config, pause tarball, token command ...). */
   readonly env: Record<string, string>;
@@ -33,10 +43,8 @@ export function realNode(node: LocalNode, o: LocalNodeOptions): LocalNodeBehavio
   return {
     managed: true,
     run(document, parameters): NodeCommandAnswer {
-      const name = BY_NAME[document];
-      if (!name) return { status: 'Failed', stdout: '', stderr: `unknown document ${document}` };
-      const rejected = ssmRejects(name, parameters);
-      if (rejected) return { status: 'Failed', stdout: '', stderr: rejected };
+      const { name, rejected } = admit(document, parameters);
+      if (rejected || !name) return rejected ?? { status: 'Failed', stdout: '' };
       const spec = NODE_COMMANDS[name];
       const content = buildDocumentContent(spec, lib, readFileSync(join(PROJECT_ROOT, 'ssm', spec.script), 'utf8')) as {
         mainSteps: { inputs: { runCommand: string[] } }[];
@@ -94,9 +102,8 @@ export function simulatedNode(
   return {
     managed: true,
     run(document, parameters): NodeCommandAnswer {
-      const name = BY_NAME[document];
-      const rejected = name ? ssmRejects(name, parameters) : `unknown document ${document}`;
-      if (rejected) return { status: 'Failed', stdout: '', stderr: rejected };
+      const { name, rejected } = admit(document, parameters);
+      if (rejected) return rejected;
       switch (name) {
         case 'probeNode':
           return { status: 'Success', stdout: simulatedProbe(probeFindings) };
@@ -141,9 +148,8 @@ export function simulatedPauseNode(): LocalNodeBehaviour {
   return {
     managed: true,
     run(document, parameters): NodeCommandAnswer {
-      const name = BY_NAME[document];
-      const rejected = name ? ssmRejects(name, parameters) : `unknown document ${document}`;
-      if (rejected) return { status: 'Failed', stdout: '', stderr: rejected };
+      const { name, rejected } = admit(document, parameters);
+      if (rejected) return rejected;
       if (name === 'probeNode') return { status: 'Success', stdout: probe() };
       if (name === 'repairPauseImage') {
         repaired = true;

@@ -4,6 +4,7 @@ import {
   type AccountSnapshot,
   APP_IMAGE,
   CLUSTER,
+  detachEcrReadOnlyEvent,
   ENDPOINT_SG,
   fragmentSubnet,
   NODE_DNS,
@@ -112,21 +113,7 @@ export const SCENARIOS: readonly Scenario[] = [
     cloudTrail: ['detach-ecr-readonly.json'],
     account: (a) => {
       a.roles[NODE_ROLE].attached = a.roles[NODE_ROLE].attached.filter((p) => !p.includes('ContainerRegistry'));
-      a.cloudTrailEvents.push({
-        EventId: '0e3f4b5a-6c7d-48e9-8f01-23456789abcd',
-        EventName: 'DetachRolePolicy',
-        EventTime: new Date('2026-11-29T09:40:00Z'),
-        Username: 'jane.doe@example.com',
-        EventSource: 'iam.amazonaws.com',
-        Resources: [{ ResourceType: 'AWS::IAM::Role', ResourceName: NODE_ROLE }],
-        CloudTrailEvent: JSON.stringify({
-          eventName: 'DetachRolePolicy',
-          requestParameters: {
-            roleName: NODE_ROLE,
-            policyArn: 'arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly',
-          },
-        }),
-      });
+      a.cloudTrailEvents.push(detachEcrReadOnlyEvent());
     },
     node: { kind: 'local', variant: 'al2-without-ecr-access' },
     expect: {

@@ -9,6 +9,7 @@ import {
   APP_IMAGE,
   APP_REPO,
   CLUSTER,
+  detachEcrReadOnlyEvent,
   ENDPOINT_SG,
   fragmentSubnet,
   healthyAccount,
@@ -348,29 +349,7 @@ describe('each check fails on its broken fixture', () => {
   it('change.recent: names who detached the ECR policy from the node role', async () => {
     const f = await run(
       'changes',
-      mutate((a) =>
-        a.cloudTrailEvents.push({
-          EventId: '0e3f4b5a-6c7d-48e9-8f01-23456789abcd',
-          EventName: 'DetachRolePolicy',
-          EventTime: new Date('2026-11-29T09:40:00Z'),
-          Username: 'jane.doe@example.com',
-          EventSource: 'iam.amazonaws.com',
-          Resources: [
-            { ResourceType: 'AWS::IAM::Role', ResourceName: NODE_ROLE },
-            {
-              ResourceType: 'AWS::IAM::Policy',
-              ResourceName: 'arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly',
-            },
-          ],
-          CloudTrailEvent: JSON.stringify({
-            eventName: 'DetachRolePolicy',
-            requestParameters: {
-              roleName: NODE_ROLE,
-              policyArn: 'arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly',
-            },
-          }),
-        }),
-      ),
+      mutate((a) => a.cloudTrailEvents.push(detachEcrReadOnlyEvent())),
     );
     expect(f['change.recent']).toMatchObject({
       status: 'warn',
