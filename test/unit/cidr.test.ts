@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CidrError, formatIpv4, freePrefixBlocks, parseCidr, parseIpv4 } from '../../lambdas/core/cidr.js';
+import { fuzz } from '../support/fuzz.js';
 
 const none = { addresses: [], prefixes: [], reservations: [] };
 
@@ -116,7 +117,7 @@ describe('free /28 blocks', () => {
           expect(r.freeAddresses).toBe(size - busy.size);
         },
       ),
-      { numRuns: 200 },
+      fuzz(200),
     );
   });
 });

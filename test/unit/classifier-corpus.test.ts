@@ -8,6 +8,7 @@ import { parseRecord } from '../../lambdas/core/records.js';
 import { FAILURE_HINT, SIGNATURES } from '../../lambdas/core/signatures.js';
 import { PROJECT_ROOT } from '../../lib/constructs/paths.js';
 import { corpus } from '../support/fixtures.js';
+import { fuzz } from '../support/fuzz.js';
 
 const lines = corpus();
 
@@ -61,7 +62,7 @@ describe('fast path', () => {
           expect(classifyMessage(message)).toEqual(matchSignatures(message));
         },
       ),
-      { numRuns: Number(process.env.FUZZ_RUNS ?? 3000) },
+      fuzz(3000),
     );
   });
 

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readEvent } from '../../lambdas/core/ingest.js';
 import { corpus, fixture, subscriptionEvent } from '../support/fixtures.js';
+import { fuzz } from '../support/fuzz.js';
 
 const config = { logGroupClusters: { '/eks/prod-us/ipamd': 'prod-us' }, accountScope: 'account' };
 const NOW = Date.parse('2026-11-29T12:00:00Z');
@@ -82,7 +83,7 @@ describe('never throws, never loses a record', () => {
         const r = readEvent(v, config, NOW);
         expect(r.stats.received).toBe(r.stats.classified + r.stats.unknown + r.stats.rejected);
       }),
-      { numRuns: 300 },
+      fuzz(300),
     );
   });
 
@@ -93,7 +94,7 @@ describe('never throws, never loses a record', () => {
         const r = readEvent({ awslogs: { data } }, config, NOW);
         expect(r.stats.rejected + r.stats.controlMessages + r.stats.received).toBeGreaterThanOrEqual(1);
       }),
-      { numRuns: 300 },
+      fuzz(300),
     );
   });
 
@@ -113,7 +114,7 @@ describe('never throws, never loses a record', () => {
         expect(r.stats.classified + r.stats.unknown + r.stats.rejected).toBe(lines.length);
         for (const rej of r.rejects) expect(rej.record.length).toBeLessThan(17_000);
       }),
-      { numRuns: 100 },
+      fuzz(100),
     );
   });
 });
