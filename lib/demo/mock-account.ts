@@ -81,6 +81,16 @@ function serviceError(name: string, message: string, httpStatusCode: number): Er
   return Object.assign(new Error(message), { name, $fault: 'client', $metadata: meta(httpStatusCode) });
 }
 
+/**
+ * Pages of a list the way EC2 returns them: at most `size` items and a NextToken for the rest. A small
+ * default page makes every caller prove it follows NextToken.
+ */
+function paged<T>(items: readonly T[], token: string | undefined, size = 2): { items: T[]; NextToken?: string } {
+  const start = token ? Number(token.replace('page-', '')) : 0;
+  const end = start + size;
+  return { items: items.slice(start, end), NextToken: end < items.length ? `page-${end}` : undefined };
+}
+
 function filterValues(filters: Filter[] | undefined, name: string): string[] | undefined {
   return filters?.find((f) => f.Name === name)?.Values;
 }
@@ -154,9 +164,13 @@ export function mockAccount(account: AccountSnapshot, faults: Faults = {}): Chec
     }),
   );
   e.on(DescribeVpcEndpointsCommand).callsFake(
-    on('DescribeVpcEndpointsCommand', (input: { Filters?: Filter[] }) => {
+    on('DescribeVpcEndpointsCommand', (input: { Filters?: Filter[]; NextToken?: string }) => {
       const vpc = filterValues(input.Filters, 'vpc-id');
-      return { VpcEndpoints: account.vpcEndpoints.filter((v) => !vpc || vpc.includes(v.VpcId ?? '')) };
+      const p = paged(
+        account.vpcEndpoints.filter((v) => !vpc || vpc.includes(v.VpcId ?? '')),
+        input.NextToken,
+      );
+      return { VpcEndpoints: p.items, NextToken: p.NextToken };
     }),
   );
   e.on(DescribeSecurityGroupsCommand).callsFake(
@@ -170,16 +184,18 @@ export function mockAccount(account: AccountSnapshot, faults: Faults = {}): Chec
     })),
   );
   e.on(DescribeNetworkInterfacesCommand).callsFake(
-    on('DescribeNetworkInterfacesCommand', (input: { Filters?: Filter[] }) => {
+    on('DescribeNetworkInterfacesCommand', (input: { Filters?: Filter[]; NextToken?: string }) => {
       const subnet = filterValues(input.Filters, 'subnet-id');
       const instance = filterValues(input.Filters, 'attachment.instance-id');
-      return {
-        NetworkInterfaces: account.networkInterfaces.filter(
-          (n) =>
-            (!subnet || subnet.includes(n.SubnetId ?? '')) &&
-            (!instance || instance.includes(n.Attachment?.InstanceId ?? '')),
-        ),
-      };
+      const all = account.networkInterfaces.filter(
+        (n) =>
+          (!subnet || subnet.includes(n.SubnetId ?? '')) &&
+          (!instance || instance.includes(n.Attachment?.InstanceId ?? '')),
+      );
+      // By instance the check reads one call (an instance has a handful of ENIs); by subnet it pages.
+      if (instance) return { NetworkInterfaces: all };
+      const p = paged(all, input.NextToken, 1);
+      return { NetworkInterfaces: p.items, NextToken: p.NextToken };
     }),
   );
   e.on(GetSubnetCidrReservationsCommand).callsFake(

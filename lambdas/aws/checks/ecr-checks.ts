@@ -1,4 +1,4 @@
-import { type CloudTrailClient, LookupEventsCommand } from '@aws-sdk/client-cloudtrail';
+import { type CloudTrailClient, paginateLookupEvents } from '@aws-sdk/client-cloudtrail';
 import {
   DescribeImagesCommand,
   type ECRClient,
@@ -149,15 +149,23 @@ export async function checkImageExists(
 }
 
 async function recentDeletions(cloudtrail: CloudTrailClient, image: EcrImage, now: Date, lookbackHours: number) {
-  const r = await cloudtrail.send(
-    new LookupEventsCommand({
+  const found: { at?: string; by: string; eventId?: string }[] = [];
+  let pages = 0;
+  for await (const page of paginateLookupEvents(
+    { client: cloudtrail, pageSize: 50 },
+    {
       LookupAttributes: [{ AttributeKey: 'EventName', AttributeValue: 'BatchDeleteImage' }],
       StartTime: new Date(now.getTime() - lookbackHours * 3_600_000),
       EndTime: now,
-      MaxResults: 50,
-    }),
-  );
-  return (r.Events ?? [])
-    .filter((ev) => (ev.CloudTrailEvent ?? '').includes(`"repositoryName":"${image.repository}"`))
-    .map((ev) => ({ at: ev.EventTime?.toISOString(), by: ev.Username ?? 'unknown', eventId: ev.EventId }));
+    },
+  )) {
+    for (const ev of page.Events ?? []) {
+      if ((ev.CloudTrailEvent ?? '').includes(`"repositoryName":"${image.repository}"`)) {
+        found.push({ at: ev.EventTime?.toISOString(), by: ev.Username ?? 'unknown', eventId: ev.EventId });
+      }
+    }
+    // LookupEvents allows 2 calls per second per account: a few pages of deletions is plenty of history.
+    if (++pages >= 5) break;
+  }
+  return found;
 }

@@ -2,10 +2,10 @@ import {
   DescribeRouteTablesCommand,
   DescribeSecurityGroupsCommand,
   DescribeSubnetsCommand,
-  DescribeVpcEndpointsCommand,
   type EC2Client,
   GetSubnetCidrReservationsCommand,
   paginateDescribeNetworkInterfaces,
+  paginateDescribeVpcEndpoints,
   type RouteTable,
   type VpcEndpoint,
 } from '@aws-sdk/client-ec2';
@@ -56,9 +56,13 @@ export async function checkEndpoints(ec2: EC2Client, input: NetworkFindingsInput
   const { node, region } = input;
   const rt = await nodeRouteTable(ec2, node);
   const egress = internetRoute(rt);
-  const endpoints =
-    (await ec2.send(new DescribeVpcEndpointsCommand({ Filters: [{ Name: 'vpc-id', Values: [node.vpcId ?? ''] }] })))
-      .VpcEndpoints ?? [];
+  const endpoints: VpcEndpoint[] = [];
+  for await (const page of paginateDescribeVpcEndpoints(
+    { client: ec2 },
+    { Filters: [{ Name: 'vpc-id', Values: [node.vpcId ?? ''] }] },
+  )) {
+    endpoints.push(...(page.VpcEndpoints ?? []));
+  }
   const roleArn = node.roleArn ?? '';
   const out: Finding[] = [];
   const interfaceEndpoints: VpcEndpoint[] = [];
