@@ -1,6 +1,15 @@
 import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { mockClient } from 'aws-sdk-client-mock';
+import {
+  DynamoDBDocumentClient,
+  type DynamoDBDocumentClientResolvedConfig,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  type ServiceInputTypes,
+  type ServiceOutputTypes,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { type AwsStub, mockClient } from 'aws-sdk-client-mock';
 
 type Item = Record<string, unknown>;
 type Values = Record<string, unknown>;
@@ -24,23 +33,34 @@ export class FakeDynamo {
     this.client = DynamoDBDocumentClient.from(
       new DynamoDBClient({ region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }),
     );
-    const m = mockClient(this.client);
-    m.on(PutCommand).callsFake((i) =>
-      this.put(i.Item as Item, i.ConditionExpression, i.ExpressionAttributeValues ?? {}),
-    );
-    m.on(GetCommand).callsFake((i) => ({ Item: this.items.get(this.key(i.Key as Item)) }));
-    m.on(UpdateCommand).callsFake((i) =>
-      this.update(
-        i.Key as Item,
-        i.UpdateExpression ?? '',
-        i.ConditionExpression,
-        i.ExpressionAttributeValues ?? {},
-        i.ReturnValues,
-      ),
-    );
-    m.on(QueryCommand).callsFake((i) =>
-      this.query(i.KeyConditionExpression ?? '', i.FilterExpression, i.ExpressionAttributeValues ?? {}),
-    );
+    this.serve(mockClient(this.client));
+  }
+
+  /**
+   * Answers the commands of a DocumentClient stub from this table; also for a stub on the class,
+   * when the code under test builds its own client (the Lambda handlers do).
+   */
+  serve(stub: AwsStub<ServiceInputTypes, ServiceOutputTypes, DynamoDBDocumentClientResolvedConfig>): void {
+    stub
+      .on(PutCommand)
+      .callsFake((i) => this.put(i.Item as Item, i.ConditionExpression, i.ExpressionAttributeValues ?? {}));
+    stub.on(GetCommand).callsFake((i) => ({ Item: this.items.get(this.key(i.Key as Item)) }));
+    stub
+      .on(UpdateCommand)
+      .callsFake((i) =>
+        this.update(
+          i.Key as Item,
+          i.UpdateExpression ?? '',
+          i.ConditionExpression,
+          i.ExpressionAttributeValues ?? {},
+          i.ReturnValues,
+        ),
+      );
+    stub
+      .on(QueryCommand)
+      .callsFake((i) =>
+        this.query(i.KeyConditionExpression ?? '', i.FilterExpression, i.ExpressionAttributeValues ?? {}),
+      );
   }
 
   key(k: Item): string {

@@ -1,11 +1,11 @@
 import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
-import { DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FakeIncidentTable } from '../support/fake-table.js';
+import { FakeDynamo } from '../../lib/demo/fake-dynamo.js';
 import { corpus, fixture, subscriptionEvent } from '../support/fixtures.js';
 
 const STATE_MACHINE = 'arn:aws:states:eu-west-1:111122223333:stateMachine:PodDoctorWorkflow';
@@ -24,7 +24,7 @@ Object.assign(process.env, {
 const ddb = mockClient(DynamoDBDocumentClient);
 const s3 = mockClient(S3Client);
 const sfn = mockClient(SFNClient);
-let table: FakeIncidentTable;
+let table: FakeDynamo;
 let handler: (
   event: unknown,
   context: Context,
@@ -45,12 +45,11 @@ beforeAll(async () => {
 });
 
 beforeEach(() => {
-  table = new FakeIncidentTable();
+  table = new FakeDynamo();
   ddb.reset();
   s3.reset();
   sfn.reset();
-  ddb.on(PutCommand).callsFake((input) => table.put(input));
-  ddb.on(UpdateCommand).callsFake((input) => table.update(input));
+  table.serve(ddb);
   s3.on(PutObjectCommand).resolves({ ETag: '"d41d8cd98f00b204e9800998ecf8427e"', $metadata: {} });
   sfn.on(StartExecutionCommand).callsFake((input) => ({
     executionArn: `${STATE_MACHINE.replace(':stateMachine:', ':execution:')}:${input.name}`,
