@@ -5,7 +5,8 @@
  */
 import { healthyAccount } from '../lib/demo/account-snapshot.js';
 import { runWorkflow, synthesizedDefinition } from '../lib/demo/local-workflow.js';
-import { brokenAl2023Node, incident } from '../test/workflow/support.js';
+import { simulatedPauseNode } from '../lib/demo/node-adapters.js';
+import { incident } from '../test/workflow/support.js';
 
 // Public prices (us-east-1, Nov 2026): Standard workflows $0.025 per 1,000 transitions; Lambda arm64
 // $0.20 per 1M requests and $0.0000133334 per GB-second; SSM Run Command and SNS e-mail (first 1,000) free.
@@ -17,12 +18,12 @@ const ASSUMED_LAMBDA_MS = 300;
 export async function benchWorkflow(): Promise<boolean> {
   const definition = synthesizedDefinition();
   const paths: [string, Parameters<typeof runWorkflow>[1]][] = [
-    ['auto-repaired pause image', { account: healthyAccount(), node: brokenAl2023Node(), definition }],
+    ['auto-repaired pause image', { account: healthyAccount(), node: simulatedPauseNode(), definition }],
     [
       'approved repair',
       {
         account: healthyAccount(),
-        node: brokenAl2023Node(),
+        node: simulatedPauseNode(),
         definition,
         modes: { 'sandbox-image': 'approve' },
         approval: 'approve',
@@ -30,7 +31,7 @@ export async function benchWorkflow(): Promise<boolean> {
     ],
     [
       'observe: diagnose and recommend',
-      { account: healthyAccount(), node: brokenAl2023Node(), definition, modes: { 'sandbox-image': 'observe' } },
+      { account: healthyAccount(), node: simulatedPauseNode(), definition, modes: { 'sandbox-image': 'observe' } },
     ],
   ];
   let ok = true;

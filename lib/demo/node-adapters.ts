@@ -70,8 +70,20 @@ export function realNode(node: LocalNode, o: LocalNodeOptions): LocalNodeBehavio
   };
 }
 
-/** A probe-node answer for a node the demo does not run (labelled simulated in the output). */
+const HEALTHY_PROBE = [
+  { id: 'node.os', status: 'pass', summary: 'OS amzn 2023' },
+  {
+    id: 'node.sandbox-image.present',
+    status: 'pass',
+    summary: 'localhost/kubernetes/pause:latest is in the k8s.io image store',
+  },
+  { id: 'node.sandbox-image.pinned', status: 'pass', summary: 'pinned' },
+];
+
+/** A probe-node answer for a node the demo does not run: a healthy AL2023 node, with `findings` overriding by id. */
 export function simulatedProbe(findings: readonly { id: string; status: string; summary: string }[]): string {
+  const byId = new Map(HEALTHY_PROBE.map((f) => [f.id, f]));
+  for (const f of findings) byId.set(f.id, f);
   return JSON.stringify({
     node: {
       os: 'amzn',
@@ -81,18 +93,23 @@ export function simulatedProbe(findings: readonly { id: string; status: string; 
       sandboxImage: 'localhost/kubernetes/pause:latest',
       soci: false,
     },
-    findings: [
-      { id: 'node.os', status: 'pass', summary: 'OS amzn 2023', evidence: 'simulated node' },
-      {
-        id: 'node.sandbox-image.present',
-        status: 'pass',
-        summary: 'localhost/kubernetes/pause:latest is in the k8s.io image store',
-        evidence: 'simulated node',
-      },
-      { id: 'node.sandbox-image.pinned', status: 'pass', summary: 'pinned', evidence: 'simulated node' },
-      ...findings.map((f) => ({ ...f, evidence: 'simulated node' })),
-    ],
+    findings: [...byId.values()].map((f) => ({ ...f, evidence: 'simulated node' })),
   });
+}
+
+/** collect-logs.sh's answer: the bundle uploaded under the given prefix. */
+function collectAnswer(parameters: Record<string, string[]>): NodeCommandAnswer {
+  return {
+    status: 'Success',
+    stdout: JSON.stringify({
+      status: 'uploaded',
+      key: `${parameters.Prefix?.[0]}/eks_i-0a1b2c3d4e5f60718_2026-11-29_1005-UTC_0.7.8.tar.gz`,
+      sha256: 'c0ffee'.repeat(11).slice(0, 64),
+      bytes: 5_231_877,
+      collector: 'eks-log-collector',
+      message: 'simulated node',
+    }),
+  };
 }
 
 /** A node the demo does not run: canned answers shaped like the scripts' output. */
@@ -104,56 +121,51 @@ export function simulatedNode(
     run(document, parameters): NodeCommandAnswer {
       const { name, rejected } = admit(document, parameters);
       if (rejected) return rejected;
-      switch (name) {
-        case 'probeNode':
-          return { status: 'Success', stdout: simulatedProbe(probeFindings) };
-        case 'collectLogs':
-          return {
-            status: 'Success',
-            stdout: JSON.stringify({
-              status: 'uploaded',
-              key: `${parameters.Prefix?.[0]}/eks_i-0a1b2c3d4e5f60718_2026-11-29_1005-UTC_0.7.8.tar.gz`,
-              sha256: 'c0ffee'.repeat(10).slice(0, 64),
-              bytes: 5_231_877,
-              collector: 'eks-log-collector',
-              message: 'simulated node',
-            }),
-          };
-        default:
-          return { status: 'Failed', stdout: '', stderr: `simulated node does not run ${document}` };
-      }
+      if (name === 'probeNode') return { status: 'Success', stdout: simulatedProbe(probeFindings) };
+      if (name === 'collectLogs') return collectAnswer(parameters);
+      return { status: 'Failed', stdout: '', stderr: `simulated node does not run ${document}` };
     },
   };
 }
 
+export interface SimulatedPauseNodeOptions {
+  /** false: SSM cannot reach the node (SendCommand answers InvalidInstanceId). @default true */
+  readonly managed?: boolean;
+  /** Overrides of the repair command's answer (status, polls before done ...). */
+  readonly repair?: Partial<NodeCommandAnswer>;
+  /** false: the probe keeps failing after a successful repair. @default true */
+  readonly healsAfterRepair?: boolean;
+}
+
 /**
  * A simulated AL2023 node whose pause image was deleted: the probe fails until the repair runs.
- * Used when containerd is not available here (the output says so).
+ * The demo uses it when containerd is not available here (and says so); the workflow tests use it
+ * with faults (not managed, stuck or undeliverable commands, a repair that does not heal).
  */
-export function simulatedPauseNode(): LocalNodeBehaviour {
+export function simulatedPauseNode(o: SimulatedPauseNodeOptions = {}): LocalNodeBehaviour {
   let repaired = false;
-  const probe = () =>
-    simulatedProbe([
-      {
-        id: 'node.sandbox-image.present',
-        status: repaired ? 'pass' : 'fail',
-        summary: repaired ? 'present' : 'localhost/kubernetes/pause:latest is missing from the k8s.io image store',
-      },
-      {
-        id: 'node.sandbox-image.pinned',
-        status: repaired ? 'pass' : 'fail',
-        summary: repaired ? 'pinned' : 'not pinned',
-      },
-    ]);
   return {
-    managed: true,
+    managed: o.managed ?? true,
     run(document, parameters): NodeCommandAnswer {
       const { name, rejected } = admit(document, parameters);
       if (rejected) return rejected;
-      if (name === 'probeNode') return { status: 'Success', stdout: probe() };
-      if (name === 'repairPauseImage') {
-        repaired = true;
+      if (name === 'probeNode') {
+        const ok = repaired && o.healsAfterRepair !== false ? 'pass' : 'fail';
         return {
+          status: 'Success',
+          stdout: simulatedProbe([
+            {
+              id: 'node.sandbox-image.present',
+              status: ok,
+              summary:
+                ok === 'pass' ? 'present' : 'localhost/kubernetes/pause:latest is missing from the k8s.io image store',
+            },
+            { id: 'node.sandbox-image.pinned', status: ok, summary: ok === 'pass' ? 'pinned' : 'not pinned' },
+          ]),
+        };
+      }
+      if (name === 'repairPauseImage') {
+        const answer: NodeCommandAnswer = {
           status: 'Success',
           stdout: JSON.stringify({
             status: 'repaired',
@@ -163,8 +175,12 @@ export function simulatedPauseNode(): LocalNodeBehaviour {
             dryRun: false,
             message: 'simulated node',
           }),
+          ...o.repair,
         };
+        if (answer.status === 'Success') repaired = true;
+        return answer;
       }
+      if (name === 'collectLogs') return collectAnswer(parameters);
       return { status: 'Failed', stdout: '', stderr: `simulated node does not run ${document}` };
     },
   };

@@ -2,7 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINT_SG, healthyAccount, NODE_ID } from '../../lib/demo/account-snapshot.js';
 import { FakeDynamo } from '../../lib/demo/fake-dynamo.js';
 import { DOCUMENTS, runWorkflow, synthesizedDefinition } from '../../lib/demo/local-workflow.js';
-import { AL2023_PAUSE, brokenAl2023Node, incident } from './support.js';
+import { simulatedPauseNode } from '../../lib/demo/node-adapters.js';
+import { AL2023_PAUSE, incident } from './support.js';
 
 let definition: Record<string, unknown>;
 beforeAll(() => {
@@ -20,7 +21,7 @@ const docsRun = (r: Awaited<ReturnType<typeof runWorkflow>>) => r.commands.map((
 
 describe('in-place tier, auto mode', () => {
   it('repairs a deleted AL2023 pause image, verifies it and mails a complete summary', async () => {
-    const node = brokenAl2023Node();
+    const node = simulatedPauseNode();
     const r = await run(incident(), { node });
     expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
     expect(docsRun(r)).toEqual([DOCUMENTS.probeNode, DOCUMENTS.repairPauseImage, DOCUMENTS.probeNode]);
@@ -49,13 +50,13 @@ describe('in-place tier, auto mode', () => {
   });
 
   it('stays under 50 state transitions', async () => {
-    const r = await run(incident(), { node: brokenAl2023Node() });
+    const r = await run(incident(), { node: simulatedPauseNode() });
     expect(r.transitions).toBeLessThan(50);
   });
 
   it('records the audit trail: JSON and Markdown evidence, a history row linking both, cooldown, released lock', async () => {
     const dynamo = new FakeDynamo();
-    const r = await run(incident(), { node: brokenAl2023Node(), dynamo });
+    const r = await run(incident(), { node: simulatedPauseNode(), dynamo });
     const keys = [...r.evidence.keys()];
     expect(keys.some((k) => k.endsWith('/summary.json'))).toBe(true);
     expect(keys.some((k) => k.endsWith('/summary.md'))).toBe(true);
@@ -85,13 +86,13 @@ describe('in-place tier, auto mode', () => {
       sk: 'OPEN',
       lastSeen: Date.parse('2026-11-29T10:00:00Z'),
     });
-    const r = await run(i, { node: brokenAl2023Node(), dynamo, newLinesAfterRepair: true });
+    const r = await run(i, { node: simulatedPauseNode(), dynamo, newLinesAfterRepair: true });
     expect(summaryOf(r).outcome).toMatch(/^repaired but not verified: new sandbox-image log lines/);
     expect(summaryOf(r).message).toContain('NEXT STEP     cordon and drain the node');
   });
 
   it('escalates when the probe after the repair still fails', async () => {
-    const r = await run(incident(), { node: brokenAl2023Node({ healsAfterRepair: false }) });
+    const r = await run(incident(), { node: simulatedPauseNode({ healsAfterRepair: false }) });
     expect(summaryOf(r).outcome).toMatch(
       /^repaired but not verified: still failing after the repair: node.sandbox-image.present fail/,
     );
@@ -101,7 +102,7 @@ describe('in-place tier, auto mode', () => {
 describe('approval', () => {
   it('approve mode mails signed links; an approval resumes the execution and the repair runs', async () => {
     const r = await run(incident(), {
-      node: brokenAl2023Node(),
+      node: simulatedPauseNode(),
       modes: { 'sandbox-image': 'approve' },
       approval: 'approve',
     });
@@ -117,7 +118,7 @@ describe('approval', () => {
 
   it('a rejection means no action', async () => {
     const r = await run(incident(), {
-      node: brokenAl2023Node(),
+      node: simulatedPauseNode(),
       modes: { 'sandbox-image': 'approve' },
       approval: 'reject',
     });
@@ -127,7 +128,7 @@ describe('approval', () => {
 
   it('no answer before the deadline means no action', async () => {
     const r = await run(incident(), {
-      node: brokenAl2023Node(),
+      node: simulatedPauseNode(),
       modes: { 'sandbox-image': 'approve' },
       approval: 'timeout',
     });
@@ -139,7 +140,7 @@ describe('approval', () => {
 
 describe('modes and tiers', () => {
   it('observe mode diagnoses and recommends, never acts', async () => {
-    const r = await run(incident(), { node: brokenAl2023Node(), modes: { 'sandbox-image': 'observe' } });
+    const r = await run(incident(), { node: simulatedPauseNode(), modes: { 'sandbox-image': 'observe' } });
     expect(docsRun(r)).toEqual([DOCUMENTS.probeNode]);
     expect(summaryOf(r).outcome).toBe('diagnosed; action recommended');
     expect(summaryOf(r).message).toContain(
@@ -155,7 +156,7 @@ describe('modes and tiers', () => {
         cause: 'the node ran out of PIDs/threads',
       }),
       {
-        node: brokenAl2023Node(),
+        node: simulatedPauseNode(),
         modes: { 'pid-exhaustion': 'auto' },
       },
     );
@@ -179,7 +180,7 @@ describe('modes and tiers', () => {
         cause: 'the node cannot reach the registry',
         entities: { instanceId: NODE_ID, image: '111122223333.dkr.ecr.eu-west-1.amazonaws.com/payments/api:v2.3.1' },
       }),
-      { node: brokenAl2023Node(), account },
+      { node: simulatedPauseNode(), account },
     );
     expect(docsRun(r)).toEqual([DOCUMENTS.probeNode]);
     expect(summaryOf(r).message).toContain('FAIL  vpc.endpoint.sg-443');
@@ -191,14 +192,14 @@ describe('modes and tiers', () => {
 
 describe('safety', () => {
   it('the kill switch blocks the repair', async () => {
-    const r = await run(incident(), { node: brokenAl2023Node(), killSwitch: 'on' });
+    const r = await run(incident(), { node: simulatedPauseNode(), killSwitch: 'on' });
     expect(docsRun(r)).not.toContain(DOCUMENTS.repairPauseImage);
     expect(summaryOf(r).outcome).toBe('diagnosed; action blocked by safety policy');
     expect(summaryOf(r).message).toContain('kill switch is on');
   });
 
   it('an unreadable kill switch counts as on (fail closed)', async () => {
-    const r = await run(incident(), { node: brokenAl2023Node(), killSwitch: 'unreadable' });
+    const r = await run(incident(), { node: simulatedPauseNode(), killSwitch: 'unreadable' });
     expect(docsRun(r)).not.toContain(DOCUMENTS.repairPauseImage);
     expect(summaryOf(r).message).toContain('kill switch parameter unreadable: treated as on');
   });
@@ -212,7 +213,7 @@ describe('safety', () => {
         at: Date.parse('2026-11-29T10:04:00Z'),
       });
     }
-    const r = await run(incident(), { node: brokenAl2023Node(), dynamo });
+    const r = await run(incident(), { node: simulatedPauseNode(), dynamo });
     expect(docsRun(r)).not.toContain(DOCUMENTS.repairPauseImage);
     expect(summaryOf(r).message).toMatch(/breaker: 3\/3 nodes of the node group hit by sandbox-image/);
   });
@@ -224,13 +225,13 @@ describe('safety', () => {
         pk: 'CLUSTER#prod-eu',
         sk: `ACTION#${Date.parse('2026-11-29T09:30:00Z') + k}#x`,
       });
-    const r = await run(incident(), { node: brokenAl2023Node(), dynamo });
+    const r = await run(incident(), { node: simulatedPauseNode(), dynamo });
     expect(docsRun(r)).not.toContain(DOCUMENTS.repairPauseImage);
     expect(summaryOf(r).message).toContain('hourly cap: 5 node actions');
   });
 
   it('fails closed when a relevant check returned error (throttled)', async () => {
-    const r = await run(incident(), { node: brokenAl2023Node(), faults: { throttle: ['DescribeSubnetsCommand'] } });
+    const r = await run(incident(), { node: simulatedPauseNode(), faults: { throttle: ['DescribeSubnetsCommand'] } });
     expect(docsRun(r)).not.toContain(DOCUMENTS.repairPauseImage);
     expect(summaryOf(r).message).toContain(
       'fail closed: check(s) could not run: subnet.free-ips, subnet.free-prefix-blocks',
@@ -247,7 +248,7 @@ describe('safety', () => {
       executionId: 'arn:aws:states:eu-west-1:111122223333:execution:PodDoctorWorkflow:other',
       lockedUntil: Date.parse('2026-11-29T12:00:00Z'),
     });
-    const r = await run(i, { node: brokenAl2023Node(), dynamo });
+    const r = await run(i, { node: simulatedPauseNode(), dynamo });
     expect(r.status).toBe('SUCCEEDED');
     expect(r.states).toContain('Duplicate: another execution handles this incident');
     expect(r.commands).toEqual([]);
@@ -257,18 +258,18 @@ describe('safety', () => {
 
 describe('SSM orchestration', () => {
   it('a command that never finishes times out after the poll limit', async () => {
-    const r = await run(incident(), { node: brokenAl2023Node({ repair: { pollsBeforeDone: 10_000 } }) });
+    const r = await run(incident(), { node: simulatedPauseNode({ repair: { pollsBeforeDone: 10_000 } }) });
     expect(r.states.filter((s) => s === 'Act: get result')).toHaveLength(60);
     expect(summaryOf(r).outcome).toBe('action timed out');
   });
 
   it('an Undeliverable command is reported as a failed action', async () => {
-    const r = await run(incident(), { node: brokenAl2023Node({ repair: { status: 'Undeliverable', stdout: '' } }) });
+    const r = await run(incident(), { node: simulatedPauseNode({ repair: { status: 'Undeliverable', stdout: '' } }) });
     expect(summaryOf(r).outcome).toBe('action failed (Undeliverable)');
   });
 
   it('a node that is not SSM-managed cannot be probed, so nothing is done blind', async () => {
-    const r = await run(incident(), { node: brokenAl2023Node({ managed: false }) });
+    const r = await run(incident(), { node: simulatedPauseNode({ managed: false }) });
     expect(r.states).toContain('Probe: node not managed by SSM');
     expect(docsRun(r)).toEqual([]);
     expect(summaryOf(r).message).toContain('ERR   node.probe: node probe did not run: NotManaged');
@@ -279,7 +280,7 @@ describe('SSM orchestration', () => {
 describe('failure path', () => {
   it('a handler crash still ends in a recorded, notified incident', async () => {
     const r = await run(incident(), {
-      node: brokenAl2023Node(),
+      node: simulatedPauseNode(),
       crash: { Decide: Object.assign(new Error('boom: unexpected plan'), { name: 'TypeError' }) },
     });
     expect(r.status).toBe('FAILED');
@@ -291,7 +292,7 @@ describe('failure path', () => {
 
   it('a crash before anything was recorded is still notified', async () => {
     const r = await run(incident(), {
-      node: brokenAl2023Node(),
+      node: simulatedPauseNode(),
       crash: { 'Open incident': new Error('DynamoDB unavailable') },
     });
     expect(r.status).toBe('FAILED');
