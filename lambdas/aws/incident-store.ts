@@ -33,20 +33,24 @@ export class IncidentStore {
 
   async openOrJoin(c: IncidentCandidate, now: number): Promise<OpenIncident> {
     const id = incidentId(c.key, c.firstSeen);
-    const workflowInput = JSON.stringify({
+    // What both the row and the workflow input say about the incident.
+    const about = {
       incidentId: id,
-      incidentKey: c.key,
       class: c.class,
       kind: c.kind,
       cluster: c.cluster,
       scope: c.scope,
       scopeValue: c.scopeValue,
       cause: c.cause,
-      entities: c.entities,
-      firstSeen: new Date(c.firstSeen).toISOString(),
       samples: c.samples,
       pods: c.pods,
       catalogueVersion: CATALOGUE_VERSION,
+    };
+    const workflowInput = JSON.stringify({
+      ...about,
+      incidentKey: c.key,
+      entities: c.entities,
+      firstSeen: new Date(c.firstSeen).toISOString(),
     });
     const expiresAt = Math.floor(now / 1000) + this.options.retentionDays * 86_400;
     try {
@@ -56,21 +60,12 @@ export class IncidentStore {
           Item: {
             pk: `INCIDENT#${c.key}`,
             sk: 'OPEN',
-            incidentId: id,
-            class: c.class,
-            kind: c.kind,
-            cluster: c.cluster,
-            scope: c.scope,
-            scopeValue: c.scopeValue,
-            cause: c.cause,
+            ...about,
             occurrences: c.count,
             firstSeen: c.firstSeen,
             lastSeen: c.lastSeen,
-            pods: c.pods,
-            samples: c.samples,
             workflowInput,
             workflowStarted: false,
-            catalogueVersion: CATALOGUE_VERSION,
             expiresAt,
           },
           ConditionExpression: 'attribute_not_exists(pk) OR firstSeen < :windowStart',
