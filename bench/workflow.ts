@@ -3,9 +3,9 @@
  * synthesized state machine run locally (the same run the workflow tests do).
  * Target (issue #6): under 50 transitions for an auto-repaired pause image.
  */
-import { healthyAccount } from '../lib/demo/account-snapshot.js';
-import { runWorkflow, synthesizedDefinition } from '../lib/demo/local-workflow.js';
-import { simulatedPauseNode } from '../lib/demo/node-adapters.js';
+import { healthyAccount } from '../local/account-snapshot.js';
+import { runWorkflow, synthesizedDefinition } from '../local/local-workflow.js';
+import { simulatedPauseNode } from '../local/node-adapters.js';
 import { incident } from '../test/workflow/support.js';
 
 // Public prices (us-east-1, Nov 2026): Standard workflows $0.025 per 1,000 transitions; Lambda arm64

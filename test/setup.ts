@@ -1,2 +1,2 @@
-import '../lib/demo/polyfills.js';
-import '../lib/demo/quiet.js';
+import '../local/polyfills.js';
+import '../local/quiet.js';

@@ -3,8 +3,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { SCENARIOS } from '../../demo/scenarios.js';
 import { PROJECT_ROOT } from '../../lib/constructs/paths.js';
-import { SCENARIOS } from '../../lib/demo/scenarios.js';
 import { corpus } from '../support/fixtures.js';
 
 function cli(args: string[], input?: string) {
@@ -162,9 +162,9 @@ describe('pod-doctor demo', () => {
 
 describe('pod-doctor diagnose', () => {
   it('runs every check group against an account and reports findings with remediations', async () => {
-    const { diagnose, renderReport } = await import('../../lib/cli/diagnose-command.js');
-    const { healthyAccount, NODE_DNS, ENDPOINT_SG } = await import('../../lib/demo/account-snapshot.js');
-    const { mockAccount } = await import('../../lib/demo/mock-account.js');
+    const { diagnose, renderReport } = await import('../../cli/diagnose-command.js');
+    const { healthyAccount, NODE_DNS, ENDPOINT_SG } = await import('../../local/account-snapshot.js');
+    const { mockAccount } = await import('../../local/mock-account.js');
     const account = healthyAccount();
     for (const g of account.securityGroups) if (g.GroupId === ENDPOINT_SG) g.IpPermissions = [];
     const clients = mockAccount(account);

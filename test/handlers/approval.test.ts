@@ -3,7 +3,7 @@ import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { handleApprovalCallback, requestApproval, sign } from '../../lambdas/aws/workflow/approval.js';
-import { FakeDynamo } from '../../lib/demo/fake-dynamo.js';
+import { FakeDynamo } from '../../local/fake-dynamo.js';
 
 const SECRET = 'k'.repeat(64);
 const NOW = Date.parse('2026-11-29T10:00:00Z');

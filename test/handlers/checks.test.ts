@@ -18,8 +18,8 @@ import {
   NODE_ROLE,
   REGION,
   SUBNET,
-} from '../../lib/demo/account-snapshot.js';
-import { type Faults, mockAccount } from '../../lib/demo/mock-account.js';
+} from '../../local/account-snapshot.js';
+import { type Faults, mockAccount } from '../../local/mock-account.js';
 
 const NOW = new Date('2026-11-29T10:00:00Z');
 

@@ -5,7 +5,7 @@ import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FakeDynamo } from '../../lib/demo/fake-dynamo.js';
+import { FakeDynamo } from '../../local/fake-dynamo.js';
 import { corpus, fixture, subscriptionEvent } from '../support/fixtures.js';
 
 const STATE_MACHINE = 'arn:aws:states:eu-west-1:111122223333:stateMachine:PodDoctorWorkflow';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalNode } from '../../lib/demo/local-node.js';
+import { LocalNode } from '../../local/local-node.js';
 
 describe('collect-logs.sh', () => {
   let node: LocalNode;

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../lib/constructs/paths.js';
-import { AL2023_PAUSE, LocalNode, parseRun } from '../../lib/demo/local-node.js';
+import { AL2023_PAUSE, LocalNode, parseRun } from '../../local/local-node.js';
 import { buildDocumentContent, NODE_COMMANDS, type NodeCommandSpec } from '../../ssm/documents.js';
 
 /** Runs a document's runCommand the way the SSM agent does: the lines as one sh script, parameters as SSM_* variables. */

@@ -1,4 +1,4 @@
-import { missingLocalNodePackages } from '../../lib/demo/local-node.js';
+import { missingLocalNodePackages } from '../../local/local-node.js';
 
 /** The node tier needs root and real binaries; say exactly what is missing instead of skipping. */
 export default function setup(): void {

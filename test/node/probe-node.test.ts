@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AL2023_PAUSE, LocalNode, type RunResult } from '../../lib/demo/local-node.js';
+import { AL2023_PAUSE, LocalNode, type RunResult } from '../../local/local-node.js';
 
 const finding = (r: RunResult, id: string) =>
   (r.json.findings as { id: string; status: string; summary: string; evidence: string }[]).find((f) => f.id === id);

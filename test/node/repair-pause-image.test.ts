@@ -1,7 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { AL2023_PAUSE, LocalNode, REGISTRY_TOKEN } from '../../lib/demo/local-node.js';
+import { AL2023_PAUSE, LocalNode, REGISTRY_TOKEN } from '../../local/local-node.js';
 
 describe('repair-pause-image.sh on real containerd', () => {
   let node: LocalNode;

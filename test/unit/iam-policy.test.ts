@@ -8,7 +8,7 @@ import {
   wildcardMatch,
 } from '../../lambdas/core/iam-policy.js';
 import { closest, parseEcrImage } from '../../lambdas/core/images.js';
-import { ECR_READ_ONLY } from '../../lib/demo/account-snapshot.js';
+import { ECR_READ_ONLY } from '../../local/account-snapshot.js';
 
 const REPO = 'arn:aws:ecr:eu-west-1:111122223333:repository/team/app';
 const readOnly: NamedPolicy = { name: 'AmazonEC2ContainerRegistryReadOnly', document: ECR_READ_ONLY as PolicyDocument };

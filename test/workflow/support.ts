@@ -1,6 +1,6 @@
-import { NODE_ID } from '../../lib/demo/account-snapshot.js';
+import { NODE_ID } from '../../local/account-snapshot.js';
 
-import { AL2023_PAUSE } from '../../lib/demo/local-node.js';
+import { AL2023_PAUSE } from '../../local/local-node.js';
 
 export { AL2023_PAUSE };
 

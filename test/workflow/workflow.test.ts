@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ENDPOINT_SG, healthyAccount, NODE_ID } from '../../lib/demo/account-snapshot.js';
-import { FakeDynamo } from '../../lib/demo/fake-dynamo.js';
-import { DOCUMENTS, runWorkflow, synthesizedDefinition } from '../../lib/demo/local-workflow.js';
-import { simulatedPauseNode } from '../../lib/demo/node-adapters.js';
+import { ENDPOINT_SG, healthyAccount, NODE_ID } from '../../local/account-snapshot.js';
+import { FakeDynamo } from '../../local/fake-dynamo.js';
+import { DOCUMENTS, runWorkflow, synthesizedDefinition } from '../../local/local-workflow.js';
+import { simulatedPauseNode } from '../../local/node-adapters.js';
 import { AL2023_PAUSE, incident } from './support.js';
 
 let definition: Record<string, unknown>;

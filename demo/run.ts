@@ -1,18 +1,23 @@
-import './polyfills.js';
-import './quiet.js';
+import '../local/polyfills.js';
+import '../local/quiet.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { IncidentStore } from '../../lambdas/aws/incident-store.js';
-import { ingest } from '../../lambdas/aws/ingest-service.js';
-import { aggregate, type IncidentCandidate } from '../../lambdas/core/incidents.js';
-import { readEvent } from '../../lambdas/core/ingest.js';
-import { PROJECT_ROOT } from '../constructs/paths.js';
-import { healthyAccount } from './account-snapshot.js';
-import { FakeDynamo } from './fake-dynamo.js';
-import { AL2023_PAUSE, LocalNode, missingLocalNodePackages, REGISTRY_TOKEN } from './local-node.js';
-import { type LocalNodeBehaviour, type RunResult, runWorkflow, synthesizedDefinition } from './local-workflow.js';
-import { realNode, simulatedNode, simulatedPauseNode } from './node-adapters.js';
+import { IncidentStore } from '../lambdas/aws/incident-store.js';
+import { ingest } from '../lambdas/aws/ingest-service.js';
+import { aggregate, type IncidentCandidate } from '../lambdas/core/incidents.js';
+import { readEvent } from '../lambdas/core/ingest.js';
+import { PROJECT_ROOT } from '../lib/constructs/paths.js';
+import { healthyAccount } from '../local/account-snapshot.js';
+import { FakeDynamo } from '../local/fake-dynamo.js';
+import { AL2023_PAUSE, LocalNode, missingLocalNodePackages, REGISTRY_TOKEN } from '../local/local-node.js';
+import {
+  type LocalNodeBehaviour,
+  type RunResult,
+  runWorkflow,
+  synthesizedDefinition,
+} from '../local/local-workflow.js';
+import { realNode, simulatedNode, simulatedPauseNode } from '../local/node-adapters.js';
 import type { Scenario } from './scenarios.js';
 
 export interface ScenarioResult {

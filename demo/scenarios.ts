@@ -1,4 +1,4 @@
-import type { ClassMode, FailureClass } from '../../lambdas/core/failure-classes.js';
+import type { ClassMode, FailureClass } from '../lambdas/core/failure-classes.js';
 import {
   ACCOUNT,
   type AccountSnapshot,
@@ -12,7 +12,7 @@ import {
   NODE_ROLE,
   REGION,
   SUBNET,
-} from './account-snapshot.js';
+} from '../local/account-snapshot.js';
 
 /**
  * Demo scenarios (names are a contract, issue #7): the events a real cluster emits for each field

@@ -41,7 +41,7 @@ import {
   NoSuchEntityException,
 } from '@aws-sdk/client-iam';
 import { mockClient } from 'aws-sdk-client-mock';
-import type { CheckClients } from '../../lambdas/aws/checks/groups.js';
+import type { CheckClients } from '../lambdas/aws/checks/groups.js';
 import type { AccountSnapshot } from './account-snapshot.js';
 
 const meta = (httpStatusCode: number) => ({

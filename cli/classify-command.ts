@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
-import { classify } from '../../lambdas/core/classifier.js';
-import { classifyCloudTrail, isCloudTrailEvent } from '../../lambdas/core/cloudtrail.js';
+import { classify } from '../lambdas/core/classifier.js';
+import { classifyCloudTrail, isCloudTrailEvent } from '../lambdas/core/cloudtrail.js';
 
 const HELP = `Usage: pod-doctor classify < FILE
 

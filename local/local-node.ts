@@ -2,7 +2,7 @@ import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_pr
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../constructs/paths.js';
+import { PROJECT_ROOT } from '../lib/constructs/paths.js';
 
 export const REGISTRY_USER = 'AWS';
 export const REGISTRY_TOKEN = 'ecr-token-for-tests';

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import { type CheckClients, type CheckGroup, runCheckGroup } from '../../lambdas/aws/checks/groups.js';
-import { type NodeContext, resolveNode } from '../../lambdas/aws/checks/node-context.js';
-import type { Finding } from '../../lambdas/core/findings.js';
+import { type CheckClients, type CheckGroup, runCheckGroup } from '../lambdas/aws/checks/groups.js';
+import { type NodeContext, resolveNode } from '../lambdas/aws/checks/node-context.js';
+import type { Finding } from '../lambdas/core/findings.js';
 
 const HELP = `Usage: pod-doctor diagnose --cluster NAME [--node NAME|INSTANCE_ID] [--region R] [--profile P] [--image REF] [--json]
 
@@ -121,7 +121,7 @@ export async function runDiagnoseCommand(args: readonly string[]): Promise<numbe
     return 2;
   }
   process.env.AWS_REGION = region;
-  const { lazyClients } = await import('../../lambdas/aws/checks/handler-kit.js');
+  const { lazyClients } = await import('../lambdas/aws/checks/handler-kit.js');
   const clients = lazyClients();
   try {
     await clients.ec2.config.credentials();

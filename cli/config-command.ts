@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { CONFIG_CONTEXT_KEY, ConfigError, parseConfig } from '../config.js';
+import { CONFIG_CONTEXT_KEY, ConfigError, parseConfig } from '../lib/config.js';
 
 const HELP = `Usage: pod-doctor config [FILE]
 

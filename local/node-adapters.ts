@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildDocumentContent, NODE_COMMANDS, type NodeCommandName } from '../../ssm/documents.js';
-import { PROJECT_ROOT } from '../constructs/paths.js';
+import { PROJECT_ROOT } from '../lib/constructs/paths.js';
+import { buildDocumentContent, NODE_COMMANDS, type NodeCommandName } from '../ssm/documents.js';
 import type { LocalNode } from './local-node.js';
 import { DOCUMENTS, type LocalNodeBehaviour, type NodeCommandAnswer } from './local-workflow.js';
 
