@@ -58,6 +58,17 @@ configured_sandbox_image() {
   ' "$config"
 }
 
+# The sandbox image kubelet is started with (--pod-infra-container-image), from KUBELET_ARGS or the
+# running kubelet's command line. Empty when the flag is not set.
+kubelet_sandbox_image() {
+  local args=${KUBELET_ARGS:-} pid
+  if [ -z "$args" ]; then
+    pid=$(pgrep -xo kubelet 2>/dev/null || true)
+    if [ -n "$pid" ] && [ -r "${PROC:-/proc}/$pid/cmdline" ]; then args=$(tr '\0' ' ' <"${PROC:-/proc}/$pid/cmdline"); fi
+  fi
+  printf '%s\n' "$args" | grep -oE -- '--pod-infra-container-image[= ][^ ]+' | sed -E 's/^--pod-infra-container-image[= ]//' | awk 'NR == 1' || true
+}
+
 # containerd config selects the SOCI snapshotter for CRI.
 uses_soci() {
   local config=$1

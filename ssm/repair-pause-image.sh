@@ -85,6 +85,31 @@ complete() {
   [[ $(awk -v ref="$image" '$1 == ref' <<<"$out") == *complete* ]]
 }
 
+# A private directory with <host>/hosts.toml sending the registry credentials as a Basic header
+# (ECR accepts AWS:<token>). printf is a builtin: the secret never appears in a process's argv.
+write_registry_auth() { # host password → directory
+  local host=$1 dir scheme=https
+  case " $CTR_PULL_ARGS " in *" --plain-http "*) scheme=http ;; esac
+  dir=$(mktemp -d "${TMPDIR:-/tmp}/pod-doctor-auth.XXXXXX")
+  chmod 700 "$dir"
+  mkdir -m 700 "$dir/$host"
+  (
+    umask 077
+    printf 'server = "%s://%s"\n[host."%s://%s"]\n  capabilities = ["pull", "resolve"]\n  [host."%s://%s".header]\n    Authorization = ["Basic %s"]\n' \
+      "$scheme" "$host" "$scheme" "$host" "$scheme" "$host" "$(printf 'AWS:%s' "$2" | base64 -w0)" >"$dir/$host/hosts.toml"
+  )
+  printf '%s' "$dir"
+}
+# Output with the token (and its Basic form) blanked out, in case a registry or ctr echoes it.
+redact() {
+  local s=$1
+  if [ -n "${password:-}" ]; then
+    s=${s//"$password"/***}
+    s=${s//"$(printf 'AWS:%s' "$password" | base64 -w0)"/***}
+  fi
+  printf '%s' "$s"
+}
+
 ecr_region() { # region of an ECR registry host, empty for other registries
   local host=${image%%/*}
   if [[ $host =~ ^[0-9]{12}\.dkr\.ecr(-fips)?\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?$ ]]; then
@@ -97,16 +122,25 @@ if [ "$(os_id)" = bottlerocket ]; then
   image=${image:-unknown}
   fail bottlerocket-restart "Bottlerocket ships its own pause image; repair it by restarting kubelet (approval-gated), not in place" 3
 fi
-if [ -z "$image" ]; then
-  image=$(configured_sandbox_image "$CONTAINERD_CONFIG")
-fi
-[ -n "$image" ] || fail none "no sandbox image configured in $CONTAINERD_CONFIG and none given with --image" 2
-valid_image "$image" || {
+if [ -n "$image" ] && ! valid_image "$image"; then
   bad=$image
   image=''
   fail none "refusing an image reference with unexpected characters: $(printf '%q' "$bad")" 2
-}
-image=$(normalize_image "$image")
+fi
+# The image to restore is the node's own configuration, never the caller's: --image may only name it.
+configured=$(configured_sandbox_image "$CONTAINERD_CONFIG")
+configured=${configured:-$(kubelet_sandbox_image)}
+if [ -z "$configured" ]; then
+  image=${image:-}
+  fail none "no sandbox image configured in $CONTAINERD_CONFIG nor by kubelet --pod-infra-container-image" 2
+fi
+valid_image "$configured" || fail none "the configured sandbox image has unexpected characters: $(printf '%q' "$configured")" 2
+configured=$(normalize_image "$configured")
+if [ -n "$image" ] && [ "$(normalize_image "$image")" != "$configured" ]; then
+  image=$(normalize_image "$image")
+  fail none "refusing $image: it is not this node's sandbox image ($configured)" 2
+fi
+image=$configured
 [ -S "$CONTAINERD_ADDRESS" ] || fail none "containerd socket $CONTAINERD_ADDRESS not found (is containerd running?)" 2
 
 # Two runs (an SSM retry racing the first) must not interleave.
@@ -155,7 +189,7 @@ reimport)
   fi
   ;;
 ecr-pull | pull)
-  user_args=()
+  host_args=()
   if [ "$method" = ecr-pull ]; then
     region=$(ecr_region)
     cmd=${ECR_PASSWORD_CMD:-aws ecr get-login-password --region ${region}}
@@ -163,12 +197,16 @@ ecr-pull | pull)
     if ! password=$(bash -c "$cmd" 2>/dev/null) || [ -z "$password" ]; then
       fail ecr-pull "could not get an ECR token (${cmd%% *} failed): does the node role allow ecr:GetAuthorizationToken?"
     fi
-    # ctr only takes credentials on its command line; the token is short-lived and the node is ours.
-    user_args=(--user "AWS:$password")
+    # Never on a command line (/proc/<pid>/cmdline is world-readable): the credentials go into a
+    # containerd hosts.toml (0600, in a 0700 directory removed on exit) that ctr reads with --hosts-dir.
+    hosts_dir=$(write_registry_auth "${image%%/*}" "$password")
+    trap 'rm -rf "$hosts_dir"' EXIT
+    host_args=(--hosts-dir "$hosts_dir")
   fi
   log "pulling $image"
   # shellcheck disable=SC2086 # CTR_PULL_ARGS is a list of flags by contract
-  if ! out=$(timeout "$PULL_TIMEOUT" ctr --address "$CONTAINERD_ADDRESS" --namespace k8s.io images pull $CTR_PULL_ARGS ${user_args[@]+"${user_args[@]}"} "$image" 2>&1); then
+  if ! out=$(timeout "$PULL_TIMEOUT" ctr --address "$CONTAINERD_ADDRESS" --namespace k8s.io images pull $CTR_PULL_ARGS ${host_args[@]+"${host_args[@]}"} "$image" 2>&1); then
+    out=$(redact "$out")
     reason=$(printf '%s\n' "$out" | grep -m1 -oiE '401 Unauthorized|403 Forbidden|no basic auth credentials|not found|i/o timeout|connection refused|no such host|x509: [^"]*' || true)
     case $reason in
     *401* | *[Uu]nauthorized* | *"no basic auth"*)
