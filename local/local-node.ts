@@ -24,6 +24,7 @@ export const LOCAL_NODE_PACKAGES: Readonly<Record<string, string>> = {
   htpasswd: 'apache2-utils',
   umoci: 'umoci',
   skopeo: 'skopeo',
+  strace: 'strace',
 };
 
 /** Debian packages missing for a local node (empty when it can run). */

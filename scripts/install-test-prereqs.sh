@@ -10,6 +10,7 @@ declare -A PACKAGES=(
   [htpasswd]=apache2-utils
   [umoci]=umoci
   [skopeo]=skopeo
+  [strace]=strace
   [shellcheck]=shellcheck
   [jq]=jq
 )

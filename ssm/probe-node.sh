@@ -149,26 +149,47 @@ else
 fi
 
 # --- PIDs and threads -----------------------------------------------------------------------------
-pid_max=$(cat "$PROC/sys/kernel/pid_max" 2>/dev/null || echo 0)
-threads_max=$(cat "$PROC/sys/kernel/threads-max" 2>/dev/null || echo 0)
-procs=0
-threads=0
-zombies=0
-zombie_parents=()
-for d in "$PROC"/[0-9]*; do
-  [ -r "$d/stat" ] || continue
-  stat=$(cat "$d/stat" 2>/dev/null) || continue
-  rest=${stat##*) }
-  state=${rest%% *}
-  procs=$((procs + 1))
-  n=$(awk '/^Threads:/ { print $2 }' "$d/status" 2>/dev/null || echo 1)
-  threads=$((threads + ${n:-1}))
-  if [ "$state" = Z ]; then
-    zombies=$((zombies + 1))
-    read -r _ ppid _ <<<"$rest"
-    zombie_parents+=("$ppid")
-  fi
-done
+pid_max=0
+threads_max=0
+read -r pid_max <"$PROC/sys/kernel/pid_max" 2>/dev/null || true
+read -r threads_max <"$PROC/sys/kernel/threads-max" 2>/dev/null || true
+# One awk reads every /proc/<pid>/status: a node out of PIDs cannot afford a fork per process.
+# Output: "procs threads zombies", then the top zombie parents, then the top thread consumers.
+{
+  read -r procs threads zombies
+  read -r top_parents
+  read -r top
+} < <(printf '%s\n' "$PROC"/[0-9]* | awk '
+  function keep(vals, keys, key, val,   i, j) { # insert (key, val) into a top-5 ordered by val
+    for (i = 1; i <= 5; i++) if (!(i in vals) || val > vals[i]) break
+    if (i > 5) return
+    for (j = 5; j > i; j--) if ((j - 1) in vals) { vals[j] = vals[j - 1]; keys[j] = keys[j - 1] }
+    vals[i] = val; keys[i] = key
+  }
+  {
+    f = $0 "/status"; name = ""; state = ""; ppid = ""; n = 1; ok = 0
+    while ((getline line < f) > 0) {
+      ok = 1
+      if (line ~ /^Name:/) { sub(/^Name:[ \t]*/, "", line); name = line }
+      else if (line ~ /^State:/) { split(line, a, /[ \t]+/); state = a[2] }
+      else if (line ~ /^PPid:/) { split(line, a, /[ \t]+/); ppid = a[2] }
+      else if (line ~ /^Threads:/) { split(line, a, /[ \t]+/); n = a[2] + 0 }
+    }
+    close(f)
+    if (!ok) next
+    procs++; threads += n
+    if (state == "Z") { zombies++; zp[ppid]++ }
+    pid = $0; sub(/.*\//, "", pid)
+    keep(top, topk, name " (pid " pid ")", n)
+  }
+  END {
+    printf "%d %d %d\n", procs, threads, zombies
+    for (p in zp) keep(topz, topzk, p, zp[p])
+    for (i = 1; i <= 5 && (i in topz); i++) printf "ppid %s: %s zombies; ", topzk[i], topz[i]
+    printf "\n"
+    for (i = 1; i <= 5 && (i in top); i++) printf "%s %s threads; ", topk[i], top[i]
+    printf "\n"
+  }')
 pid_evidence="processes $procs, threads $threads, pid_max $pid_max, threads-max $threads_max"
 pct() { if [ "$2" -gt 0 ]; then echo $(($1 * 100 / $2)); else echo 0; fi; }
 pid_pct=$(pct "$threads" "$pid_max")
@@ -182,15 +203,10 @@ else
   add node.pids pass "PID/thread use at ${worst}% of the limit" "$pid_evidence"
 fi
 if [ "$zombies" -gt 0 ]; then
-  top_parents=$(printf '%s\n' ${zombie_parents[@]+"${zombie_parents[@]}"} | sort | uniq -c | sort -rn | awk 'NR <= 5 { printf "ppid %s: %s zombies; ", $2, $1 }')
   add node.zombies "$([ "$zombies" -ge 1000 ] && echo fail || echo warn)" "$zombies zombie processes" "$top_parents"
 else
   add node.zombies pass "no zombie processes" "0 zombies"
 fi
-top=$(for d in "$PROC"/[0-9]*; do
-  [ -r "$d/status" ] || continue
-  awk -v pid="${d##*/}" '/^Name:/ { name = $2 } /^Threads:/ { print $2, pid, name }' "$d/status" 2>/dev/null || true
-done | sort -rn | awk 'NR <= 5 { printf "%s (pid %s) %s threads; ", $3, $2, $1 }')
 add node.top-pid-consumers pass "top thread consumers" "$top"
 
 # --- reachability of ECR on 443 -------------------------------------------------------------------

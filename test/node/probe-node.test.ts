@@ -1,7 +1,9 @@
-import { writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AL2023_PAUSE, LocalNode, type RunResult } from '../../local/local-node.js';
+import { PROJECT_ROOT } from '../../lib/constructs/paths.js';
+import { AL2023_PAUSE, LocalNode, parseRun, type RunResult } from '../../local/local-node.js';
 
 const finding = (r: RunResult, id: string) =>
   (r.json.findings as { id: string; status: string; summary: string; evidence: string }[]).find((f) => f.id === id);
@@ -85,5 +87,71 @@ describe('probe-node.sh on real containerd', () => {
     const r = node.run('probe-node.sh', ['--endpoint', '$(reboot):443'], env);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain('--endpoint needs host:port');
+  });
+
+  /**
+   * A /proc of `n` processes (every tenth a zombie of parent 4242, pid 2 with 5000 threads) on a
+   * node whose pid_max is nearly used up.
+   */
+  const fakeProc = (n: number): string => {
+    const proc = join(node.dir, `proc-${n}`);
+    mkdirSync(join(proc, 'sys', 'kernel'), { recursive: true });
+    writeFileSync(join(proc, 'sys', 'kernel', 'pid_max'), '6000\n');
+    writeFileSync(join(proc, 'sys', 'kernel', 'threads-max'), '100000\n');
+    for (let pid = 1; pid <= n; pid++) {
+      mkdirSync(join(proc, String(pid)));
+      const zombie = pid % 10 === 0;
+      const threads = pid === 2 ? 5000 : 1;
+      writeFileSync(
+        join(proc, String(pid), 'status'),
+        `Name:\t${pid === 2 ? 'java app' : zombie ? 'defunct' : 'sleep'}\nUmask:\t0022\nState:\t${zombie ? 'Z (zombie)' : 'S (sleeping)'}\nTgid:\t${pid}\nPid:\t${pid}\nPPid:\t${zombie ? 4242 : 1}\nThreads:\t${threads}\n`,
+      );
+    }
+    return proc;
+  };
+
+  /** Runs the probe under strace and counts the processes it creates (threads excluded). */
+  const tracedProbe = (proc: string) => {
+    const trace = join(node.dir, `trace-${proc.split('-').at(-1)}`);
+    const r = spawnSync(
+      'strace',
+      [
+        '-f',
+        '-qq',
+        '-e',
+        'trace=fork,vfork,clone,clone3',
+        '-e',
+        'signal=none',
+        '-o',
+        trace,
+        'bash',
+        join(PROJECT_ROOT, 'ssm', 'probe-node.sh'),
+      ],
+      {
+        encoding: 'utf8',
+        env: { ...process.env, ...env, CONTAINERD_ADDRESS: node.socket, PROC: proc, KUBELET_ARGS: env.KUBELET_ARGS },
+        timeout: 120_000,
+      },
+    );
+    const forks = readFileSync(trace, 'utf8')
+      .split('\n')
+      .filter((l) => /\b(v?fork|clone3?)\(/.test(l) && !l.includes('CLONE_THREAD') && !/= -1 /.test(l)).length;
+    return { run: parseRun(r), forks };
+  };
+
+  it('reads /proc with a bounded number of forks, however many processes the node runs', () => {
+    const small = tracedProbe(fakeProc(20));
+    const large = tracedProbe(fakeProc(2000));
+    expect(large.run.code, large.run.stderr).toBe(0);
+    // A fork per process (the old loop forked cat + awk for each) would add thousands here.
+    expect(large.forks - small.forks).toBeLessThanOrEqual(2);
+    expect(large.forks).toBeLessThan(200);
+    const pids = finding(large.run, 'node.pids');
+    expect(pids?.evidence).toBe('processes 2000, threads 6999, pid_max 6000, threads-max 100000');
+    expect(pids?.status).toBe('fail');
+    const zombies = finding(large.run, 'node.zombies');
+    expect(zombies?.summary).toBe('200 zombie processes');
+    expect(zombies?.evidence).toMatch(/^ppid 4242: 200 zombies;/);
+    expect(finding(large.run, 'node.top-pid-consumers')?.evidence).toMatch(/^java app \(pid 2\) 5000 threads; /);
   });
 });
