@@ -1,6 +1,7 @@
 import type { Finding } from './findings.js';
 import type { PlannedAction } from './policy.js';
 import { lastJsonLine } from './probe.js';
+import { snsSubject } from './sns-subject.js';
 import type { IncidentInput } from './workflow-config.js';
 
 export interface ActionRecord {
@@ -32,16 +33,10 @@ export interface Summary {
   readonly json: Record<string, unknown>;
 }
 
-/** SNS email subjects are limited to 100 characters (ASCII, no line breaks). */
-export const MAX_SUBJECT = 100;
-
 function subjectOf(s: SummaryInput): string {
   // The host part of a private DNS name is what operators call the node; the domain only costs characters.
   const where = (s.node?.privateDnsName ?? s.node?.instanceId ?? s.incident.scopeValue).split('.')[0];
-  const raw = `[pod-doctor] ${s.incident.class} on ${s.incident.cluster}/${where}: ${s.outcome}`;
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what we strip
-  const ascii = raw.replace(/[^\x20-\x7e]/g, '?').replace(/[\u0000-\u001f]/g, ' ');
-  return ascii.length <= MAX_SUBJECT ? ascii : `${ascii.slice(0, MAX_SUBJECT - 3)}...`;
+  return snsSubject(`[pod-doctor] ${s.incident.class} on ${s.incident.cluster}/${where}: ${s.outcome}`);
 }
 
 const icon = (status: string) =>

@@ -107,3 +107,34 @@ describe('approval links', () => {
     expect(await callback(q as Record<string, string>)).toMatchObject({ statusCode: 400 });
   });
 });
+
+describe('approval request subject', () => {
+  it('stays under the 100 characters SNS accepts, however long the cluster and node names', async () => {
+    snsMock.reset();
+    snsMock.on(PublishCommand).resolves({ MessageId: 'm-2' });
+    await requestApproval(
+      {
+        taskToken: 't',
+        incidentId: 'inc-2',
+        class: 'pid-exhaustion',
+        cluster: 'c'.repeat(100),
+        node: { privateDnsName: 'ip-10-0-12-34.eu-west-1.compute.internal' },
+        plan: { nodeAction: { id: 'restart-runtime', description: 'restart' }, findings: [] },
+        executionArn: 'arn:aws:states:eu-west-1:111122223333:execution:wf:inc-2',
+      },
+      {
+        ddb: dynamo.client,
+        tableName: 't',
+        secret: SECRET,
+        sns,
+        topicArn: 'arn:aws:sns:eu-west-1:111122223333:t',
+        callbackUrl: 'https://x.lambda-url.eu-west-1.on.aws/',
+        timeoutMinutes: 60,
+        now: () => NOW,
+      },
+    );
+    const subject = String(snsMock.commandCalls(PublishCommand)[0].args[0].input.Subject);
+    expect(subject.length).toBeLessThan(100);
+    expect(subject).toMatch(/^\[pod-doctor\] approval needed: restart-runtime on c+\.\.\.$/);
+  });
+});

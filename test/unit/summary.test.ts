@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_SUBJECT, renderSummary } from '../../lambdas/core/summary.js';
+import { MAX_SUBJECT, snsSubject } from '../../lambdas/core/sns-subject.js';
+import { renderSummary } from '../../lambdas/core/summary.js';
 
 const base = {
   incident: {
@@ -36,6 +37,15 @@ const base = {
 };
 
 describe('incident summary', () => {
+  it('keeps the subject under 100 characters (SNS refuses 100) when the raw subject is exactly 100', () => {
+    const raw = `[pod-doctor] sandbox-image on prod-eu/i-0a1b2c3d4e5f60718: `;
+    const s = renderSummary({ ...base, outcome: 'x'.repeat(100 - raw.length) });
+    expect(s.subject.length).toBeLessThan(100);
+    expect(s.subject.endsWith('...')).toBe(true);
+    expect(snsSubject('y'.repeat(99))).toBe('y'.repeat(99));
+    expect(MAX_SUBJECT).toBe(99);
+  });
+
   it('keeps the subject within 100 ASCII characters whatever the names', () => {
     const long = renderSummary({
       ...base,

@@ -3,6 +3,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { SendTaskSuccessCommand, type SFNClient } from '@aws-sdk/client-sfn';
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { snsSubject } from '../../core/sns-subject.js';
 
 export interface ApprovalRequest {
   readonly taskToken: string;
@@ -60,9 +61,8 @@ export async function requestApproval(
   const link = (d: ApprovalDecision) =>
     `${deps.callbackUrl}?id=${id}&exp=${exp}&decision=${d}&sig=${sign(deps.secret, id, exp, d)}`;
   const where = r.node?.privateDnsName ?? r.node?.instanceId ?? '';
-  const subject = `[pod-doctor] approval needed: ${r.plan.nodeAction?.id ?? 'action'} on ${r.cluster}/${where}`.slice(
-    0,
-    100,
+  const subject = snsSubject(
+    `[pod-doctor] approval needed: ${r.plan.nodeAction?.id ?? 'action'} on ${r.cluster}/${where}`,
   );
   const message = [
     `pod-doctor asks before acting on incident ${r.incidentId} (${r.class}).`,
