@@ -294,6 +294,18 @@ export const SCENARIOS: readonly Scenario[] = [
           registryId: '444455556666',
           repositoryArn: `arn:aws:ecr:${REGION}:444455556666:repository/shared/base`,
         },
+        // The owner lets pod-doctor read the repository, but grants pulls to no role of this account.
+        policyText: JSON.stringify({
+          Version: '2012-10-17',
+          Statement: [
+            {
+              Sid: 'PodDoctorChecks',
+              Effect: 'Allow',
+              Principal: { AWS: `arn:aws:iam::${a.accountId}:role/PodDoctorCheck` },
+              Action: ['ecr:DescribeImages', 'ecr:GetRepositoryPolicy'],
+            },
+          ],
+        }),
         images: [
           {
             registryId: '444455556666',

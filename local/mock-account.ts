@@ -42,6 +42,7 @@ import {
 } from '@aws-sdk/client-iam';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { CheckClients } from '../lambdas/aws/checks/groups.js';
+import { evaluate, namesPrincipal, type PolicyDocument } from '../lambdas/core/iam-policy.js';
 import type { AccountSnapshot } from './account-snapshot.js';
 
 const meta = (httpStatusCode: number) => ({
@@ -323,12 +324,33 @@ export function mockAccount(account: AccountSnapshot, faults: Faults = {}): Chec
     })),
   );
 
-  // ECR
-  const repo = (name?: string) => {
-    const x = account.repositories[name ?? ''];
+  // ECR. Another account's repository answers pod-doctor's role only when its policy grants that role.
+  const checkRole = `arn:aws:iam::${account.accountId}:role/PodDoctorCheck`;
+  const repo = (action: string, name?: string, registryId: string = account.accountId) => {
+    const x = Object.values(account.repositories).find(
+      (r) => r.repository.repositoryName === name && (r.repository.registryId ?? account.accountId) === registryId,
+    );
+    if (registryId !== account.accountId) {
+      const resource = `arn:aws:ecr:${account.region}:${registryId}:repository/${name}`;
+      const granted =
+        x?.policyText !== undefined &&
+        evaluate(
+          [{ name: 'repository-policy', document: JSON.parse(x.policyText) as PolicyDocument }],
+          `ecr:${action}`,
+          resource,
+          (s) => namesPrincipal(s, checkRole),
+        ).decision === 'allowed';
+      // The message AWS returns (e.g. github.com/ministryofjustice/modernisation-platform/pull/4454).
+      if (!granted)
+        throw serviceError(
+          'AccessDeniedException',
+          `User: arn:aws:sts::${account.accountId}:assumed-role/PodDoctorCheck/pod-doctor is not authorized to perform: ecr:${action} on resource: ${resource} because no resource-based policy allows the ecr:${action} action`,
+          400,
+        );
+    }
     if (!x) {
       throw new RepositoryNotFoundException({
-        message: `The repository with name '${name}' does not exist in the registry with id '${account.accountId}'`,
+        message: `The repository with name '${name}' does not exist in the registry with id '${registryId}'`,
         $metadata: meta(400),
       });
     }
@@ -336,7 +358,7 @@ export function mockAccount(account: AccountSnapshot, faults: Faults = {}): Chec
   };
   r.on(GetRepositoryPolicyCommand).callsFake(
     on('GetRepositoryPolicyCommand', (input: { repositoryName?: string; registryId?: string }) => {
-      const x = repo(input.repositoryName);
+      const x = repo('GetRepositoryPolicy', input.repositoryName, input.registryId);
       if (!x.policyText) {
         throw new RepositoryPolicyNotFoundException({
           message: `Repository policy does not exist for the repository with name '${input.repositoryName}' in the registry with id '${input.registryId}'`,
@@ -349,8 +371,12 @@ export function mockAccount(account: AccountSnapshot, faults: Faults = {}): Chec
   r.on(DescribeImagesCommand).callsFake(
     on(
       'DescribeImagesCommand',
-      (input: { repositoryName?: string; imageIds?: { imageTag?: string; imageDigest?: string }[] }) => {
-        const x = repo(input.repositoryName);
+      (input: {
+        repositoryName?: string;
+        registryId?: string;
+        imageIds?: { imageTag?: string; imageDigest?: string }[];
+      }) => {
+        const x = repo('DescribeImages', input.repositoryName, input.registryId);
         if (!input.imageIds) return { imageDetails: x.images };
         const found = x.images.filter((img) =>
           input.imageIds?.some(
@@ -371,9 +397,15 @@ export function mockAccount(account: AccountSnapshot, faults: Faults = {}): Chec
     ),
   );
   r.on(DescribeRepositoriesCommand).callsFake(
-    on('DescribeRepositoriesCommand', () => ({
-      repositories: Object.values(account.repositories).map((x) => x.repository),
-    })),
+    on('DescribeRepositoriesCommand', (input: { registryId?: string }) => {
+      const registryId = input.registryId ?? account.accountId;
+      if (registryId !== account.accountId) repo('DescribeRepositories', '*', registryId);
+      return {
+        repositories: Object.values(account.repositories)
+          .map((x) => x.repository)
+          .filter((r) => (r.registryId ?? account.accountId) === registryId),
+      };
+    }),
   );
 
   // CloudTrail

@@ -172,13 +172,62 @@ describe('each check fails on its broken fixture', () => {
     expect(f['ecr.repository-policy']).toMatchObject({ status: 'fail', summary: expect.stringContaining('denies') });
   });
 
-  it('ecr.repository-policy: a cross-account repository without a grant', async () => {
-    const image = `444455556666.dkr.ecr.${REGION}.amazonaws.com/${APP_REPO}:v2.3.1`;
-    const f = await run('ecr', healthyAccount(NOW), { image });
+  /** payments/api in a second account, with a repository policy (or none). */
+  const foreignRepo = (policy?: object) =>
+    mutate((a) => {
+      const own = a.repositories[APP_REPO];
+      a.repositories[`${SHARED}/${APP_REPO}`] = {
+        repository: {
+          ...own.repository,
+          registryId: SHARED,
+          repositoryArn: `arn:aws:ecr:${REGION}:${SHARED}:repository/${APP_REPO}`,
+        },
+        policyText: policy ? JSON.stringify(policy) : undefined,
+        images: own.images.map((i) => ({ ...i, registryId: SHARED })),
+      };
+    });
+  const SHARED = '444455556666';
+  const sharedImage = `${SHARED}.dkr.ecr.${REGION}.amazonaws.com/${APP_REPO}:v2.3.1`;
+
+  it('ecr: a cross-account repository that does not grant pod-doctor is reported as such, with the statement to add', async () => {
+    const f = await run('ecr', foreignRepo(), { image: sharedImage });
+    for (const id of ['ecr.repository-policy', 'ecr.image-exists']) {
+      expect(f[id]).toMatchObject({
+        status: 'warn',
+        summary: expect.stringContaining(`in account ${SHARED} does not grant pod-doctor's role`),
+        evidence: expect.objectContaining({
+          kind: 'cross-account-not-granted',
+          repositoryAccount: SHARED,
+          podDoctorRole: `arn:aws:iam::${ACCOUNT}:role/PodDoctorCheck`,
+        }),
+      });
+      expect(f[id].remediation).toContain('"Principal":{"AWS":"arn:aws:iam::111122223333:role/PodDoctorCheck"}');
+      expect(f[id].remediation).toContain('"Action":["ecr:DescribeImages","ecr:GetRepositoryPolicy"]');
+    }
+  });
+
+  it('ecr.repository-policy: a cross-account repository that grants pod-doctor but not the node role fails', async () => {
+    const f = await run(
+      'ecr',
+      foreignRepo({
+        Version: '2012-10-17',
+        Statement: [
+          {
+            Sid: 'PodDoctorChecks',
+            Effect: 'Allow',
+            Principal: { AWS: `arn:aws:iam::${ACCOUNT}:role/PodDoctorCheck` },
+            Action: ['ecr:DescribeImages', 'ecr:GetRepositoryPolicy'],
+          },
+        ],
+      }),
+      { image: sharedImage },
+    );
     expect(f['ecr.repository-policy']).toMatchObject({
       status: 'fail',
+      summary: expect.stringContaining('does not grant'),
       evidence: expect.objectContaining({ crossAccount: true }),
     });
+    expect(f['ecr.image-exists'].status).toBe('pass');
   });
 
   it('ecr.image-exists: a tag typo fails with the closest existing tags', async () => {

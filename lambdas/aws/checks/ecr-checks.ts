@@ -18,6 +18,56 @@ function accountOf(roleArn: string | undefined): string | undefined {
   return roleArn ? /^arn:aws[\w-]*:iam::(\d{12}):/.exec(roleArn)?.[1] : undefined;
 }
 
+/** The read actions pod-doctor's checks call on a repository (what another account's policy must grant). */
+export const CHECK_READ_ACTIONS = ['ecr:DescribeImages', 'ecr:GetRepositoryPolicy'] as const;
+
+/**
+ * A denial of pod-doctor's own role by another account's repository, read from the AccessDenied message
+ * ("User: arn:aws:sts::A:assumed-role/R/s is not authorized to perform: ecr:X on resource: arn … because
+ * no resource-based policy allows the ecr:X action"). Undefined for any other error.
+ */
+export function crossAccountDenial(
+  e: unknown,
+  image: EcrImage,
+): { callerRoleArn: string; callerAccount: string; action: string } | undefined {
+  const err = e as { name?: string; message?: string };
+  if (err?.name !== 'AccessDeniedException') return undefined;
+  const m =
+    /User: arn:(aws[\w-]*):sts::(\d{12}):assumed-role\/([\w+=,.@-]+)\/\S+ is not authorized to perform: (ecr:\w+)/.exec(
+      err.message ?? '',
+    );
+  if (!m || m[2] === image.registryId) return undefined;
+  return { callerRoleArn: `arn:${m[1]}:iam::${m[2]}:role/${m[3]}`, callerAccount: m[2], action: m[4] };
+}
+
+/** The finding for a repository in another account that does not let pod-doctor read it: not an error of pod-doctor. */
+export function notGrantedFinding(
+  id: string,
+  image: EcrImage,
+  denial: NonNullable<ReturnType<typeof crossAccountDenial>>,
+): Finding {
+  const statement = {
+    Sid: 'PodDoctorChecks',
+    Effect: 'Allow',
+    Principal: { AWS: denial.callerRoleArn },
+    Action: [...CHECK_READ_ACTIONS],
+  };
+  return finding(
+    id,
+    'warn',
+    `not evaluated: repository ${image.repository} in account ${image.registryId} does not grant pod-doctor's role (${denial.callerRoleArn}) ${denial.action}`,
+    {
+      kind: 'cross-account-not-granted',
+      repository: image.repositoryArn,
+      repositoryAccount: image.registryId,
+      podDoctorRole: denial.callerRoleArn,
+      deniedAction: denial.action,
+      statement,
+    },
+    `to let pod-doctor check it, add this statement to the repository policy of ${image.repository} in account ${image.registryId}: ${JSON.stringify(statement)}`,
+  );
+}
+
 /** ecr.repository-policy: the repository policy does not deny the node role; cross-account pulls are granted. */
 export async function checkRepositoryPolicy(ecr: ECRClient, node: NodeContext, image: EcrImage): Promise<Finding> {
   const id = 'ecr.repository-policy';
@@ -37,6 +87,8 @@ export async function checkRepositoryPolicy(ecr: ECRClient, node: NodeContext, i
         { repository: image.repositoryArn },
       );
     }
+    const denial = crossAccountDenial(e, image);
+    if (denial) return notGrantedFinding(id, image, denial);
     if (!(e instanceof RepositoryPolicyNotFoundException)) throw e;
   }
   const evidence: Record<string, unknown> = {
@@ -108,11 +160,10 @@ export async function checkImageExists(
     );
     return finding(id, 'pass', `${image.repository}${ref} exists`, { repository: image.repositoryArn });
   } catch (e) {
+    const denial = crossAccountDenial(e, image);
+    if (denial) return notGrantedFinding(id, image, denial);
     if (e instanceof RepositoryNotFoundException) {
-      const names: string[] = [];
-      for await (const page of paginateDescribeRepositories({ client: ecr }, { registryId: image.registryId })) {
-        names.push(...(page.repositories ?? []).map((r) => r.repositoryName ?? '').filter(Boolean));
-      }
+      const names = await repositoryNames(ecr, image);
       const near = closest(image.repository, names);
       return finding(
         id,
@@ -168,4 +219,18 @@ async function recentDeletions(cloudtrail: CloudTrailClient, image: EcrImage, no
     if (++pages >= 5) break;
   }
   return found;
+}
+
+/** Repository names of the image's registry; none when that registry (another account) does not let us list it. */
+async function repositoryNames(ecr: ECRClient, image: EcrImage): Promise<string[]> {
+  const names: string[] = [];
+  try {
+    for await (const page of paginateDescribeRepositories({ client: ecr }, { registryId: image.registryId })) {
+      names.push(...(page.repositories ?? []).map((r) => r.repositoryName ?? '').filter(Boolean));
+    }
+  } catch (e) {
+    // DescribeRepositories of a whole registry cannot be granted across accounts: no suggestions then.
+    if (!crossAccountDenial(e, image)) throw e;
+  }
+  return names;
 }
