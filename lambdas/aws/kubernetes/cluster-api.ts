@@ -1,0 +1,244 @@
+import { ApiException, AppsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import {
+  asStuckPod,
+  type ClassifiedEvent,
+  classifyPodEvents,
+  type EventObject,
+  type PodObject,
+  type StuckPod,
+} from '../../core/stuck-pods.js';
+
+/** What EKS `DescribeCluster` says about how to reach a cluster's API server. */
+export interface ClusterEndpoint {
+  readonly name: string;
+  readonly region: string;
+  /** `https://<id>.<gr7>.<region>.eks.amazonaws.com` */
+  readonly endpoint: string;
+  /** `certificateAuthority.data`: base64 PEM of the cluster CA. */
+  readonly certificateAuthorityData: string;
+}
+
+/** Signs (or reuses) a bearer token for a cluster; `invalidate` after the API server answered 401. */
+export interface TokenSource {
+  get(request: { clusterName: string; region: string }): Promise<string>;
+  invalidate(request: { clusterName: string; region: string }): void;
+}
+
+export class KubernetesUnauthorizedError extends Error {
+  override readonly name = 'KubernetesUnauthorizedError';
+}
+export class KubernetesForbiddenError extends Error {
+  override readonly name = 'KubernetesForbiddenError';
+}
+export class KubernetesThrottledError extends Error {
+  override readonly name = 'KubernetesThrottledError';
+}
+export class KubernetesInputError extends Error {
+  override readonly name = 'KubernetesInputError';
+}
+
+export interface ClusterApiOptions {
+  /** Attempts for 429 / 5xx answers. @default 3 */
+  readonly maxAttempts?: number;
+  /** Longest wait honoured from a Retry-After header. @default 5 s */
+  readonly maxRetryAfterMs?: number;
+  /** Items per list page. @default 250 */
+  readonly pageSize?: number;
+  /** Most pages read per list (a bound on a huge cluster). @default 40 */
+  readonly maxPages?: number;
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+/** Node names are DNS names; pod names DNS-1123 subdomains. Anything else never reaches a selector. */
+const DNS_NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
+
+function selectorValue(value: string, what: string): string {
+  if (!DNS_NAME.test(value)) throw new KubernetesInputError(`${what} is not a DNS name: ${value.slice(0, 80)}`);
+  return value;
+}
+
+/** HTTP status of a failed call: ApiException (requests) or the Watch error's `statusCode`. */
+function statusOf(e: unknown): number | undefined {
+  if (e instanceof ApiException) return e.code;
+  const code = (e as { statusCode?: unknown } | undefined)?.statusCode;
+  return typeof code === 'number' ? code : undefined;
+}
+
+/**
+ * The Kubernetes API of one EKS cluster, authenticated with an EKS access entry (bearer token of
+ * the function's role). Retries 429/5xx with Retry-After, re-signs once after 401, restarts a list
+ * whose `continue` token expired (410); 403 is reported as what the access policy does not allow.
+ */
+export class ClusterApi {
+  private readonly opts: Required<ClusterApiOptions>;
+
+  constructor(
+    private readonly cluster: ClusterEndpoint,
+    private readonly tokens: TokenSource,
+    options: ClusterApiOptions = {},
+  ) {
+    this.opts = {
+      maxAttempts: options.maxAttempts ?? 3,
+      maxRetryAfterMs: options.maxRetryAfterMs ?? 5_000,
+      pageSize: options.pageSize ?? 250,
+      maxPages: options.maxPages ?? 40,
+      sleep: options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))),
+    };
+  }
+
+  private async config(): Promise<KubeConfig> {
+    const token = await this.tokens.get({ clusterName: this.cluster.name, region: this.cluster.region });
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [
+        { name: this.cluster.name, server: this.cluster.endpoint, caData: this.cluster.certificateAuthorityData },
+      ],
+      users: [{ name: 'pod-doctor', token }],
+      contexts: [{ name: 'pod-doctor', cluster: this.cluster.name, user: 'pod-doctor' }],
+      currentContext: 'pod-doctor',
+    });
+    return kc;
+  }
+
+  /** Runs one API call with the retry rules above. */
+  async call<T>(what: string, fn: (kc: KubeConfig) => Promise<T>): Promise<T> {
+    let reSigned = false;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await fn(await this.config());
+      } catch (e) {
+        const code = statusOf(e);
+        if (code === 401 && !reSigned) {
+          this.tokens.invalidate({ clusterName: this.cluster.name, region: this.cluster.region });
+          reSigned = true;
+          attempt -= 1;
+          continue;
+        }
+        if (code === 401) {
+          throw new KubernetesUnauthorizedError(
+            `${what}: cluster ${this.cluster.name} does not accept pod-doctor's token (no access entry for its role, or the cluster's authentication mode is CONFIG_MAP)`,
+          );
+        }
+        if (code === 403) throw new KubernetesForbiddenError(`${what}: ${forbiddenMessage(e)}`);
+        if (code !== undefined && (code === 429 || code >= 500) && attempt < this.opts.maxAttempts) {
+          await this.opts.sleep(this.retryAfterMs(e, attempt));
+          continue;
+        }
+        if (code === 429) throw new KubernetesThrottledError(`${what}: throttled after ${attempt} attempts`);
+        throw e;
+      }
+    }
+  }
+
+  private retryAfterMs(e: unknown, attempt: number): number {
+    const header = e instanceof ApiException ? Number(e.headers?.['retry-after']) : Number.NaN;
+    const ms = Number.isFinite(header) && header >= 0 ? header * 1000 : 250 * 2 ** attempt;
+    return Math.min(ms, this.opts.maxRetryAfterMs);
+  }
+
+  /** Reads every page of a list, restarting once from the first page when `continue` expired (410). */
+  async listAll<T>(
+    what: string,
+    page: (kc: KubeConfig, cont?: string) => Promise<{ items: T[]; metadata?: { _continue?: string } }>,
+  ): Promise<T[]> {
+    for (let restart = 0; ; restart += 1) {
+      try {
+        const items: T[] = [];
+        let cont: string | undefined;
+        for (let n = 0; n < this.opts.maxPages; n += 1) {
+          const r = await this.call(what, (kc) => page(kc, cont));
+          items.push(...r.items);
+          cont = r.metadata?._continue || undefined;
+          if (!cont) break;
+        }
+        return items;
+      } catch (e) {
+        if (statusOf(e) === 410 && restart === 0) continue;
+        throw e;
+      }
+    }
+  }
+
+  /** Pods stuck in ContainerCreating / ErrImagePull / ImagePullBackOff, on one node or cluster-wide. */
+  async stuckPods(nodeName?: string): Promise<StuckPod[]> {
+    const selectors = ['status.phase=Pending'];
+    if (nodeName) selectors.push(`spec.nodeName=${selectorValue(nodeName, 'node name')}`);
+    const pods = await this.listAll<PodObject>('list pods', (kc, cont) =>
+      kc.makeApiClient(CoreV1Api).listPodForAllNamespaces({
+        fieldSelector: selectors.join(','),
+        limit: this.opts.pageSize,
+        ...(cont ? { _continue: cont } : {}),
+      }),
+    );
+    return pods.map(asStuckPod).filter((p): p is StuckPod => p !== undefined);
+  }
+
+  /** The cause events of one pod, classified with the log catalogue. */
+  async podEvents(namespace: string, name: string): Promise<ClassifiedEvent[]> {
+    const selector = `involvedObject.kind=Pod,involvedObject.name=${selectorValue(name, 'pod name')}`;
+    const events = await this.listAll<EventObject>('list events', (kc, cont) =>
+      kc.makeApiClient(CoreV1Api).listNamespacedEvent({
+        namespace: selectorValue(namespace, 'namespace'),
+        fieldSelector: selector,
+        limit: this.opts.pageSize,
+        ...(cont ? { _continue: cont } : {}),
+      }),
+    );
+    return classifyPodEvents(events);
+  }
+
+  /** One pod, or undefined when it no longer exists (404). */
+  async pod(namespace: string, name: string): Promise<PodObject | undefined> {
+    try {
+      return await this.call('read pod', (kc) =>
+        kc.makeApiClient(CoreV1Api).readNamespacedPod({
+          namespace: selectorValue(namespace, 'namespace'),
+          name: selectorValue(name, 'pod name'),
+        }),
+      );
+    } catch (e) {
+      if (statusOf(e) === 404) return undefined;
+      throw e;
+    }
+  }
+
+  /** The aws-node DaemonSet (its container env holds the VPC CNI settings). */
+  async awsNodeDaemonSet(): Promise<unknown> {
+    return this.call('read daemonset kube-system/aws-node', (kc) =>
+      kc.makeApiClient(AppsV1Api).readNamespacedDaemonSet({ namespace: 'kube-system', name: 'aws-node' }),
+    );
+  }
+
+  /** aws-node pods on one node (label k8s-app=aws-node). */
+  async awsNodePods(nodeName: string): Promise<PodObject[]> {
+    return this.listAll<PodObject>('list aws-node pods', (kc, cont) =>
+      kc.makeApiClient(CoreV1Api).listNamespacedPod({
+        namespace: 'kube-system',
+        labelSelector: 'k8s-app=aws-node',
+        fieldSelector: `spec.nodeName=${selectorValue(nodeName, 'node name')}`,
+        limit: this.opts.pageSize,
+        ...(cont ? { _continue: cont } : {}),
+      }),
+    );
+  }
+
+  /** ConfigMap kube-system/amazon-vpc-cni, or undefined when absent. */
+  async vpcCniConfigMap(): Promise<Record<string, string> | undefined> {
+    try {
+      const cm = await this.call('read configmap kube-system/amazon-vpc-cni', (kc) =>
+        kc.makeApiClient(CoreV1Api).readNamespacedConfigMap({ namespace: 'kube-system', name: 'amazon-vpc-cni' }),
+      );
+      return cm.data ?? {};
+    } catch (e) {
+      if (statusOf(e) === 404) return undefined;
+      throw e;
+    }
+  }
+}
+
+function forbiddenMessage(e: unknown): string {
+  const body = e instanceof ApiException ? e.body : undefined;
+  const text = typeof body === 'string' ? body : JSON.stringify(body ?? '');
+  const message = /"message"\s*:\s*"([^"]{0,300})/.exec(text)?.[1];
+  return message ?? "pod-doctor's Kubernetes group is not allowed this (see its ClusterRole)";
+}

@@ -1,0 +1,233 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../../lib/constructs/paths.js';
+
+/**
+ * A local HTTPS Kubernetes API server on loopback serving recorded objects
+ * (test/fixtures/kubernetes/cluster.json) with the API's own list semantics: `limit` pages and an
+ * opaque `continue` token, field selectors on the fields pod-doctor uses, `Status` bodies for errors.
+ * Its certificate is self-signed per run and handed to the client as an EKS cluster CA would be.
+ * `faults` answers chosen requests with an HTTP status first (401, 403, 410, 429, 500).
+ */
+export interface RecordedCluster {
+  pods: Record<string, unknown>[];
+  events: Record<string, Record<string, unknown>[]>;
+  awsNodePods: Record<string, unknown>[];
+  awsNodeDaemonSet: Record<string, unknown>;
+  vpcCniConfigMap: Record<string, unknown>;
+}
+
+export interface Fault {
+  /** Path prefix the fault applies to. */
+  readonly path: string;
+  readonly status: number;
+  /** How many matching requests get the fault. @default 1 */
+  times?: number;
+  readonly headers?: Record<string, string>;
+  /** Only requests that carry a `continue` token (an expired list continuation answers 410). */
+  readonly onContinue?: boolean;
+}
+
+/** One event a watch sends, `afterMs` after the watch opened. */
+export interface WatchStep {
+  readonly afterMs: number;
+  readonly type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  readonly object: Record<string, unknown>;
+}
+
+export interface SeenRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly query: URLSearchParams;
+  readonly authorization?: string;
+}
+
+export function recordedCluster(): RecordedCluster {
+  return JSON.parse(readFileSync(join(PROJECT_ROOT, 'test/fixtures/kubernetes/cluster.json'), 'utf8'));
+}
+
+function selfSignedCertificate(): { key: string; cert: string } {
+  const dir = mkdtempSync('/tmp/pod-doctor-kube-');
+  try {
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=kubernetes',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1,DNS:localhost',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
+    return { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert: readFileSync(join(dir, 'cert.pem'), 'utf8') };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function status(code: number, reason: string, message: string): Record<string, unknown> {
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
+}
+
+const REASONS: Record<number, string> = {
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  410: 'Expired',
+  429: 'TooManyRequests',
+  500: 'InternalError',
+};
+
+function fieldMatches(obj: Record<string, unknown>, selector: string | null): boolean {
+  if (!selector) return true;
+  return selector.split(',').every((term) => {
+    const [path, value] = term.split('=');
+    const actual = (path ?? '')
+      .split('.')
+      .reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], obj);
+    return String(actual) === value;
+  });
+}
+
+function page(items: Record<string, unknown>[], query: URLSearchParams, kind: string): Record<string, unknown> {
+  const limit = Number(query.get('limit') ?? 0) || items.length;
+  const start = Number(Buffer.from(query.get('continue') ?? '', 'base64url').toString() || 0);
+  const slice = items.slice(start, start + limit);
+  const next = start + limit < items.length ? Buffer.from(String(start + limit)).toString('base64url') : undefined;
+  return {
+    kind,
+    apiVersion: 'v1',
+    metadata: { resourceVersion: '12345', ...(next ? { continue: next } : {}) },
+    items: slice,
+  };
+}
+
+export class KubeApiServer {
+  readonly cert: string;
+  readonly seen: SeenRequest[] = [];
+  readonly faults: Fault[] = [];
+  cluster: RecordedCluster = recordedCluster();
+  /** Events the next watches send; a watch closes after its `timeoutSeconds` (as the API server does). */
+  watchSteps: WatchStep[] = [];
+  private readonly server: Server;
+
+  constructor() {
+    const { key, cert } = selfSignedCertificate();
+    this.cert = cert;
+    this.server = createServer({ key, cert }, (req, res) => {
+      const url = new URL(req.url ?? '/', 'https://127.0.0.1');
+      this.seen.push({
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        query: url.searchParams,
+        ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}),
+      });
+      if (url.searchParams.get('watch') === 'true' && !this.faultFor(url)) {
+        this.streamWatch(url, res);
+        return;
+      }
+      const [code, body, headers] = this.answer(url);
+      res.writeHead(code, { 'content-type': 'application/json', ...headers });
+      res.end(JSON.stringify(body));
+    });
+  }
+
+  /** Base64 PEM, as `DescribeCluster` returns `certificateAuthority.data`. */
+  get caData(): string {
+    return Buffer.from(this.cert).toString('base64');
+  }
+
+  async start(): Promise<string> {
+    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
+    return `https://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((r) => this.server.close(() => r()));
+  }
+
+  private faultFor(url: URL): Fault | undefined {
+    return this.faults.find(
+      (f) =>
+        url.pathname.startsWith(f.path) && (f.times ?? 1) > 0 && (!f.onContinue || url.searchParams.has('continue')),
+    );
+  }
+
+  /** A watch: one JSON event per line, then the server closes it after `timeoutSeconds`. */
+  private streamWatch(url: URL, res: import('node:http').ServerResponse): void {
+    res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
+    const timers = this.watchSteps.map((step) =>
+      setTimeout(() => res.write(`${JSON.stringify({ type: step.type, object: step.object })}\n`), step.afterMs),
+    );
+    const timeout = setTimeout(() => res.end(), Number(url.searchParams.get('timeoutSeconds') ?? 1) * 1000);
+    res.on('close', () => {
+      clearTimeout(timeout);
+      for (const t of timers) clearTimeout(t);
+    });
+  }
+
+  private answer(url: URL): [number, unknown, Record<string, string>] {
+    const fault = this.faultFor(url);
+    if (fault) {
+      fault.times = (fault.times ?? 1) - 1;
+      return [
+        fault.status,
+        status(fault.status, REASONS[fault.status] ?? 'Unknown', `injected ${fault.status}`),
+        fault.headers ?? {},
+      ];
+    }
+    const q = url.searchParams;
+    const p = url.pathname;
+    if (p === '/api/v1/pods')
+      return [
+        200,
+        page(
+          this.cluster.pods.filter((o) => fieldMatches(o, q.get('fieldSelector'))),
+          q,
+          'PodList',
+        ),
+        {},
+      ];
+    const events = /^\/api\/v1\/namespaces\/([^/]+)\/events$/.exec(p);
+    if (events) {
+      const name = /involvedObject\.name=([^,]+)/.exec(q.get('fieldSelector') ?? '')?.[1];
+      return [200, page(this.cluster.events[`${events[1]}/${name}`] ?? [], q, 'EventList'), {}];
+    }
+    const pod = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)$/.exec(p);
+    if (pod) {
+      const found = this.cluster.pods.find((o) =>
+        fieldMatches(o, `metadata.namespace=${pod[1]},metadata.name=${pod[2]}`),
+      );
+      return found ? [200, found, {}] : [404, status(404, 'NotFound', `pods "${pod[2]}" not found`), {}];
+    }
+    if (p === '/api/v1/namespaces/kube-system/pods')
+      return [
+        200,
+        page(
+          this.cluster.awsNodePods.filter((o) => fieldMatches(o, q.get('fieldSelector'))),
+          q,
+          'PodList',
+        ),
+        {},
+      ];
+    if (p === '/apis/apps/v1/namespaces/kube-system/daemonsets/aws-node')
+      return [200, this.cluster.awsNodeDaemonSet, {}];
+    if (p === '/api/v1/namespaces/kube-system/configmaps/amazon-vpc-cni')
+      return [200, this.cluster.vpcCniConfigMap, {}];
+    return [404, status(404, 'NotFound', `the server could not find the requested resource (${p})`), {}];
+  }
+}
