@@ -22,14 +22,41 @@ export interface PodObject {
   };
 }
 
-interface ContainerStatus {
+export interface ContainerStatus {
   readonly name?: string;
+  readonly restartCount?: number;
   readonly image?: string;
   readonly ready?: boolean;
   readonly state?: {
     readonly waiting?: { readonly reason?: string; readonly message?: string };
     readonly running?: { readonly startedAt?: string | Date };
   };
+}
+
+export interface NodeObject {
+  readonly metadata?: { readonly name?: string; readonly labels?: Readonly<Record<string, string>> };
+  readonly spec?: { readonly providerID?: string; readonly unschedulable?: boolean };
+  readonly status?: {
+    readonly nodeInfo?: {
+      readonly osImage?: string;
+      readonly containerRuntimeVersion?: string;
+      readonly kubeletVersion?: string;
+    };
+  };
+}
+
+/** How pod-doctor can act on a node's host: SSM documents, or nothing on the host at all. */
+export type NodeHostAccess = 'ssm' | 'eks-auto-mode' | 'bottlerocket';
+
+/**
+ * EKS Auto Mode nodes (label `eks.amazonaws.com/compute-type: auto`) allow no SSM access at all;
+ * Bottlerocket runs Run Command in its control container, which cannot see the host's containerd.
+ * On both pod-doctor diagnoses from the account and the API and proposes node replacement instead.
+ */
+export function nodeHostAccess(node: NodeObject | undefined): NodeHostAccess {
+  if (node?.metadata?.labels?.['eks.amazonaws.com/compute-type'] === 'auto') return 'eks-auto-mode';
+  if (/bottlerocket/i.test(node?.status?.nodeInfo?.osImage ?? '')) return 'bottlerocket';
+  return 'ssm';
 }
 
 export interface EventObject {

@@ -205,3 +205,56 @@ describe('verification by positive signal: the stuck pods start', () => {
     expect(v.verified).toBe(true);
   });
 });
+
+describe('cluster inspection: findings for the incident', () => {
+  it('lists the stuck pods of a node with the class their events support', async () => {
+    const { inspectCluster } = await import('../../lambdas/aws/kubernetes/inspect.js');
+    const f = await inspectCluster(api(), { nodeName: NODE, failureClass: 'sandbox-image' });
+    const stuck = f.find((x) => x.id === 'k8s.stuck-pods');
+    expect(stuck?.status).toBe('fail');
+    expect(stuck?.evidence).toMatchObject({ count: 4 });
+    expect((stuck?.evidence.pods as { pod: string }[] | undefined)?.map((p) => p.pod)).toContain('team-a/api-5d8f7c9b6-x2kq9');
+    expect(f.find((x) => x.id === 'k8s.node')).toMatchObject({ status: 'pass', evidence: { hostAccess: 'ssm' } });
+  });
+
+  it('narrows a pull incident to the pods waiting on its image', async () => {
+    const { inspectCluster } = await import('../../lambdas/aws/kubernetes/inspect.js');
+    const f = await inspectCluster(api(), { image: 'nginxx:latest', failureClass: 'image-not-found' });
+    expect(f.find((x) => x.id === 'k8s.stuck-pods')?.evidence).toMatchObject({
+      count: 1,
+      scope: 'image nginxx:latest',
+    });
+  });
+
+  it('reads aws-node and the VPC CNI settings for CNI classes; windows IPAM from the ConfigMap', async () => {
+    const { inspectCluster } = await import('../../lambdas/aws/kubernetes/inspect.js');
+    const f = await inspectCluster(api(), { nodeName: NODE, failureClass: 'windows-ipam' });
+    expect(f.find((x) => x.id === 'k8s.aws-node')).toMatchObject({ status: 'fail', evidence: { restarts: 7 } });
+    const cni = f.find((x) => x.id === 'k8s.vpc-cni-config');
+    expect(cni).toMatchObject({ status: 'warn', evidence: { ENABLE_PREFIX_DELEGATION: 'true' } });
+    expect(cni?.summary).toMatch(/DISABLE_TCP_EARLY_DEMUX/);
+    expect(cni?.remediation).toMatch(/AWS_VPC_K8S_CNI_LOG_FILE=stdout/);
+    expect(f.find((x) => x.id === 'k8s.windows-ipam')?.status).toBe('fail');
+  });
+
+  it('recognises EKS Auto Mode and Bottlerocket nodes: no SSM document on their host', async () => {
+    const { inspectCluster } = await import('../../lambdas/aws/kubernetes/inspect.js');
+    const auto = await inspectCluster(api(), { nodeName: 'i-0a1b2c3d4e5f60718', failureClass: 'sandbox-image' });
+    expect(auto.find((x) => x.id === 'k8s.node')?.evidence.hostAccess).toBe('eks-auto-mode');
+    const br = await inspectCluster(api(), {
+      nodeName: 'ip-192-168-153-54.us-east-2.compute.internal',
+      failureClass: 'sandbox-image',
+    });
+    expect(br.find((x) => x.id === 'k8s.node')?.evidence.hostAccess).toBe('bottlerocket');
+  });
+
+  it('turns a forbidden read into an error finding, never a pass', async () => {
+    const { inspectCluster } = await import('../../lambdas/aws/kubernetes/inspect.js');
+    server.faults.push({ path: '/api/v1/pods', status: 403, times: 5 });
+    const f = await inspectCluster(api(), { nodeName: NODE, failureClass: 'sandbox-image' });
+    expect(f.find((x) => x.id === 'k8s.stuck-pods')).toMatchObject({
+      status: 'error',
+      evidence: { error: 'KubernetesForbiddenError' },
+    });
+  });
+});

@@ -18,6 +18,7 @@ export interface RecordedCluster {
   awsNodePods: Record<string, unknown>[];
   awsNodeDaemonSet: Record<string, unknown>;
   vpcCniConfigMap: Record<string, unknown>;
+  nodes: Record<string, unknown>[];
 }
 
 export interface Fault {
@@ -213,6 +214,11 @@ export class KubeApiServer {
         fieldMatches(o, `metadata.namespace=${pod[1]},metadata.name=${pod[2]}`),
       );
       return found ? [200, found, {}] : [404, status(404, 'NotFound', `pods "${pod[2]}" not found`), {}];
+    }
+    const node = /^\/api\/v1\/nodes\/([^/]+)$/.exec(p);
+    if (node) {
+      const found = this.cluster.nodes.find((o) => fieldMatches(o, `metadata.name=${node[1]}`));
+      return found ? [200, found, {}] : [404, status(404, 'NotFound', `nodes "${node[1]}" not found`), {}];
     }
     if (p === '/api/v1/namespaces/kube-system/pods')
       return [

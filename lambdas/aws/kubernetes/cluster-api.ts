@@ -4,6 +4,7 @@ import {
   type ClassifiedEvent,
   classifyPodEvents,
   type EventObject,
+  type NodeObject,
   type PodObject,
   type StuckPod,
 } from '../../core/stuck-pods.js';
@@ -195,6 +196,18 @@ export class ClusterApi {
           namespace: selectorValue(namespace, 'namespace'),
           name: selectorValue(name, 'pod name'),
         }),
+      );
+    } catch (e) {
+      if (statusOf(e) === 404) return undefined;
+      throw e;
+    }
+  }
+
+  /** The Node object (OS image, runtime, labels: Auto Mode, Bottlerocket), or undefined (404). */
+  async node(name: string): Promise<NodeObject | undefined> {
+    try {
+      return await this.call('read node', (kc) =>
+        kc.makeApiClient(CoreV1Api).readNode({ name: selectorValue(name, 'node name') }),
       );
     } catch (e) {
       if (statusOf(e) === 404) return undefined;
