@@ -213,7 +213,9 @@ describe('cluster inspection: findings for the incident', () => {
     const stuck = f.find((x) => x.id === 'k8s.stuck-pods');
     expect(stuck?.status).toBe('fail');
     expect(stuck?.evidence).toMatchObject({ count: 4 });
-    expect((stuck?.evidence.pods as { pod: string }[] | undefined)?.map((p) => p.pod)).toContain('team-a/api-5d8f7c9b6-x2kq9');
+    expect((stuck?.evidence.pods as { pod: string }[] | undefined)?.map((p) => p.pod)).toContain(
+      'team-a/api-5d8f7c9b6-x2kq9',
+    );
     expect(f.find((x) => x.id === 'k8s.node')).toMatchObject({ status: 'pass', evidence: { hostAccess: 'ssm' } });
   });
 
