@@ -9,9 +9,10 @@ import { aggregate, type IncidentCandidate } from '../lambdas/core/incidents.js'
 import { readEvent } from '../lambdas/core/ingest.js';
 import { PROJECT_ROOT } from '../lib/constructs/paths.js';
 import { healthyAccount } from '../local/account-snapshot.js';
-import { FakeDynamo } from '../local/fake-dynamo.js';
+import type { LocalTable } from '../local/dynamo.js';
 import { AL2023_PAUSE, LocalNode, missingLocalNodePackages, REGISTRY_TOKEN } from '../local/local-node.js';
 import {
+  freshIncidentTable,
   type LocalNodeBehaviour,
   type RunResult,
   runWorkflow,
@@ -99,15 +100,15 @@ async function nodeFor(
   };
 }
 
-/** The real ingest path on an in-memory table; returns the workflow inputs of the incidents it opened. */
+/** The real ingest path on the dynalite incident table; returns the workflow inputs of the incidents it opened. */
 async function ingestAll(
   events: readonly unknown[],
-  dynamo: FakeDynamo,
+  table: LocalTable,
   tag: string,
 ): Promise<Record<string, unknown>[]> {
   const started: Record<string, unknown>[] = [];
   const deps = {
-    incidents: new IncidentStore(dynamo.client, { tableName: 'incidents', windowMs: 30 * 60_000, retentionDays: 365 }),
+    incidents: new IncidentStore(table.client, { tableName: table.name, windowMs: 30 * 60_000, retentionDays: 365 }),
     rejects: { keep: async () => undefined },
     workflow: {
       start: async (id: string, input: string) => {
@@ -140,14 +141,14 @@ export interface ReplayResult {
 
 /** Replays saved events through ingest and, per incident, the workflow (recorded demo account, simulated node). */
 export async function replay(events: readonly unknown[]): Promise<ReplayResult[]> {
-  const dynamo = new FakeDynamo();
-  const started = await ingestAll(events, dynamo, 'replay');
+  const table = await freshIncidentTable();
+  const started = await ingestAll(events, table, 'replay');
   const definition = started.length ? synthesizedDefinition() : undefined;
   const out: ReplayResult[] = [];
   for (const input of started) {
-    const r = await runWorkflow(input, { account: healthyAccount(), node: simulatedNode([]), definition, dynamo });
+    const r = await runWorkflow(input, { account: healthyAccount(), node: simulatedNode([]), definition, table });
     const o = r.output as WorkflowOutput;
-    const row = dynamo.items.get(`INCIDENT#${String(input.incidentKey)}|OPEN`);
+    const row = await table.get({ pk: `INCIDENT#${String(input.incidentKey)}`, sk: 'OPEN' });
     out.push({
       class: String(input.class),
       incident: {
@@ -178,14 +179,14 @@ export async function runScenarios(scenarios: readonly Scenario[]): Promise<Scen
       const t0 = performance.now();
       const account = healthyAccount();
       s.account?.(account);
-      const dynamo = new FakeDynamo();
+      const table = await freshIncidentTable();
       const events: unknown[] = [
         ...(s.lines.length ? [subscriptionPayload(Array.from({ length: s.repeat }, () => s.lines).flat())] : []),
         ...(s.cloudTrail ?? []).map(
           (f) => JSON.parse(readFileSync(join(PROJECT_ROOT, 'test', 'fixtures', 'events', f), 'utf8')) as unknown,
         ),
       ];
-      const started = await ingestAll(events, dynamo, `demo-${s.name}`);
+      const started = await ingestAll(events, table, `demo-${s.name}`);
       const incidents = aggregate(events.flatMap((e) => readEvent(e, CONFIG, START).occurrences));
       const main = started.find((x) => x.class === s.expect.class) ?? started[0];
       const { behaviour, kind } = await nodeFor(s, stage);
@@ -194,7 +195,7 @@ export async function runScenarios(scenarios: readonly Scenario[]): Promise<Scen
             account,
             node: behaviour,
             definition,
-            dynamo,
+            table,
             modes: s.modes,
             approval: s.approval,
           })

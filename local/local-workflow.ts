@@ -5,7 +5,6 @@ import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { SendTaskSuccessCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
-import type { App } from 'aws-cdk-lib';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { CheckGroup } from '../lambdas/aws/checks/groups.js';
@@ -16,63 +15,40 @@ import { decideIncident } from '../lambdas/aws/workflow/decide.js';
 import { openIncident } from '../lambdas/aws/workflow/open-incident.js';
 import { summarizeIncident } from '../lambdas/aws/workflow/summarize.js';
 import { verifyRepair } from '../lambdas/aws/workflow/verify.js';
-import { DEFAULT_CLASS_MODES } from '../lambdas/core/failure-classes.js';
-import { incidentInputSchema, type WorkflowConfig } from '../lambdas/core/workflow-config.js';
-import { createApp } from '../lib/app.js';
-import { CONFIG_CONTEXT_KEY } from '../lib/config.js';
+import { incidentInputSchema, parseWorkflowConfig, type WorkflowConfig } from '../lambdas/core/workflow-config.js';
 import type { AccountSnapshot } from './account-snapshot.js';
-import { FakeDynamo } from './fake-dynamo.js';
+import { LocalDynamo, type LocalTable, tableSchema } from './dynamo.js';
 import { type Faults, mockAccount } from './mock-account.js';
+import { ACCOUNT, idsOfType, REGION, type ResolvedTemplate, refOf, synthesizedTemplate } from './template.js';
 
-const ACCOUNT = '111122223333';
-const REGION = 'eu-west-1';
-
-/** Resolves Fn::Join / Ref / Fn::GetAtt of a DefinitionString to placeholder values. */
-function resolve(
-  v: unknown,
-  resources: Record<string, { Type: string; Properties?: Record<string, unknown> }>,
-): string {
-  if (typeof v === 'string') return v;
-  const o = v as Record<string, unknown>;
-  if (o['Fn::Join']) {
-    const [sep, parts] = o['Fn::Join'] as [string, unknown[]];
-    return parts.map((p) => resolve(p, resources)).join(sep);
-  }
-  if (o.Ref) {
-    const ref = String(o.Ref);
-    if (ref === 'AWS::Partition') return 'aws';
-    if (ref === 'AWS::Region') return REGION;
-    if (ref === 'AWS::AccountId') return ACCOUNT;
-    if (ref === 'AWS::URLSuffix') return 'amazonaws.com';
-    const r = resources[ref];
-    if (r?.Type === 'AWS::SSM::Document') {
-      const content = r.Properties?.Content as { mainSteps: { name: string }[] } | undefined;
-      const step = content?.mainSteps[0].name ?? ref;
-      return `pod-doctor-${step}`;
-    }
-    if (r?.Type === 'AWS::SNS::Topic') return `arn:aws:sns:${REGION}:${ACCOUNT}:${ref}`;
-    if (r?.Type === 'AWS::DynamoDB::GlobalTable') return ref;
-    return ref;
-  }
-  if (o['Fn::GetAtt']) {
-    const [id] = o['Fn::GetAtt'] as [string, string];
-    return `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${id}`;
-  }
-  throw new Error(`unresolvable intrinsic ${JSON.stringify(v)}`);
+/** The incident state machine definition exactly as CDK synthesizes it, intrinsics resolved. */
+export function synthesizedDefinition(config?: unknown): Record<string, unknown> {
+  return definitionOf(synthesizedTemplate(config));
 }
 
-/** The incident state machine definition exactly as CDK synthesizes it (with placeholder ARNs). */
-export function synthesizedDefinition(
-  config: unknown = { clusters: [{ name: 'prod-eu', region: REGION }] },
-): Record<string, unknown> {
-  const { app, stack } = createApp({ context: { [CONFIG_CONTEXT_KEY]: config, 'aws:cdk:bundling-stacks': [] } });
-  void (app as App);
-  const template = app.synth().getStackByName(stack.stackName).template as {
-    Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
-  };
-  const sm = Object.values(template.Resources).find((r) => r.Type === 'AWS::StepFunctions::StateMachine');
-  if (!sm) throw new Error('no state machine in the template');
-  return JSON.parse(resolve(sm.Properties.DefinitionString, template.Resources)) as Record<string, unknown>;
+/** The state machine definition of a resolved template. */
+export function definitionOf(template: ResolvedTemplate): Record<string, unknown> {
+  const [id] = idsOfType(template, 'AWS::StepFunctions::StateMachine');
+  if (!id) throw new Error('no state machine in the template');
+  return JSON.parse(String(template.Resources[id].Properties?.DefinitionString)) as Record<string, unknown>;
+}
+
+/** The workflow configuration the template hands its functions (WORKFLOW_CONFIG). */
+export function workflowConfigOf(template: ResolvedTemplate): WorkflowConfig {
+  const raw = Object.values(template.Resources)
+    .filter((r) => r.Type === 'AWS::Lambda::Function')
+    .map((r) => (r.Properties?.Environment as { Variables?: Record<string, string> } | undefined)?.Variables)
+    .find((v) => v?.WORKFLOW_CONFIG)?.WORKFLOW_CONFIG;
+  if (!raw) throw new Error('no function carries WORKFLOW_CONFIG');
+  return parseWorkflowConfig(raw);
+}
+
+/** An empty incident table (dynalite) with the template's name and key schema. */
+export async function freshIncidentTable(template: ResolvedTemplate = synthesizedTemplate()): Promise<LocalTable> {
+  const [id] = [...idsOfType(template, 'AWS::DynamoDB::GlobalTable'), ...idsOfType(template, 'AWS::DynamoDB::Table')];
+  if (!id) throw new Error('no DynamoDB table in the template');
+  const dynamo = await LocalDynamo.get();
+  return dynamo.freshTable(tableSchema(template.Resources[id], refOf(template, id)));
 }
 
 /** What a node answers to one SSM document run. */
@@ -106,10 +82,14 @@ export interface RunOptions {
   readonly approval?: 'approve' | 'reject' | 'timeout';
   /** State name → error thrown by its handler (a crash). */
   readonly crash?: Record<string, Error>;
-  readonly dynamo?: FakeDynamo;
+  /** The incident table (default: a fresh one). */
+  readonly table?: LocalTable;
   /** Log lines keep arriving after the repair (lastSeen moves). */
   readonly newLinesAfterRepair?: boolean;
   readonly now?: number;
+  /** The synthesized, resolved template (default: the project app with one cluster). */
+  readonly template?: ResolvedTemplate;
+  /** The state machine definition (default: the template's). */
   readonly definition?: Record<string, unknown>;
 }
 
@@ -124,7 +104,7 @@ export interface RunResult {
   readonly sns: { subject?: string; message?: string }[];
   readonly commands: { document: string; parameters: Record<string, string[]> }[];
   readonly evidence: Map<string, string>;
-  readonly dynamo: FakeDynamo;
+  readonly table: LocalTable;
 }
 
 export const DOCUMENTS = {
@@ -136,30 +116,21 @@ export const DOCUMENTS = {
 
 /**
  * Runs the synthesized state machine locally (aws-local-stepfunctions) with every Task state bound
- * to the real handler code; AWS APIs answer from a recorded account and in-memory stores, SSM from
+ * to the real handler code; AWS APIs answer from a recorded account, DynamoDB from dynalite, SSM from
  * the given node behaviour.
  */
 export async function runWorkflow(incident: Record<string, unknown>, o: RunOptions): Promise<RunResult> {
   const now = o.now ?? Date.parse('2026-11-29T10:05:00Z');
   const clock = { t: now };
   const tick = () => (clock.t += 1000);
+  const template = o.template ?? synthesizedTemplate();
+  const synthesized = workflowConfigOf(template);
   const config: WorkflowConfig = {
-    clusters: [{ name: 'prod-eu', region: REGION }],
-    modes: { ...DEFAULT_CLASS_MODES, ...o.modes },
-    limits: {
-      maxNodeActionsPerClusterPerHour: 5,
-      maxNodeGroupShareAffected: 0.3,
-      incidentWindowMinutes: 30,
-      nodeCooldownMinutes: 60,
-      ...o.limits,
-    },
-    killSwitchParameterName: '/pod-doctor/kill-switch',
-    documents: DOCUMENTS,
-    historyRetentionDays: 365,
-    evidenceBucket: 'pod-doctor-evidence',
-    tableName: 'incidents',
+    ...synthesized,
+    modes: { ...synthesized.modes, ...o.modes },
+    limits: { ...synthesized.limits, ...o.limits },
   };
-  const dynamo = o.dynamo ?? new FakeDynamo();
+  const table = o.table ?? (await freshIncidentTable(template));
   const aws = mockAccount(o.account, o.faults);
   const ssm = new SSMClient({ region: REGION, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
   const ssmMock = mockClient(ssm);
@@ -235,9 +206,9 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
     const id = `${String(commands.length).padStart(8, '0')}-aaaa-bbbb-cccc-0123456789ab`;
     invocations.set(id, { answer, polls: 0 });
     if (input.DocumentName === DOCUMENTS.repairPauseImage && o.newLinesAfterRepair) {
-      const key = `INCIDENT#${String(incident.incidentKey)}|OPEN`;
-      const row = dynamo.items.get(key);
-      if (row) row.lastSeen = clock.t + 10 * 60_000;
+      const key = { pk: `INCIDENT#${String(incident.incidentKey)}`, sk: 'OPEN' };
+      const row = await table.get(key);
+      if (row) await table.put({ ...row, lastSeen: clock.t + 10 * 60_000 });
     }
     return { Command: { CommandId: id, DocumentName: input.DocumentName, Status: 'Pending' } };
   };
@@ -263,7 +234,7 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
     if (o.approval === 'timeout' || o.approval === undefined)
       throw Object.assign(new Error('States.Timeout'), { name: 'States.Timeout' });
     await requestApproval(input as never, {
-      ddb: dynamo.client,
+      ddb: table.client,
       tableName: config.tableName,
       secret,
       sns: snsClient,
@@ -278,7 +249,7 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
     )?.[1];
     const query = Object.fromEntries(new URL(String(link)).searchParams.entries());
     const r = await handleApprovalCallback(query, {
-      ddb: dynamo.client,
+      ddb: table.client,
       tableName: config.tableName,
       secret,
       sfn,
@@ -287,12 +258,12 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
     if (r.statusCode !== 200) throw new Error(`approval callback answered ${r.statusCode}: ${r.body}`);
     return JSON.parse(taskOutputs[taskOutputs.length - 1]) as unknown;
   };
-  const summarize = lambda((i) => summarizeIncident(i, { ddb: dynamo.client, s3, config, metrics, now: tick }));
+  const summarize = lambda((i) => summarizeIncident(i, { ddb: table.client, s3, config, metrics, now: tick }));
   const handlers: Record<string, (input: never) => unknown> = {
     'Open incident': lambda(
       crashable('Open incident', (i: { incident: unknown; executionId: string }) =>
         openIncident(incidentInputSchema.parse(i.incident), i.executionId, {
-          ddb: dynamo.client,
+          ddb: table.client,
           ssm,
           config,
           now: tick,
@@ -307,7 +278,7 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
     'Check recent changes': check('changes'),
     Decide: lambda(crashable('Decide', (i) => decideIncident(i, { eks: aws.eks, config, now: () => clock.t }))),
     'Request approval': approve as never,
-    'Check repair': lambda((i) => verifyRepair(i, { ddb: dynamo.client, tableName: config.tableName })),
+    'Check repair': lambda((i) => verifyRepair(i, { ddb: table.client, tableName: config.tableName })),
     Summarize: summarize,
     'Record failure': summarize,
     Notify: (i: { Subject: string; Message: string }) =>
@@ -321,7 +292,7 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
     handlers[`${prefix}: send command`] = sendCommand as never;
     handlers[`${prefix}: get result`] = getInvocation as never;
   }
-  const definition = o.definition ?? synthesizedDefinition();
+  const definition = o.definition ?? definitionOf(template);
   const waits = Object.fromEntries(
     collectStates(definition)
       .filter(([, s]) => s.Type === 'Wait')
@@ -375,7 +346,7 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
   }
   await collect;
   aws.restore();
-  return { status, output, error, states, failures, transitions: states.length, sns, commands, evidence, dynamo };
+  return { status, output, error, states, failures, transitions: states.length, sns, commands, evidence, table };
 }
 
 function collectStates(def: Record<string, unknown>): [string, Record<string, unknown>][] {

@@ -3,7 +3,8 @@ import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { handleApprovalCallback, requestApproval, sign } from '../../lambdas/aws/workflow/approval.js';
-import { FakeDynamo } from '../../local/fake-dynamo.js';
+import type { LocalTable } from '../../local/dynamo.js';
+import { freshTable } from '../../local/incident-table.js';
 
 const SECRET = 'k'.repeat(64);
 const NOW = Date.parse('2026-11-29T10:00:00Z');
@@ -11,11 +12,11 @@ const sns = new SNSClient({ region: 'eu-west-1' });
 const sfn = new SFNClient({ region: 'eu-west-1' });
 const snsMock = mockClient(sns);
 const sfnMock = mockClient(sfn);
-let dynamo: FakeDynamo;
+let dynamo: LocalTable;
 let links: Record<'approve' | 'reject', Record<string, string>>;
 
 beforeEach(async () => {
-  dynamo = new FakeDynamo();
+  dynamo = await freshTable('incidents');
   snsMock.reset();
   sfnMock.reset();
   snsMock.on(PublishCommand).resolves({ MessageId: 'm-1' });
@@ -35,7 +36,7 @@ beforeEach(async () => {
     },
     {
       ddb: dynamo.client,
-      tableName: 't',
+      tableName: 'incidents',
       secret: SECRET,
       sns,
       topicArn: 'arn:aws:sns:eu-west-1:111122223333:t',
@@ -51,7 +52,7 @@ beforeEach(async () => {
 });
 
 const callback = (q: Record<string, string>, now = NOW + 60_000) =>
-  handleApprovalCallback(q, { ddb: dynamo.client, tableName: 't', secret: SECRET, sfn, now: () => now });
+  handleApprovalCallback(q, { ddb: dynamo.client, tableName: 'incidents', secret: SECRET, sfn, now: () => now });
 
 describe('approval links', () => {
   it('the e-mail carries the plan and the evidence, never the task token', () => {

@@ -5,7 +5,8 @@ import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FakeDynamo } from '../../local/fake-dynamo.js';
+import { LocalDynamo, type LocalTable } from '../../local/dynamo.js';
+import { freshTable } from '../../local/incident-table.js';
 import { corpus, fixture, subscriptionEvent } from '../support/fixtures.js';
 
 const STATE_MACHINE = 'arn:aws:states:eu-west-1:111122223333:stateMachine:PodDoctorWorkflow';
@@ -21,10 +22,9 @@ Object.assign(process.env, {
   AWS_REGION: 'eu-west-1',
 });
 
-const ddb = mockClient(DynamoDBDocumentClient);
 const s3 = mockClient(S3Client);
 const sfn = mockClient(SFNClient);
-let table: FakeDynamo;
+let table: LocalTable;
 let handler: (
   event: unknown,
   context: Context,
@@ -41,15 +41,19 @@ beforeAll(async () => {
   vi.spyOn(console, 'log').mockImplementation(() => {});
   vi.spyOn(console, 'info').mockImplementation(() => {});
   vi.spyOn(console, 'warn').mockImplementation(() => {});
+  // The handler builds its own client at import: point it at dynalite as the SDK's endpoint setting does.
+  Object.assign(process.env, {
+    AWS_ENDPOINT_URL_DYNAMODB: (await LocalDynamo.get()).endpoint,
+    AWS_ACCESS_KEY_ID: 'AKIDLOCAL',
+    AWS_SECRET_ACCESS_KEY: 'local',
+  });
   handler = (await import('../../lambdas/handlers/ingest.js')).handler as typeof handler;
 });
 
-beforeEach(() => {
-  table = new FakeDynamo();
-  ddb.reset();
+beforeEach(async () => {
+  table = await freshTable('incidents');
   s3.reset();
   sfn.reset();
-  table.serve(ddb);
   s3.on(PutObjectCommand).resolves({ ETag: '"d41d8cd98f00b204e9800998ecf8427e"', $metadata: {} });
   sfn.on(StartExecutionCommand).callsFake((input) => ({
     executionArn: `${STATE_MACHINE.replace(':stateMachine:', ':execution:')}:${input.name}`,
@@ -68,7 +72,7 @@ describe('ingest handler', () => {
     expect([second.incidentsOpened, third.incidentsOpened]).toEqual([[], []]);
     expect(second.incidentsJoined).toEqual(first.incidentsOpened);
     expect(sfn.commandCalls(StartExecutionCommand)).toHaveLength(1);
-    const [row] = [...table.items.values()];
+    const [row] = await table.scan();
     expect(row).toMatchObject({ occurrences: 3000, class: 'sandbox-image', workflowStarted: true });
     expect(row.lastSeen).toBe(Date.parse('2026-11-29T10:10:00Z') + 999_000);
   });
@@ -122,22 +126,30 @@ describe('ingest handler', () => {
       .rejects(new ExecutionAlreadyExists({ message: 'Execution Already Exists', $metadata: {} }));
     const out = await handler(subscriptionEvent([pauseLine]), ctx('r1'));
     expect(out.workflowsStarted).toHaveLength(1);
-    expect([...table.items.values()][0].executionArn).toMatch(/:execution:PodDoctorWorkflow:/);
+    expect((await table.scan())[0].executionArn).toMatch(/:execution:PodDoctorWorkflow:/);
   });
 
   it('fails the invocation on DynamoDB throttling so Lambda retries and then dead-letters it', async () => {
+    const ddb = mockClient(DynamoDBDocumentClient);
     ddb.on(PutCommand).rejects(new ProvisionedThroughputExceededException({ message: 'Rate exceeded', $metadata: {} }));
-    await expect(handler(subscriptionEvent([pauseLine]), ctx('r1'))).rejects.toThrow('Rate exceeded');
+    try {
+      await expect(handler(subscriptionEvent([pauseLine]), ctx('r1'))).rejects.toThrow('Rate exceeded');
+    } finally {
+      ddb.restore();
+    }
   });
 
   it('opens an account-level incident from a CloudTrail change event', async () => {
     const out = await handler(fixture('events/detach-ecr-readonly.json'), ctx('r1'));
     expect(out.incidentsOpened).toHaveLength(1);
-    expect([...table.items.keys()][0]).toMatch(/^INCIDENT#account\|image:unknown-image\|registry-auth\|OPEN$/);
+    const [row] = await table.scan();
+    expect(`${row.pk}|${row.sk}`).toMatch(/^INCIDENT#account\|image:unknown-image\|registry-auth\|OPEN$/);
   });
 
   it('ignores irrelevant CloudTrail events without touching DynamoDB', async () => {
+    const send = vi.spyOn(DynamoDBDocumentClient.prototype, 'send');
     await handler(fixture('events/assign-ip-success.json'), ctx('r1'));
-    expect(ddb.calls()).toHaveLength(0);
+    expect(send).not.toHaveBeenCalled();
+    send.mockRestore();
   });
 });

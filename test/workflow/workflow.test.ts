@@ -1,7 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINT_SG, healthyAccount, NODE_ID } from '../../local/account-snapshot.js';
-import { FakeDynamo } from '../../local/fake-dynamo.js';
-import { DOCUMENTS, runWorkflow, synthesizedDefinition } from '../../local/local-workflow.js';
+import { DOCUMENTS, freshIncidentTable, runWorkflow, synthesizedDefinition } from '../../local/local-workflow.js';
 import { simulatedPauseNode } from '../../local/node-adapters.js';
 import { AL2023_PAUSE, incident } from './support.js';
 
@@ -55,8 +54,8 @@ describe('in-place tier, auto mode', () => {
   });
 
   it('records the audit trail: JSON and Markdown evidence, a history row linking both, cooldown, released lock', async () => {
-    const dynamo = new FakeDynamo();
-    const r = await run(incident(), { node: simulatedPauseNode(), dynamo });
+    const table = await freshIncidentTable();
+    const r = await run(incident(), { node: simulatedPauseNode(), table });
     const keys = [...r.evidence.keys()];
     expect(keys.some((k) => k.endsWith('/summary.json'))).toBe(true);
     expect(keys.some((k) => k.endsWith('/summary.md'))).toBe(true);
@@ -66,11 +65,11 @@ describe('in-place tier, auto mode', () => {
       outcome: 'repaired and verified',
       actions: [{ id: 'repair-pause-image', status: 'Success' }],
     });
-    const rows = [...dynamo.items.values()];
+    const rows = await table.scan();
     const history = rows.find((x) => String(x.sk).startsWith('RUN#'));
     expect(history).toMatchObject({
       outcome: 'repaired and verified',
-      summaryJson: expect.stringMatching(/^s3:\/\/pod-doctor-evidence\/incidents\/.*summary\.json$/),
+      summaryJson: expect.stringMatching(/^s3:\/\/poddoctor-[\w-]+\/incidents\/.*summary\.json$/),
       summaryMarkdown: expect.stringMatching(/summary\.md$/),
       expiresAt: expect.any(Number),
     });
@@ -79,14 +78,14 @@ describe('in-place tier, auto mode', () => {
   });
 
   it('escalates when new failure lines keep arriving after the repair', async () => {
-    const dynamo = new FakeDynamo();
+    const table = await freshIncidentTable();
     const i = incident();
-    dynamo.items.set(`INCIDENT#${i.incidentKey}|OPEN`, {
+    await table.put({
       pk: `INCIDENT#${i.incidentKey}`,
       sk: 'OPEN',
       lastSeen: Date.parse('2026-11-29T10:00:00Z'),
     });
-    const r = await run(i, { node: simulatedPauseNode(), dynamo, newLinesAfterRepair: true });
+    const r = await run(i, { node: simulatedPauseNode(), table, newLinesAfterRepair: true });
     expect(summaryOf(r).outcome).toMatch(/^repaired but not verified: new sandbox-image log lines/);
     expect(summaryOf(r).message).toContain('NEXT STEP     cordon and drain the node');
   });
@@ -162,7 +161,7 @@ describe('modes and tiers', () => {
     );
     expect(docsRun(r)).toEqual([DOCUMENTS.probeNode, DOCUMENTS.collectLogs]);
     expect(r.commands[1].parameters).toMatchObject({
-      Bucket: ['pod-doctor-evidence'],
+      Bucket: [expect.stringMatching(/^poddoctor-poddoctorevidencebucket/)],
       Prefix: [expect.stringMatching(/^incidents\//)],
     });
     expect(summaryOf(r).message).toContain('restart-runtime (disruptive): approve');
@@ -205,27 +204,27 @@ describe('safety', () => {
   });
 
   it('the breaker stops node actions when most of the node group is hit', async () => {
-    const dynamo = new FakeDynamo();
+    const table = await freshIncidentTable();
     for (const n of ['i-0b00000000000001', 'i-0b00000000000002']) {
-      dynamo.items.set(`ACTIVE#prod-eu#sandbox-image|NODE#${n}`, {
+      await table.put({
         pk: 'ACTIVE#prod-eu#sandbox-image',
         sk: `NODE#${n}`,
         at: Date.parse('2026-11-29T10:04:00Z'),
       });
     }
-    const r = await run(incident(), { node: simulatedPauseNode(), dynamo });
+    const r = await run(incident(), { node: simulatedPauseNode(), table });
     expect(docsRun(r)).not.toContain(DOCUMENTS.repairPauseImage);
     expect(summaryOf(r).message).toMatch(/breaker: 3\/3 nodes of the node group hit by sandbox-image/);
   });
 
   it('the hourly cap stops node actions', async () => {
-    const dynamo = new FakeDynamo();
+    const table = await freshIncidentTable();
     for (let k = 0; k < 5; k++)
-      dynamo.items.set(`CLUSTER#prod-eu|ACTION#${Date.parse('2026-11-29T09:30:00Z') + k}#x`, {
+      await table.put({
         pk: 'CLUSTER#prod-eu',
         sk: `ACTION#${Date.parse('2026-11-29T09:30:00Z') + k}#x`,
       });
-    const r = await run(incident(), { node: simulatedPauseNode(), dynamo });
+    const r = await run(incident(), { node: simulatedPauseNode(), table });
     expect(docsRun(r)).not.toContain(DOCUMENTS.repairPauseImage);
     expect(summaryOf(r).message).toContain('hourly cap: 5 node actions');
   });
@@ -240,15 +239,15 @@ describe('safety', () => {
   });
 
   it('a second execution for the same incident key stops at the lock', async () => {
-    const dynamo = new FakeDynamo();
+    const table = await freshIncidentTable();
     const i = incident();
-    dynamo.items.set(`LOCK#${i.incidentKey}|LOCK`, {
+    await table.put({
       pk: `LOCK#${i.incidentKey}`,
       sk: 'LOCK',
       executionId: 'arn:aws:states:eu-west-1:111122223333:execution:PodDoctorWorkflow:other',
       lockedUntil: Date.parse('2026-11-29T12:00:00Z'),
     });
-    const r = await run(i, { node: simulatedPauseNode(), dynamo });
+    const r = await run(i, { node: simulatedPauseNode(), table });
     expect(r.status).toBe('SUCCEEDED');
     expect(r.states).toContain('Duplicate: another execution handles this incident');
     expect(r.commands).toEqual([]);

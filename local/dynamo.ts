@@ -1,0 +1,137 @@
+import type { AddressInfo } from 'node:net';
+import {
+  CreateTableCommand,
+  type CreateTableCommandInput,
+  DeleteTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ResourceNotFoundException,
+} from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import dynalite from 'dynalite';
+import type { CfnResource } from './template.js';
+
+type Item = Record<string, unknown>;
+
+/** The marshalling the workflow functions use (lambdas/aws/workflow/runtime.ts). */
+export const WORKFLOW_MARSHALL = { removeUndefinedValues: true, convertClassInstanceToMap: true } as const;
+
+const CREDENTIALS = { accessKeyId: 'AKIDLOCAL', secretAccessKey: 'local' };
+
+/** The key schema, attributes and indexes of a synthesized DynamoDB table resource. */
+export function tableSchema(resource: CfnResource, name: string): CreateTableCommandInput {
+  const p = resource.Properties ?? {};
+  const strip = (indexes: unknown) =>
+    (indexes as Record<string, unknown>[] | undefined)?.map((i) => ({
+      IndexName: i.IndexName as string,
+      KeySchema: i.KeySchema as never,
+      Projection: i.Projection as never,
+    }));
+  return {
+    TableName: name,
+    AttributeDefinitions: p.AttributeDefinitions as never,
+    KeySchema: p.KeySchema as never,
+    GlobalSecondaryIndexes: strip(p.GlobalSecondaryIndexes),
+    LocalSecondaryIndexes: strip(p.LocalSecondaryIndexes),
+    BillingMode: 'PAY_PER_REQUEST',
+  };
+}
+
+/**
+ * dynalite (an implementation of the DynamoDB API) on loopback: real conditional writes, key and
+ * item size limits, queries and error shapes. One server per process, tables created from the
+ * synthesized template's schema.
+ */
+export class LocalDynamo {
+  private static shared: Promise<LocalDynamo> | undefined;
+
+  private constructor(
+    private readonly server: ReturnType<typeof dynalite>,
+    readonly endpoint: string,
+  ) {}
+
+  /** The process-wide server (started on first use, never keeps the process alive). */
+  static get(): Promise<LocalDynamo> {
+    LocalDynamo.shared ??= new Promise((resolve, reject) => {
+      const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => {
+        server.unref();
+        const { port } = server.address() as AddressInfo;
+        resolve(new LocalDynamo(server, `http://127.0.0.1:${port}`));
+      });
+    });
+    return LocalDynamo.shared;
+  }
+
+  /** A low-level client of this server. */
+  client(): DynamoDBClient {
+    return new DynamoDBClient({
+      region: 'eu-west-1',
+      endpoint: this.endpoint,
+      credentials: CREDENTIALS,
+      maxAttempts: 1,
+    });
+  }
+
+  /** An empty table named `schema.TableName` (an existing one of that name is dropped first). */
+  async freshTable(schema: CreateTableCommandInput): Promise<LocalTable> {
+    const ddb = this.client();
+    const name = String(schema.TableName);
+    try {
+      await ddb.send(new DeleteTableCommand({ TableName: name }));
+      await this.waitFor(ddb, name, 'gone');
+    } catch (e) {
+      if (!(e instanceof ResourceNotFoundException)) throw e;
+    }
+    await ddb.send(new CreateTableCommand(schema));
+    await this.waitFor(ddb, name, 'ACTIVE');
+    return new LocalTable(name, DynamoDBDocumentClient.from(ddb, { marshallOptions: WORKFLOW_MARSHALL }));
+  }
+
+  private async waitFor(ddb: DynamoDBClient, name: string, want: 'ACTIVE' | 'gone'): Promise<void> {
+    for (let i = 0; i < 200; i++) {
+      try {
+        const t = await ddb.send(new DescribeTableCommand({ TableName: name }));
+        if (want === 'ACTIVE' && t.Table?.TableStatus === 'ACTIVE') return;
+      } catch (e) {
+        if (want === 'gone' && e instanceof ResourceNotFoundException) return;
+        throw e;
+      }
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    throw new Error(`table ${name} never became ${want}`);
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+/** One dynalite table and a DocumentClient (workflow marshalling) on it. */
+export class LocalTable {
+  constructor(
+    readonly name: string,
+    readonly client: DynamoDBDocumentClient,
+  ) {}
+
+  async put(item: Item): Promise<void> {
+    await this.client.send(new PutCommand({ TableName: this.name, Item: item }));
+  }
+
+  async get(key: Item): Promise<Item | undefined> {
+    return (await this.client.send(new GetCommand({ TableName: this.name, Key: key }))).Item;
+  }
+
+  /** Every item (paged through). */
+  async scan(): Promise<Item[]> {
+    const out: Item[] = [];
+    let start: Item | undefined;
+    do {
+      const page = await this.client.send(new ScanCommand({ TableName: this.name, ExclusiveStartKey: start }));
+      out.push(...(page.Items ?? []));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return out;
+  }
+}

@@ -1,0 +1,188 @@
+import { createHash } from 'node:crypto';
+import { createApp } from '../lib/app.js';
+import { CONFIG_CONTEXT_KEY } from '../lib/config.js';
+
+/** The fixed account and region the local runtime deploys into. */
+export const ACCOUNT = '111122223333';
+export const REGION = 'eu-west-1';
+export const PARTITION = 'aws';
+
+export interface CfnResource {
+  readonly Type: string;
+  readonly Properties?: Record<string, unknown>;
+}
+
+/** A synthesized template whose intrinsics are all resolved to concrete names and ARNs. */
+export interface ResolvedTemplate {
+  readonly Resources: Record<string, CfnResource>;
+  /** The resources as synthesized (names and ARNs derive from these). */
+  readonly raw: Record<string, CfnResource>;
+}
+
+/** Error for an intrinsic the resolver does not know: a silent placeholder would hide a wrong ARN. */
+export class UnresolvableIntrinsicError extends Error {
+  override readonly name = 'UnresolvableIntrinsicError';
+}
+
+const shortHash = (s: string, n = 6) => createHash('sha256').update(s).digest('hex').slice(0, n);
+
+/** The physical name CloudFormation would generate for a resource without an explicit name. */
+function physicalName(id: string, r: CfnResource): string {
+  const p = r.Properties ?? {};
+  const explicit = p.TableName ?? p.BucketName ?? p.TopicName ?? p.FunctionName ?? p.RoleName ?? p.Name;
+  if (typeof explicit === 'string') return explicit;
+  if (r.Type === 'AWS::S3::Bucket') return `poddoctor-${id.toLowerCase()}-${shortHash(id)}`.slice(0, 63);
+  if (r.Type === 'AWS::SSM::Document') {
+    // The step name stands for the document: the local nodes answer per document.
+    const content = p.Content as { mainSteps?: { name: string }[] } | undefined;
+    return `pod-doctor-${content?.mainSteps?.[0]?.name ?? id}`;
+  }
+  return `PodDoctor-${id}-${shortHash(id, 12).toUpperCase()}`.slice(0, 64);
+}
+
+const arn = (service: string, resource: string, region = REGION, account: string = ACCOUNT) =>
+  `arn:${PARTITION}:${service}:${region}:${account}:${resource}`;
+
+/** What `Ref` returns for a resource, per the CloudFormation resource reference. */
+function ref(id: string, r: CfnResource): string {
+  const name = physicalName(id, r);
+  switch (r.Type) {
+    case 'AWS::SNS::Topic':
+      return arn('sns', name);
+    case 'AWS::StepFunctions::StateMachine':
+      return arn('states', `stateMachine:${name}`);
+    case 'AWS::SecretsManager::Secret':
+      return arn('secretsmanager', `secret:${name}-${shortHash(id)}`);
+    case 'AWS::KMS::Key':
+      return `${shortHash(id, 8)}-1234-4abc-8def-${shortHash(`${id}k`, 12)}`;
+    case 'AWS::SQS::Queue':
+      return `https://sqs.${REGION}.amazonaws.com/${ACCOUNT}/${name}`;
+    default:
+      return name;
+  }
+}
+
+/** What `Fn::GetAtt` returns. */
+function getAtt(id: string, r: CfnResource, attr: string): string {
+  const name = physicalName(id, r);
+  const byType: Record<string, () => string> = {
+    'AWS::IAM::Role': () => `arn:${PARTITION}:iam::${ACCOUNT}:role/${name}`,
+    'AWS::Lambda::Function': () => arn('lambda', `function:${name}`),
+    'AWS::DynamoDB::GlobalTable': () => arn('dynamodb', `table/${name}`),
+    'AWS::DynamoDB::Table': () => arn('dynamodb', `table/${name}`),
+    'AWS::S3::Bucket': () => `arn:${PARTITION}:s3:::${name}`,
+    'AWS::KMS::Key': () => arn('kms', `key/${ref(id, r)}`),
+    'AWS::Logs::LogGroup': () => arn('logs', `log-group:${name}:*`),
+    'AWS::SQS::Queue': () => arn('sqs', name),
+    'AWS::Events::Rule': () => arn('events', `rule/${name}`),
+    'AWS::StepFunctions::StateMachine': () => ref(id, r),
+    'AWS::SNS::Topic': () => ref(id, r),
+  };
+  if (attr === 'Arn' && byType[r.Type]) return byType[r.Type]();
+  if (r.Type === 'AWS::Lambda::Url' && attr === 'FunctionUrl')
+    return `https://${shortHash(id, 32)}.lambda-url.${REGION}.on.aws/`;
+  if (r.Type === 'AWS::StepFunctions::StateMachine' && attr === 'Name') return name;
+  if (r.Type === 'AWS::SQS::Queue' && attr === 'QueueName') return name;
+  throw new UnresolvableIntrinsicError(`Fn::GetAtt ${id}.${attr} (${r.Type})`);
+}
+
+const PSEUDO: Record<string, string> = {
+  'AWS::Partition': PARTITION,
+  'AWS::Region': REGION,
+  'AWS::AccountId': ACCOUNT,
+  'AWS::URLSuffix': 'amazonaws.com',
+  'AWS::StackName': 'PodDoctor',
+};
+
+/** Resolves every intrinsic in `v` against `resources` (Ref, Fn::GetAtt, Fn::Join, Fn::Sub, Fn::Select, Fn::Split). */
+export function resolveValue(v: unknown, resources: Record<string, CfnResource>): unknown {
+  if (Array.isArray(v)) return v.map((x) => resolveValue(x, resources));
+  if (v === null || typeof v !== 'object') return v;
+  const o = v as Record<string, unknown>;
+  const keys = Object.keys(o);
+  const str = (x: unknown) => String(resolveValue(x, resources));
+  if (keys.length === 1 && (keys[0] === 'Ref' || keys[0].startsWith('Fn::'))) {
+    const [k] = keys;
+    const a = o[k];
+    if (k === 'Ref') {
+      const name = String(a);
+      if (PSEUDO[name]) return PSEUDO[name];
+      const r = resources[name];
+      if (!r) throw new UnresolvableIntrinsicError(`Ref ${name}`);
+      return ref(name, r);
+    }
+    if (k === 'Fn::GetAtt') {
+      const [id, attr] = (typeof a === 'string' ? a.split('.') : a) as [string, string];
+      const r = resources[id];
+      if (!r) throw new UnresolvableIntrinsicError(`Fn::GetAtt ${id}`);
+      return getAtt(id, r, attr);
+    }
+    if (k === 'Fn::Join') {
+      const [sep, parts] = a as [string, unknown[]];
+      return (resolveValue(parts, resources) as unknown[]).map(String).join(sep);
+    }
+    if (k === 'Fn::Select') {
+      const [i, list] = a as [number, unknown];
+      return (resolveValue(list, resources) as unknown[])[Number(i)];
+    }
+    if (k === 'Fn::Split') {
+      const [sep, s] = a as [string, unknown];
+      return str(s).split(sep);
+    }
+    if (k === 'Fn::Sub') {
+      const [tpl, vars] = (typeof a === 'string' ? [a, {}] : a) as [string, Record<string, unknown>];
+      return tpl.replace(/\$\{([^!}][^}]*)\}/g, (_m, name: string) => {
+        if (name in vars) return str(vars[name]);
+        if (PSEUDO[name]) return PSEUDO[name];
+        const [id, attr] = name.split('.');
+        const r = resources[id];
+        if (!r) throw new UnresolvableIntrinsicError(`Fn::Sub \${${name}}`);
+        return attr ? getAtt(id, r, attr) : ref(id, r);
+      });
+    }
+    throw new UnresolvableIntrinsicError(`${k} ${JSON.stringify(a).slice(0, 200)}`);
+  }
+  return Object.fromEntries(Object.entries(o).map(([key, x]) => [key, resolveValue(x, resources)]));
+}
+
+/** Every resource of `template` with its intrinsics resolved (the raw resources stay the reference). */
+export function resolveTemplate(template: { Resources: Record<string, CfnResource> }): ResolvedTemplate {
+  const raw = template.Resources;
+  return {
+    raw,
+    Resources: Object.fromEntries(
+      Object.entries(raw).map(([id, r]) => [id, { ...r, Properties: resolveValue(r.Properties ?? {}, raw) as never }]),
+    ),
+  };
+}
+
+/** Resolved ARN / name of one resource, as Ref or Fn::GetAtt would give it. */
+export function refOf(t: ResolvedTemplate, id: string): string {
+  return ref(id, t.raw[id]);
+}
+export function arnOf(t: ResolvedTemplate, id: string): string {
+  return getAtt(id, t.raw[id], 'Arn');
+}
+
+/** Logical ids of the resources of one type. */
+export function idsOfType(t: { Resources: Record<string, CfnResource> }, type: string): string[] {
+  return Object.entries(t.Resources)
+    .filter(([, r]) => r.Type === type)
+    .map(([id]) => id);
+}
+
+const cache = new Map<string, ResolvedTemplate>();
+
+/** Synthesizes the project app (cdk-nag included, no bundling) for `config` and resolves it; cached. */
+export function synthesizedTemplate(
+  config: unknown = { clusters: [{ name: 'prod-eu', region: REGION }] },
+): ResolvedTemplate {
+  const key = JSON.stringify(config);
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const { app, stack } = createApp({ context: { [CONFIG_CONTEXT_KEY]: config, 'aws:cdk:bundling-stacks': [] } });
+  const raw = app.synth().getStackByName(stack.stackName).template as { Resources: Record<string, CfnResource> };
+  const resolved = resolveTemplate(raw);
+  cache.set(key, resolved);
+  return resolved;
+}
