@@ -125,7 +125,7 @@ describe('approval request subject', () => {
       },
       {
         ddb: dynamo.client,
-        tableName: 't',
+        tableName: 'incidents',
         secret: SECRET,
         sns,
         topicArn: 'arn:aws:sns:eu-west-1:111122223333:t',
