@@ -260,3 +260,24 @@ describe('cluster inspection: findings for the incident', () => {
     });
   });
 });
+
+describe('the shipped RBAC manifest (k8s/pod-doctor-rbac.yaml) as the authorizer', () => {
+  it('allows every call pod-doctor makes and nothing else was refused in this file', async () => {
+    const { inspectCluster } = await import('../../lambdas/aws/kubernetes/inspect.js');
+    await inspectCluster(api(), { nodeName: NODE, failureClass: 'windows-ipam' });
+    expect(server.forbidden).toEqual([]);
+    expect(server.seen.length).toBeGreaterThan(5);
+  });
+
+  it('refuses what it does not grant: secrets, other ConfigMaps, deleting pods', async () => {
+    const { allowed, groupGrants } = await import('../support/rbac.js');
+    const g = groupGrants('pod-doctor');
+    expect(allowed(g, { verb: 'get', apiGroup: '', resource: 'secrets', namespace: 'kube-system', name: 'x' })).toBe(false);
+    expect(allowed(g, { verb: 'get', apiGroup: '', resource: 'configmaps', namespace: 'kube-system', name: 'aws-auth' })).toBe(false);
+    expect(allowed(g, { verb: 'list', apiGroup: '', resource: 'configmaps', namespace: 'kube-system' })).toBe(false);
+    expect(allowed(g, { verb: 'delete', apiGroup: '', resource: 'pods', namespace: 'default', name: 'x' })).toBe(false);
+    expect(allowed(g, { verb: 'get', apiGroup: '', resource: 'configmaps', namespace: 'kube-system', name: 'amazon-vpc-cni' })).toBe(true);
+    expect(allowed(g, { verb: 'get', apiGroup: '', resource: 'configmaps', namespace: 'default', name: 'amazon-vpc-cni' })).toBe(false);
+    expect(allowed(groupGrants('someone-else'), { verb: 'list', apiGroup: '', resource: 'pods' })).toBe(false);
+  });
+});

@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../lib/constructs/paths.js';
+import { allowed, attributesOf, forbiddenMessage, groupGrants } from './rbac.js';
 
 /**
  * A local HTTPS Kubernetes API server on loopback serving recorded objects
@@ -124,6 +125,10 @@ export class KubeApiServer {
   cluster: RecordedCluster = recordedCluster();
   /** Events the next watches send; a watch closes after its `timeoutSeconds` (as the API server does). */
   watchSteps: WatchStep[] = [];
+  /** The authorizer: the shipped RBAC manifest's grants to group `pod-doctor` (403 otherwise). */
+  readonly grants = groupGrants('pod-doctor');
+  /** Requests the authorizer refused. */
+  readonly forbidden: string[] = [];
   private readonly server: Server;
 
   constructor() {
@@ -137,6 +142,17 @@ export class KubeApiServer {
         query: url.searchParams,
         ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}),
       });
+      const attributes = attributesOf(req.method ?? 'GET', url);
+      if (!allowed(this.grants, attributes)) {
+        const message = forbiddenMessage(
+          attributes,
+          'arn:aws:sts::111122223333:assumed-role/pod-doctor-kubernetes/session',
+        );
+        this.forbidden.push(message);
+        res.writeHead(403, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(status(403, 'Forbidden', message)));
+        return;
+      }
       if (url.searchParams.get('watch') === 'true' && !this.faultFor(url)) {
         this.streamWatch(url, res);
         return;
