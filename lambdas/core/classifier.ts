@@ -1,7 +1,20 @@
 import { type Entities, extractEntities } from './entities.js';
 import type { FailureClass } from './failure-classes.js';
 import { parseRecord, type RecordFormat } from './records.js';
-import { CATALOGUE_VERSION, FAILURE_HINT, INFORMATIONAL, SIGNATURES } from './signatures.js';
+import { CATALOGUE_VERSION, INFORMATIONAL, PREFILTER, SIGNATURES } from './signatures.js';
+
+/**
+ * At most this much of a message is classified (and searched for entities): the longest real failure
+ * line in the corpus is under 1 KB; a bounded prefix keeps a 256 KB line as cheap as a short one.
+ */
+export const CLASSIFY_PREFIX = 8 * 1024;
+
+const UNKNOWN = { class: 'unknown', cause: null, signature: null } as const;
+
+/** The part of a message the classifier reads. */
+export function classifiedPart(message: string): string {
+  return message.length > CLASSIFY_PREFIX ? message.slice(0, CLASSIFY_PREFIX) : message;
+}
 
 export interface Classification {
   readonly class: FailureClass;
@@ -24,23 +37,25 @@ export function classifyMessage(message: string): {
   cause: string | null;
   signature: string | null;
 } {
-  if (!FAILURE_HINT.test(message)) return { class: 'unknown', cause: null, signature: null };
-  return matchSignatures(message);
+  const part = classifiedPart(message);
+  if (!PREFILTER.test(part)) return { ...UNKNOWN };
+  return matchSignatures(part);
 }
 
-/** The catalogue without the FAILURE_HINT fast path (the reference the fast path is tested against). */
+/** The catalogue without the PREFILTER fast path (the reference the fast path is tested against). */
 export function matchSignatures(message: string): {
   class: FailureClass;
   cause: string | null;
   signature: string | null;
 } {
-  if (INFORMATIONAL.some((re) => re.test(message))) return { class: 'unknown', cause: null, signature: null };
+  const part = classifiedPart(message);
+  if (INFORMATIONAL.some((re) => re.test(part))) return { ...UNKNOWN };
   for (const s of SIGNATURES) {
-    if (s.all.every((re) => re.test(message)) && !(s.none ?? []).some((re) => re.test(message))) {
+    if (s.all.every((re) => re.test(part)) && !(s.none ?? []).some((re) => re.test(part))) {
       return { class: s.class, cause: s.cause, signature: s.id };
     }
   }
-  return { class: 'unknown', cause: null, signature: null };
+  return { ...UNKNOWN };
 }
 
 /**
@@ -61,7 +76,10 @@ export function classify(record: string): Classification {
       catalogueVersion: CATALOGUE_VERSION,
     };
   }
-  const c = classifyMessage(parsed.message);
+  // Free text after a journal prefix: the program's name (pull-sandbox-image.sh, aws-node) is context.
+  const c = classifyMessage(
+    parsed.format === 'raw' && parsed.source ? `${parsed.source}: ${parsed.message}` : parsed.message,
+  );
   const known: Entities = {};
   if (parsed.node) known.node = parsed.node;
   if (parsed.instanceId) known.instanceId = parsed.instanceId;
@@ -69,7 +87,7 @@ export function classify(record: string): Classification {
     class: c.class,
     cause: c.cause,
     signature: c.signature,
-    entities: c.class === 'unknown' ? known : extractEntities(parsed.message, known),
+    entities: c.class === 'unknown' ? known : extractEntities(classifiedPart(parsed.message), known),
     message: parsed.message,
     format: parsed.format,
     catalogueVersion: CATALOGUE_VERSION,

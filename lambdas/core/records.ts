@@ -35,14 +35,29 @@ export const MAX_RECORD_LENGTH = 256 * 1024;
 const JOURNAL =
   /^(?:[A-Z][a-z]{2} +\d{1,2} \d{2}:\d{2}:\d{2}|\d{4}-\d{2}-\d{2}T[\d:.]+(?:Z|[+-]\d{2}:?\d{2})?) (\S+) ([\w.@-]+?)(?:\[\d+\])?: (.*)$/s;
 const KLOG = /^([IWEF])\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ [\w.-]+:\d+\] (.*)$/s;
-const LOGFMT_MSG = /(?:^|\s)msg="((?:[^"\\]|\\.)*)"/s;
 const LOGFMT_LEVEL = /(?:^|\s)level=(\w+)/;
-const LOGFMT_ERR = /(?:^|\s)(?:error|err)="((?:[^"\\]|\\.)*)"/s;
 const DESCRIBE =
   /^\s*(Warning|Normal)\s+([A-Za-z]+)\s+(?:\S+(?: \(x\d+ over \S+\))?|<unknown>)\s+(\S+(?:, (\S+))?)\s+(.*)$/s;
 
 export function unescapeQuotes(s: string): string {
   return s.includes('\\') ? s.replace(/\\\\"/g, '"').replace(/\\"/g, '"').replace(/\\n/g, ' ') : s;
+}
+
+/**
+ * The value of the first `key="…"` at the start of `body` or after whitespace, escapes kept. One pass
+ * (indexOf plus a scan to the closing quote), so an unterminated quote costs O(line), never O(line²).
+ */
+export function quotedValue(body: string, key: string): string | undefined {
+  const needle = `${key}="`;
+  let i = body.indexOf(needle);
+  while (i > 0 && !/\s/.test(body[i - 1])) i = body.indexOf(needle, i + 1);
+  if (i < 0) return undefined;
+  const start = i + needle.length;
+  for (let j = start; j < body.length; j++) {
+    if (body[j] === '\\') j++;
+    else if (body[j] === '"') return body.slice(start, j);
+  }
+  return undefined;
 }
 
 function str(v: unknown): string | undefined {
@@ -61,10 +76,10 @@ function parseText(text: string): ParsedRecord {
   }
   const k = KLOG.exec(body);
   if (k) return { format: 'klog', level: k[1], message: unescapeQuotes(k[2]), node, source };
-  const msg = LOGFMT_MSG.exec(body);
-  if (msg && LOGFMT_LEVEL.test(body)) {
-    const err = LOGFMT_ERR.exec(body);
-    const message = unescapeQuotes(err ? `${msg[1]}: ${err[1]}` : msg[1]);
+  const msg = quotedValue(body, 'msg');
+  if (msg !== undefined && LOGFMT_LEVEL.test(body)) {
+    const err = quotedValue(body, 'error') ?? quotedValue(body, 'err');
+    const message = unescapeQuotes(err !== undefined ? `${msg}: ${err}` : msg);
     return { format: 'containerd-logfmt', level: LOGFMT_LEVEL.exec(body)?.[1], message, node, source };
   }
   const d = DESCRIBE.exec(body);
@@ -82,19 +97,43 @@ function parseText(text: string): ParsedRecord {
   return { format: 'raw', message: unescapeQuotes(body), node, source };
 }
 
+/**
+ * Container Insights container record (Fluent Bit `kubernetes` filter): aws-node / kube-proxy stdout in
+ * the dataplane log group. The node is `kubernetes.host`, the instance `ec2_instance_id` when the aws
+ * filter adds it; the `log` line itself may be an ipamd zap JSON record.
+ */
+function parseContainerRecord(o: Record<string, unknown>, k8s: Record<string, unknown>, depth: number): ParsedRecord {
+  const log = str(o.log) ?? str(o.message) ?? '';
+  const inner = depth === 0 && log.trimStart().startsWith('{') ? parseRecord(log, 1) : parseText(log.trim());
+  return {
+    ...inner,
+    format: 'container-insights',
+    node: str(k8s.host) ?? str(o.hostname) ?? inner.node,
+    instanceId: str(o.ec2_instance_id) ?? inner.instanceId,
+    source: str(k8s.container_name) ?? inner.source,
+  };
+}
+
 /** Reads one record: a JSON envelope (Container Insights dataplane, ipamd zap, generic) or a text line. */
-export function parseRecord(input: string): ParsedRecord {
+export function parseRecord(input: string, depth = 0): ParsedRecord {
   const raw = input.length > MAX_RECORD_LENGTH ? input.slice(0, MAX_RECORD_LENGTH) : input;
   const text = raw.trim();
   if (text.length === 0) return { format: 'raw', message: '', error: 'empty record' };
-  if (!text.startsWith('{')) return parseText(text);
+  // A JSON object starts with `{"` or `{}`; anything else in braces (a pasted Python dict) is text.
+  if (!text.startsWith('{') || !/^\{\s*["}]/.test(text)) return parseText(text);
   let obj: unknown;
   try {
     obj = JSON.parse(text);
   } catch (e) {
     return { format: 'json', message: text, error: `invalid JSON: ${(e as Error).message}` };
   }
+  if (typeof obj !== 'object' || obj === null || Array.isArray(obj))
+    return { format: 'json', message: text, error: 'JSON record is not an object' };
   const o = obj as Record<string, unknown>;
+  const k8s = o.kubernetes;
+  if (typeof k8s === 'object' && k8s !== null && (str(o.log) ?? str(o.message)) !== undefined) {
+    return parseContainerRecord(o, k8s as Record<string, unknown>, depth);
+  }
   // Container Insights dataplane (Fluent Bit): the journal message plus host metadata.
   if (
     str(o.message) !== undefined &&

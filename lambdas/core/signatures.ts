@@ -1,15 +1,25 @@
 import type { FailureClass } from './failure-classes.js';
 
 /**
- * The signature catalogue: real error strings from kubelet, containerd, the VPC CNI (ipamd / aws-cni
- * plugin) and registries, mapped to failure classes. Order is priority: the first signature whose
- * patterns all match wins, so specific causes come before generic ones (a disk-full error during a
- * pull is disk-full, not a pull failure).
+ * The signature catalogue: causes named in kubelet, containerd, dockerd, the VPC CNI (ipamd / aws-cni
+ * plugin), credential providers and registries, mapped to failure classes. Signatures match a CAUSE in
+ * a CONTEXT (any 401 against any registry while pulling is registry-auth), not one sentence.
+ *
+ * Order is priority: the first signature whose patterns all match wins, so specific causes come before
+ * generic ones (a full disk during a pull is disk-full; any failure of the node's pause image is
+ * sandbox-image before it is a registry failure).
+ *
+ * Linear time by construction: every pattern here is QUANTIFIER-FREE (literal alternatives, character
+ * classes, anchors, word boundaries; no `*`, `+`, `?` or `{}` repetition), so one match attempt costs
+ * at most the pattern's length and a scan is O(line × pattern). A unit test holds every pattern to it.
+ *
+ * Each signature names its CloudWatch Logs filter terms (case-sensitive literals; a line the signature
+ * matches contains at least one of them): the subscription filter is built from them (filter.ts).
  *
  * Bump CATALOGUE_VERSION whenever a signature is added, removed or changes meaning: incidents record
  * the version that classified them.
  */
-export const CATALOGUE_VERSION = '2026.11.1';
+export const CATALOGUE_VERSION = '2026.11.2';
 
 export interface Signature {
   /** Stable id, reported with each classification. */
@@ -17,94 +27,143 @@ export interface Signature {
   readonly class: Exclude<FailureClass, 'unknown'>;
   /** One-line human cause. */
   readonly cause: string;
-  /** Every pattern must match (an AND of context and cause). */
+  /** Every pattern must match (an AND of context and cause). Quantifier-free. */
   readonly all: readonly RegExp[];
-  /** None of these may match. */
+  /** None of these may match. Quantifier-free. */
   readonly none?: readonly RegExp[];
+  /** CloudWatch Logs filter terms: case-sensitive literals, no double quotes; any one suffices. */
+  readonly filter: readonly string[];
 }
 
-/** Lines that talk about pulling an image (kubelet, containerd, CRI). */
+/** Lines that talk about pulling or fetching an image (kubelet, containerd, dockerd, CRI, ECS agent). */
 const PULL =
-  /failed to pull|pulling from host|failed to resolve reference|failed to do request|PullImage|ErrImagePull|ImagePullBackOff|failed to copy|fetch(ing)? (manifest|blob)|Back-off pulling|failed to get sandbox image|pull access denied|error pulling image|rpc error: code = (Unknown|NotFound|Unavailable|DeadlineExceeded) desc = .*image/i;
-/** Sandbox (pause) image, by the CRI message or the well-known pause references. */
+  /failed to pull|failed pulling|pulling from host|failed to resolve reference|failed to do request|PullImage|ErrImagePull|ImagePullBackOff|failed to copy|fetch manifest|fetching manifest|fetch blob|fetching blob|Back-off pulling|pull access denied|error pulling|Error while pulling|image pull|pulling image|pull image|can't pull|cannot pull|CannotPull|Error response from daemon|Download failed|Error writing blob|reading manifest|reading image|manifest for|image service failed/i;
+/** Lines that name a registry endpoint (so a network or TLS error is about the registry). */
+const REGISTRY =
+  /\/v2\/|\/v1\/|registry|docker|\.dkr\.ecr\.|ecr\.[a-z][a-z]-|public\.ecr\.aws|gcr\.io|quay\.io|ghcr\.io|mcr\.microsoft|manifest|blob|credential provider/i;
+/** The node's sandbox (pause) image: any registry, any tag, and the scripts/units that fetch it. */
 const SANDBOX =
-  /failed to get sandbox image|sandbox image "[^"]*"|localhost\/kubernetes\/pause|\/eks\/pause(?::|@|")|pause-windows/i;
+  /sandbox image|sandbox-image|pause image|\/pause:|\/pause"|\/pause@|\/pause\\|\/pause |\/pause'|\/pause$|\/pause-amd64|\/pause-arm|pause-windows|-pause:|-pause"|-pause@/i;
 /** The line reports a failure, not progress. */
 const FAILURE =
-  /fail|error|unable|cannot|denied|refused|timeout|timed out|unavailable|exceeded|not found|unknown|BackOff|no space/i;
+  /fail|error|unable|cannot|can't|denied|refused|timeout|timed out|unavailable|exceeded|not found|unknown|BackOff|no space|panic|exited|no such|unauthorized|forbidden|EOF/i;
+/** Registry refused the credentials (or had none). */
+const AUTH =
+  /\b401\b|\b403\b|Unauthorized|Forbidden|no basic auth credentials|authorization failed|authentication required|pull access denied|denied: requested access|access to the resource is denied|may require 'docker login'|not authorized to perform: ecr:|AccessDenied|Unable to locate credentials|credential provider|NoCredentialProviders|Status 403|Status 401|failed to authorize|anonymous token|oauth token|unauthenticated|failed to retrieve credentials|no EC2 IMDS role found|: denied$|: denied\.$|: denied: |daemon: denied|registry: denied/i;
+/** The network path to the registry failed. */
+const UNREACHABLE =
+  /i\/o timeout|Client\.Timeout exceeded|request canceled|connection refused|no such host|network is unreachable|TLS handshake timeout|context deadline exceeded|connection reset|no route to host|unexpected EOF|: EOF\b|server misbehaving|dial tcp|timed out|API error \(5|503 Service Unavailable|502 Bad Gateway/i;
+/** Calls to the Kubernetes API server (their network errors are not registry errors). */
+const API_SERVER =
+  /\.eks\.amazonaws\.com|\/apis\/|\/api\/v1|\/version|\/healthz|\/leases\/|node-lease|update lease|ensure lease|apiserver/i;
+/** The registry does not have it. */
+const NOT_FOUND =
+  /manifest unknown|name unknown|repository does not exist|does not exist in the registry|not found|no such image|NotFound/i;
 
 export const SIGNATURES: readonly Signature[] = [
   {
     id: 'disk.no-space',
     class: 'disk-full',
     cause: 'the node filesystem is full (no space left on device)',
-    all: [/no space left on device/i],
+    all: [
+      /no space left on device|disk quota exceeded|garbage collect required amount|FreeDiskSpaceFailed|ImageGCFailed/i,
+    ],
+    filter: ['no space', 'xceeded', 'ailed', 'low on resource'],
   },
   {
     id: 'windows.ipam-label',
     class: 'windows-ipam',
     cause:
       'Windows pod has no vpc.amazonaws.com/PrivateIPv4Address label: Windows IPAM is not enabled or the pod lacks the Windows nodeSelector',
-    all: [/does not have label vpc\.amazonaws\.com\/PrivateIPv4Address/i],
+    all: [
+      /vpc\.amazonaws\.com\/PrivateIPv4Address|assign private ipv4 addresses on attached network interface/i,
+      /does not have label|Waiting for pod label|missing|fail|error|Unable/i,
+    ],
+    filter: ['PrivateIPv4', 'private ipv4'],
   },
   {
-    id: 'branch-eni.credentials',
+    id: 'branch-eni.failed',
     class: 'branch-eni',
     cause:
-      'the VPC resource controller could not allocate a branch ENI (security groups for pods): control-plane credentials failure',
-    all: [/failed to allocate branch ENI/i],
+      'the VPC resource controller could not allocate or annotate a branch ENI (security groups for pods): control-plane side',
+    all: [/branch ENI|BranchENI|branch-eni|trunk ENI|TrunkENI|trunk interface/i, FAILURE],
+    filter: ['ENI', 'ailed'],
   },
   {
     id: 'cidr.insufficient-blocks',
     class: 'cidr-fragmentation',
     cause: 'no free aligned /28 block in the subnet for a prefix delegation (InsufficientCidrBlocks)',
-    all: [/InsufficientCidrBlocks|does not have enough free cidr blocks/i],
+    all: [/InsufficientCidr|does not have enough free cidr blocks/i],
+    filter: ['sufficient', 'cidr blocks'],
   },
   {
     id: 'cni.unauthorized',
     class: 'cni-permissions',
     cause: 'the VPC CNI is not authorized to manage ENIs/IPs: AmazonEKS_CNI_Policy missing from the role aws-node uses',
-    all: [
-      /UnauthorizedOperation|MissingIAMPermissions|not authorized to perform: ec2:(?:AssignPrivateIpAddresses|CreateNetworkInterface|AttachNetworkInterface|DescribeNetworkInterfaces|AssignIpv6Addresses|CreateTags)/i,
-    ],
+    all: [/UnauthorizedOperation|MissingIAMPermissions|not authorized to perform: ec2:/i],
     none: [/ecr:|ecr\.amazonaws/i],
-  },
-  {
-    id: 'ipamd.unreachable',
-    class: 'ipamd-unavailable',
-    cause: 'the aws-cni plugin cannot reach ipamd (aws-node is not running or not ready on the node)',
-    all: [
-      /Error while dialing|error dialing|connection error|failed to connect|connect: (?:connection refused|no such file)/i,
-      /127\.0\.0\.1:50051|ipamd\.sock|aws-node\/ipamd/i,
-    ],
-  },
-  {
-    id: 'cni.not-initialized',
-    class: 'ipamd-unavailable',
-    cause: 'the node network plugin is not ready (NetworkPluginNotReady: aws-node has not written its CNI config)',
-    all: [/NetworkPluginNotReady|cni plugin not initialized|network plugin is not ready/i],
-    // containerd logs this on every rename of the CNI config file; only kubelet's condition counts.
-    none: [/failed to reload cni configuration/i],
+    filter: ['uthori', 'MissingIAM'],
   },
   {
     id: 'ip.subnet-exhausted',
     class: 'ip-exhaustion',
     cause: 'the subnet has no free IP addresses (InsufficientFreeAddressesInSubnet)',
-    all: [/InsufficientFreeAddressesInSubnet/i],
+    all: [
+      /InsufficientFreeAddressesInSubnet|does not have enough free addresses|not have enough available IP addresses/i,
+    ],
+    filter: ['sufficient', 'available IP'],
   },
   {
     id: 'ip.eni-limit',
     class: 'ip-exhaustion',
-    cause: 'the instance reached its ENI / IP-per-ENI limit (PrivateIpAddressLimitExceeded)',
-    all: [/PrivateIpAddressLimitExceeded|AttachmentLimitExceeded|NetworkInterfaceLimitExceeded/i],
+    cause: 'the instance reached its ENI / IP-per-ENI limit',
+    all: [
+      /PrivateIpAddressLimitExceeded|AttachmentLimitExceeded|NetworkInterfaceLimitExceeded|private addresses will exceed limit|max ENI already attached|out of ENIs|maximum number of ENIs|ENI limit/i,
+    ],
+    none: [/less than the maximum/i],
+    filter: ['xceeded', 'exceed limit', 'ENI'],
   },
   {
     id: 'ip.datastore-empty',
     class: 'ip-exhaustion',
     cause: 'ipamd has no free IP address or prefix for the pod (warm pool empty)',
     all: [
-      /DataStore has no available IP|no available IP\/Prefix addresses|datastore: no available IP addresses|failed to assign an IP address to container/i,
+      /no available IP|no available IPs|failed to assign an IP address|failed to assign an IPv4 address|failed to assign an IPv6 address|AssignPodIPv4Address: no|assignPodIPAddress: no|no free IP available in the|IP address pool is exhausted|ran out of IP|unable to allocate IP|range is full/i,
     ],
+    // Walking the prefixes, ipamd logs one "no free IP in the prefix" per full prefix and moves on.
+    none: [/Get free IP from prefix failed/i],
+    filter: ['available IP', 'ailed', 'PodIP', 'free IP', 'xhausted', 'out of IP', 'address pool'],
+  },
+  {
+    id: 'ipamd.unreachable',
+    class: 'ipamd-unavailable',
+    cause: 'the aws-cni plugin cannot reach ipamd (aws-node is not running or not ready on the node)',
+    all: [
+      /:50051|ipamd\.sock|aws-node\/ipamd/i,
+      /Error while dialing|error dialing|connection error|failed to connect|connect: connection refused|connect: no such file|timeout/i,
+    ],
+    filter: ['50051', 'ipamd'],
+  },
+  {
+    id: 'cni.not-initialized',
+    class: 'ipamd-unavailable',
+    cause: 'the node network plugin is not ready (NetworkPluginNotReady: aws-node has not written its CNI config)',
+    all: [
+      /NetworkPluginNotReady|cni plugin not initialized|network plugin is not ready|cni config uninitialized|No networks found in \/etc\/cni\/net\.d|NetworkReady=false/i,
+    ],
+    // containerd logs this on every rename of the CNI config file; only kubelet's condition counts.
+    none: [/failed to reload cni configuration/i],
+    filter: ['NotReady', 'initialized', 'ot ready', 'NetworkReady', 'No networks'],
+  },
+  {
+    id: 'ipamd.startup',
+    class: 'ipamd-unavailable',
+    cause: 'ipamd (aws-node) did not start or cannot reach the API server, so the node hands out no pod IPs',
+    all: [
+      /Initialization failure: ipamd|ipamd init|waiting for IPAM-D|IPAM daemon to start|IPAM connectivity|Failed to communicate with K8S Server|error communicating with apiserver|ipamd init: failed|ipamd is not running|aws-node is not ready/i,
+      /retrying|fail|timed out|timeout|error|not running|not ready/i,
+    ],
+    filter: ['IPAM', 'ipamd', 'ailed', 'rror', 'aws-node'],
   },
   {
     id: 'pid.fork-eagain',
@@ -112,119 +171,183 @@ export const SIGNATURES: readonly Signature[] = [
     cause: 'the node ran out of PIDs/threads: fork/exec failed with resource temporarily unavailable',
     all: [
       /resource temporarily unavailable/i,
-      /fork\/exec|containerd-shim|runc|start shim|clone|new OS thread|pthread_create|fork/i,
+      /fork\/exec|containerd-shim|runc|start shim|clone|new OS thread|pthread_create|fork|exec/i,
     ],
+    filter: ['navailable'],
   },
   {
     id: 'pid.thread-errno11',
     class: 'pid-exhaustion',
-    cause: 'the node ran out of PIDs/threads: cannot create OS thread (errno=11)',
-    all: [/failed to create new OS thread|pthread_create failed|errno=11\b/i],
-  },
-  {
-    id: 'sandbox.auth',
-    class: 'sandbox-image',
-    cause: 'the sandbox (pause) image is gone and containerd cannot re-pull it without ECR credentials',
-    all: [SANDBOX, /401 Unauthorized|no basic auth credentials|authorization failed|403 Forbidden|pull access denied/i],
-  },
-  {
-    id: 'sandbox.not-found',
-    class: 'sandbox-image',
-    cause: 'the sandbox (pause) image was deleted from the node and cannot be pulled from anywhere',
+    cause: 'the node ran out of PIDs/threads: cannot create a process or OS thread (EAGAIN)',
     all: [
-      SANDBOX,
-      /not found|does not exist|manifest unknown|127\.0\.0\.1:443|localhost:443|no such host|connection refused/i,
-      FAILURE,
+      /failed to create new OS thread|pthread_create failed|errno=11\b|errno 11\b|max user processes|InsufficientPID|insufficient PID|reclaim pids|cannot allocate memory: fork|Cannot fork|fork rejected by pids controller/i,
     ],
+    filter: ['ailed', 'errno', 'max user processes', 'sufficient', 'pids', 'fork'],
   },
   {
-    id: 'sandbox.other',
+    id: 'sandbox.image',
     class: 'sandbox-image',
-    cause: 'containerd cannot get the sandbox (pause) image',
-    all: [/failed to get sandbox image/i],
+    cause: "the node's sandbox (pause) image is missing or cannot be pulled (credentials, network or deleted image)",
+    all: [SANDBOX, FAILURE],
+    // kubelet's "No sandbox for pod can be found" and progress of the pull script are not failures.
+    none: [/Successfully pulled|already present on machine|Starting pull sandbox image/i],
+    filter: ['andbox image', 'andbox-image', 'pause'],
   },
   {
     id: 'image.platform',
     class: 'image-platform',
     cause: "the image has no variant for the node's OS/architecture",
-    all: [/no match for platform in manifest|no matching manifest for/i],
-  },
-  {
-    id: 'registry.rate-limit',
-    class: 'rate-limited',
-    cause: 'the registry rate-limited the pull (Docker Hub: toomanyrequests)',
-    all: [/toomanyrequests|pull rate limit|429 Too Many Requests/i],
-  },
-  {
-    id: 'registry.tls',
-    class: 'registry-tls',
-    cause: "the registry's TLS certificate is not trusted by the node (CA or TLS-intercepting proxy)",
-    all: [PULL, /x509: |tls: failed to verify certificate|certificate signed by unknown authority/i],
-  },
-  {
-    id: 'registry.auth',
-    class: 'registry-auth',
-    cause: 'the registry refused the pull credentials (node role ECR policy, repository policy or imagePullSecrets)',
     all: [
-      PULL,
-      /401 Unauthorized|403 Forbidden|no basic auth credentials|authorization failed|unauthorized: |denied: User: .* is not authorized|AccessDenied|not authorized to perform: ecr:/i,
+      /no match for platform|no match for current platform|no matching manifest for|could not find platform|does not match the specified platform|exec format error|image operating system|cannot be used on this platform|does not match the host operating system/i,
     ],
-  },
-  {
-    id: 'image.not-found',
-    class: 'image-not-found',
-    cause: 'the image name or tag does not exist in the registry',
-    all: [
-      PULL,
-      /manifest unknown|manifest for \S+ not found|repository does not exist|name unknown|: not found|NotFound desc = failed to pull/i,
-    ],
-  },
-  {
-    id: 'registry.unreachable',
-    class: 'registry-unreachable',
-    cause: 'the node cannot reach the registry (timeout, refused connection or DNS)',
-    all: [
-      PULL,
-      /i\/o timeout|Client\.Timeout exceeded|request canceled while waiting for connection|connection refused|no such host|network is unreachable|TLS handshake timeout|context deadline exceeded|connection reset by peer|no route to host/i,
-    ],
-  },
-  {
-    id: 'cni.add-failed',
-    class: 'cni-failure',
-    cause: 'the CNI plugin failed to set up the pod network',
-    all: [
-      /failed to set ?up (?:sandbox container .* )?network|failed to setup network for sandbox|plugin type="[^"]+"(?: name="[^"]+")? failed \(add\)|networkPlugin cni failed to set up pod/i,
-    ],
+    filter: ['latform', 'matching manifest', 'rror', 'operating system'],
   },
   {
     id: 'runtime.oci',
     class: 'runtime-failure',
     cause: 'the container runtime could not start the sandbox or container',
     all: [
-      /OCI runtime (?:create|start) failed|failed to create (?:containerd )?(?:shim )?task|failed to start sandbox container|failed to create containerd container|failed to reserve sandbox name/i,
+      /OCI runtime create failed|OCI runtime start failed|OCI runtime exec failed|failed to create shim task|failed to create containerd task|failed to create task|failed to start sandbox container|failed to create containerd container|failed to reserve sandbox name|failed to start shim|init pipe|init-p: /i,
     ],
+    filter: ['OCI runtime', 'ailed', 'rror'],
+  },
+  {
+    id: 'registry.rate-limit',
+    class: 'rate-limited',
+    cause: 'the registry or kubelet throttled the pull (Docker Hub toomanyrequests, 429, pull QPS)',
+    all: [
+      /toomanyrequests|pull rate limit|Too Many Requests|pull QPS exceeded|rate limit exceeded|ThrottlingException/i,
+    ],
+    filter: ['toomanyrequests', 'ate limit', 'oo Many Requests', 'QPS', 'Throttling'],
+  },
+  {
+    id: 'registry.credential-network',
+    class: 'registry-unreachable',
+    cause: 'the node cannot reach the registry credential endpoint (ECR API) to get a pull token',
+    all: [
+      /request send failed|dial tcp|no such host|i\/o timeout|connection refused|network is unreachable/i,
+      /authorization token|GetAuthorizationToken|retrieving credentials|credential provider|anonymous token|oauth token/i,
+    ],
+    // No role from the instance metadata service is a credentials problem, not a network one.
+    none: [/IMDS|169\.254\.169\.254|security-credentials/i],
+    filter: ['ailed', 'dial tcp', 'no such', 'imeout', 'refused', 'unreachable'],
+  },
+  {
+    id: 'registry.auth',
+    class: 'registry-auth',
+    cause: 'the registry refused the pull credentials (node role ECR policy, repository policy or imagePullSecrets)',
+    all: [
+      AUTH,
+      /pull access denied|not authorized to perform: ecr:|GetAuthorizationToken|credential|docker login|CannotPullECRContainerError|registry|docker|daemon|image|pull|ecr|manifest|\/v2\/|token/i,
+    ],
+    filter: ['401', '403', 'uthori', 'orbidden', 'redential', 'uthenticat', 'enied', 'login', 'token', 'IMDS'],
+  },
+  {
+    id: 'registry.tls',
+    class: 'registry-tls',
+    cause: "the registry's TLS certificate is not trusted by the node (CA or TLS-intercepting proxy)",
+    all: [
+      /x509: |tls: failed to verify certificate|certificate signed by unknown authority|remote error: tls:|tls: bad certificate|certificate is not valid|certificate has expired/i,
+      /pull|image|registry|docker|\/v2\/|\/v1\/|manifest|blob|PullImage|resolve reference/i,
+    ],
+    filter: ['x509', 'tls:', 'ertificate'],
+  },
+  {
+    id: 'registry.unreachable',
+    class: 'registry-unreachable',
+    cause: 'the node cannot reach the registry (timeout, reset, refused connection or DNS)',
+    all: [UNREACHABLE, PULL],
+    none: [API_SERVER],
+    filter: [
+      'imeout',
+      'canceled',
+      'refused',
+      'no such',
+      'unreachable',
+      'xceeded',
+      'reset',
+      'no route',
+      'EOF',
+      'misbehaving',
+      'dial tcp',
+      'timed out',
+      'rror',
+      'navailable',
+      'Bad Gateway',
+    ],
+  },
+  {
+    id: 'registry.unreachable-lookup',
+    class: 'registry-unreachable',
+    cause: 'the node cannot resolve or reach the registry host',
+    all: [UNREACHABLE, REGISTRY, /\bGet https|\bHead https|\bPost https|\bGet "https|\bHead "https|lookup /i],
+    none: [API_SERVER],
+    filter: [
+      'imeout',
+      'canceled',
+      'refused',
+      'no such',
+      'unreachable',
+      'xceeded',
+      'reset',
+      'no route',
+      'EOF',
+      'misbehaving',
+      'dial tcp',
+      'timed out',
+      'rror',
+      'navailable',
+      'Bad Gateway',
+    ],
+  },
+  {
+    id: 'runtime.sandbox-timeout',
+    class: 'runtime-failure',
+    cause: 'the container runtime did not create the pod sandbox in time (CRI deadline exceeded)',
+    all: [/create pod sandbox|RunPodSandbox/i, /DeadlineExceeded|context deadline exceeded/i],
+    filter: ['xceeded'],
+  },
+  {
+    id: 'image.not-found',
+    class: 'image-not-found',
+    cause: 'the image name or tag does not exist in the registry',
+    all: [NOT_FOUND, /pull|image|registry|manifest|repository|docker|\/v2\//i],
+    none: [
+      /Handler for POST|No sandbox for pod can be found|container not found|pod not found|ContainerStatus|ExecSync/i,
+    ],
+    filter: ['unknown', 'not exist', 'ot found', 'no such', 'NotFound'],
+  },
+  {
+    id: 'cni.add-failed',
+    class: 'cni-failure',
+    cause: 'the CNI plugin failed to set up the pod network',
+    all: [
+      /failed to set up sandbox container|Error adding network|HNSEndpoint|hnsCall failed|hcn endpoint|hcnOpenNamespace|of network plugin|failed to setup network for sandbox|failed to set up network for sandbox|failed \(add\)|networkPlugin cni failed|NetworkPlugin cni failed|failed to set up pod network|failed to setup network|add cmd: |plugin type=/i,
+      /fail|error/i,
+    ],
+    filter: ['ailed', 'rror', 'HNS', 'hcn', 'network plugin', 'add cmd', 'plugin type'],
   },
   {
     id: 'image.pull-backoff',
     class: 'image-pull-failed',
-    cause: 'kubelet could not pull the image (no cause in this line)',
-    all: [/Back-off pulling image|ErrImagePull|ImagePullBackOff|Failed to pull image|failed to pull and unpack image/i],
+    cause: 'the image could not be pulled (no cause in this line)',
+    all: [
+      /Back-off pulling image|ErrImagePull|ImagePullBackOff|Failed to pull image|failed to pull and unpack image|image pull failed|Error while pulling|Error pulling|failed pulling image|Failed to pull|failing to pull|CannotPullContainerError|pull QPS/i,
+    ],
+    filter: ['ailed', 'rror', 'ErrImagePull', 'BackOff', 'Back-off', 'ailing', 'QPS'],
   },
 ];
 
 /**
- * A necessary condition of every signature: a line without any of these words cannot match one, so
- * the classifier skips the catalogue for it. Healthy logs are most of the stream; this keeps them cheap.
- * (A unit test holds every signature to it.)
+ * The pre-filter: a line that matches no signature's FIRST pattern (its cause) cannot match the
+ * catalogue, so the classifier skips it. Derived, so it cannot drift from the catalogue; quantifier-free
+ * like its parts. (Differential fuzzing holds classifyMessage equal to matchSignatures.)
  */
-export const FAILURE_HINT =
-  /fail|error|unable|cannot|timed out|backoff|unavailable|denied|refused|unauthori|no basic auth|insufficient|exceeded|not found|no available|no space|does not|not ready|notready|not initialized|errno|no match|toomanyrequests|rate limit|\b429\b|\b40[13]\b|x509|timeout|canceled|no such host|unreachable|deadline|reset by peer|no route|back-off|errimagepull|imagepullbackoff|missingiam|not authorized|unknown/i;
+export const PREFILTER = new RegExp(SIGNATURES.map((s) => s.all[0].source).join('|'), 'i');
 
 /** Lines that look alarming but report progress or success; never a failure of any class. */
 export const INFORMATIONAL: readonly RegExp[] = [
-  /^\s*Pulling (?:sandbox )?image\b/i,
-  /Successfully pulled image/i,
-  /\bPulled\b.*\bimage\b/i,
-  /Container image "[^"]+" already present on machine/i,
-  /msg="(?:PullImage|ImageCreate event|ImageUpdate event|Pulled image|RunPodSandbox for|StartContainer for|CreateContainer within sandbox)/,
+  /^Pulling image "|^pulling image "|^Pulling sandbox image/,
+  /Successfully pulled image|Pulled successfully|already present on machine/i,
+  /msg="PullImage|msg="ImageCreate event|msg="ImageUpdate event|msg="Pulled image|msg="RunPodSandbox for|msg="StartContainer for|msg="CreateContainer within sandbox/,
 ];

@@ -11,6 +11,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { buildFilterPattern } from '../../lambdas/core/filter-pattern.js';
 import { CLOUDTRAIL_RULES } from '../event-patterns.js';
 import { createDeadLetterQueue } from './dead-letter-queue.js';
 import { lambdaEntry } from './paths.js';
@@ -114,7 +115,8 @@ export class Detection extends Construct {
         new SubscriptionFilter(this, `${cluster.name}Subscription${i}`, {
           logGroup,
           destination: new LambdaDestination(ingest),
-          filterPattern: FilterPattern.anyTerm(...CANDIDATE_TERMS),
+          // Derived from the signature catalogue (lambdas/core/filter-pattern.ts): one filter, one slot.
+          filterPattern: FilterPattern.literal(SUBSCRIPTION_FILTER_PATTERN),
         });
       }
     }
@@ -122,21 +124,7 @@ export class Detection extends Construct {
 }
 
 /**
- * Terms a line must contain to reach the ingest function. Kept broad on purpose: the classifier
- * decides, the filter only keeps healthy chatter away.
+ * The subscription filter pattern: the OR of the terms every catalogue signature names, at most
+ * 1,024 characters (synthesis fails with FilterPatternError beyond that).
  */
-export const CANDIDATE_TERMS = [
-  'FailedCreatePodSandBox',
-  'sandbox',
-  'ErrImagePull',
-  'ImagePullBackOff',
-  'Failed to pull image',
-  'failed to pull',
-  'failed to assign an IP',
-  'InsufficientCidrBlocks',
-  'InsufficientFreeAddressesInSubnet',
-  'resource temporarily unavailable',
-  'no space left on device',
-  'ipamd',
-  'UnauthorizedOperation',
-] as const;
+export const SUBSCRIPTION_FILTER_PATTERN = buildFilterPattern();

@@ -1,5 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
+import { SUBSCRIPTION_FILTER_PATTERN } from '../../lib/constructs/detection.js';
 import { CLOUDTRAIL_RULES } from '../../lib/event-patterns.js';
 import { identityStatements } from '../support/iam.js';
 import { synth } from '../support/synth.js';
@@ -61,7 +62,10 @@ describe('detection', () => {
       '/aws/containerinsights/prod-us/dataplane',
       '/eks/prod-eu/ipamd',
     ]);
-    for (const f of filters) expect(f.FilterPattern.length).toBeLessThanOrEqual(1024);
+    for (const f of filters) {
+      expect(f.FilterPattern.length).toBeLessThanOrEqual(1024);
+      expect(f.FilterPattern).toBe(SUBSCRIPTION_FILTER_PATTERN);
+    }
   });
 
   it('tells the ingest function which cluster each log group belongs to', () => {

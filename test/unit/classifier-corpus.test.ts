@@ -4,54 +4,79 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { classify, classifyMessage, matchSignatures } from '../../lambdas/core/classifier.js';
 import { FAILURE_CLASSES } from '../../lambdas/core/failure-classes.js';
-import { parseRecord } from '../../lambdas/core/records.js';
-import { FAILURE_HINT, SIGNATURES } from '../../lambdas/core/signatures.js';
+import { SIGNATURES } from '../../lambdas/core/signatures.js';
 import { PROJECT_ROOT } from '../../lib/constructs/paths.js';
-import { corpus } from '../support/fixtures.js';
+import { fieldCorpus, labelledCorpus, projectCorpus, splitOf } from '../support/corpus.js';
+import { evaluate } from '../support/corpus-report.js';
 import { fuzz } from '../support/fuzz.js';
 
-const lines = corpus();
+const project = projectCorpus();
+const all = labelledCorpus();
+const tune = all.filter((l) => l.split === 'tune');
+const heldOut = all.filter((l) => l.split === 'held-out');
 
-describe('signature corpus', () => {
-  it.each(lines.map((l) => [`${l.class} ← ${l.source}: ${l.line.slice(0, 70)}`, l] as const))('%s', (_, l) => {
+describe("the project's own corpus", () => {
+  it.each(project.map((l) => [`${l.class} ← ${l.source}: ${l.line.slice(0, 70)}`, l] as const))('%s', (_, l) => {
     const c = classify(l.line);
     expect(c.error).toBeUndefined();
     expect(c.class).toBe(l.class);
   });
+});
 
-  it('has real examples of every failure class', () => {
-    const covered = new Set(lines.map((l) => l.class));
+describe('field corpus', () => {
+  it('holds real lines with public source URLs, split by source before tuning', () => {
+    const field = fieldCorpus();
+    expect(field.length).toBeGreaterThanOrEqual(300);
+    for (const l of field) expect(l.source, l.line.slice(0, 60)).toMatch(/^https:\/\/\S+$/);
+    // The split is a function of the source alone: every line of a source lands on the same side.
+    const sides = new Map<string, Set<string>>();
+    for (const l of field) sides.set(l.source, (sides.get(l.source) ?? new Set()).add(l.split));
+    expect([...sides.values()].every((s) => s.size === 1)).toBe(true);
+    expect(splitOf('https://github.com/aws/amazon-vpc-cni-k8s/issues/1')).toBe(
+      splitOf('https://github.com/aws/amazon-vpc-cni-k8s/issues/1'),
+    );
+    const share = heldOut.length / field.length;
+    expect(share).toBeGreaterThan(0.15);
+    expect(share).toBeLessThan(0.35);
+  });
+
+  it('has real examples of every failure class in the tune split', () => {
+    const covered = new Set(tune.map((l) => l.class));
     expect(FAILURE_CLASSES.filter((c) => !covered.has(c))).toEqual([]);
   });
 
-  it('keeps precision: every healthy line stays unknown and no failure line is unknown', () => {
-    const confusion = lines.filter((l) => classify(l.line).class !== l.class);
-    expect(confusion.map((l) => `${l.class}→${classify(l.line).class}`)).toEqual([]);
-    expect(lines.filter((l) => l.class === 'unknown').length).toBeGreaterThanOrEqual(15);
+  it('names the right class for at least 97% of the tune split', () => {
+    const r = evaluate(tune);
+    expect(r.accuracy, r.misses.join('\n')).toBeGreaterThanOrEqual(0.97);
   });
 
-  it('names the source of every fixture line', () => {
-    for (const l of lines) expect(l.source.length).toBeGreaterThan(5);
+  it('keeps precision on the tune split: every healthy line stays unknown', () => {
+    const wrong = tune.filter((l) => l.class === 'unknown' && classify(l.line).class !== 'unknown');
+    expect(wrong.map((l) => `${classify(l.line).class}: ${l.line.slice(0, 120)}`)).toEqual([]);
+    expect(tune.filter((l) => l.class === 'unknown').length).toBeGreaterThanOrEqual(60);
+  });
+
+  it('generalises to the held-out sources (measured floor; the goal is 97%)', () => {
+    // Only the score is asserted; which held-out lines miss is not printed, so nobody tunes on them.
+    const r = evaluate(heldOut);
+    expect(heldOut.length).toBeGreaterThanOrEqual(100);
+    expect(r.accuracy).toBeGreaterThanOrEqual(HELD_OUT_FLOOR);
   });
 });
 
-describe('fast path', () => {
-  it('every failure line in the corpus carries a FAILURE_HINT word (the skip is only ever a skip of non-matches)', () => {
-    for (const l of lines.filter((x) => x.class !== 'unknown')) {
-      expect(FAILURE_HINT.test(parseRecord(l.line).message), l.line.slice(0, 80)).toBe(true);
-    }
-  });
+/** Measured on the held-out split when the catalogue was frozen (see the report): a floor, not the goal. */
+const HELD_OUT_FLOOR = 0.88;
 
-  it('the fast path never hides a match: random mixes of signature fragments classify alike with and without it', () => {
-    // Fragments: the literal-looking alternatives of every signature pattern, plus corpus words.
+describe('fast path', () => {
+  it('the pre-filter never hides a match: random mixes of signature fragments classify alike with and without it', () => {
     const fragments = [
       ...new Set(
         SIGNATURES.flatMap((sig) => [...sig.all, ...(sig.none ?? [])])
           .flatMap((re) => re.source.split('|'))
-          .map((f) => f.replace(/\\[sdwb]|\\|\(\?:|[()?*+^$]|\[[^\]]*\]|\{\d+(,\d*)?\}/g, '').trim())
+          .map((f) => f.replace(/\\b|\\/g, '').trim())
           .filter((f) => f.length > 1),
       ),
-      ...lines.flatMap((l) => l.line.split(/\s+/)).slice(0, 400),
+      ...tune.flatMap((l) => l.line.split(/\s+/)).slice(0, 600),
     ];
     fc.assert(
       fc.property(
@@ -62,7 +87,7 @@ describe('fast path', () => {
           expect(classifyMessage(message)).toEqual(matchSignatures(message));
         },
       ),
-      fuzz(3000),
+      fuzz(5000),
     );
   });
 

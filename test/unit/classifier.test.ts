@@ -65,6 +65,37 @@ describe('entity extraction', () => {
     expect(c.entities).toMatchObject({ node: 'ip-10-0-1-2.ec2.internal', instanceId: 'i-0123456789abcdef0' });
   });
 
+  it('takes node and instance id from the Container Insights envelope of aws-node stdout (ipamd JSON inside)', () => {
+    const ipamd = JSON.stringify({
+      level: 'error',
+      ts: '2024-03-02T08:11:45.201Z',
+      caller: 'rpc/rpc.pb.go:863',
+      msg: 'DataStore has no available IP/Prefix addresses',
+    });
+    const record = JSON.stringify({
+      log: `${ipamd}\n`,
+      stream: 'stdout',
+      kubernetes: {
+        pod_name: 'aws-node-x8k2p',
+        namespace_name: 'kube-system',
+        container_name: 'aws-node',
+        host: 'ip-10-0-1-2.eu-west-1.compute.internal',
+      },
+      ec2_instance_id: 'i-0123456789abcdef0',
+    });
+    const c = classify(record);
+    expect(c).toMatchObject({
+      class: 'ip-exhaustion',
+      format: 'container-insights',
+      message: 'DataStore has no available IP/Prefix addresses',
+    });
+    expect(c.entities).toMatchObject({
+      node: 'ip-10-0-1-2.eu-west-1.compute.internal',
+      instanceId: 'i-0123456789abcdef0',
+    });
+    expect(parseRecord(record).source).toBe('aws-node');
+  });
+
   it.each([
     ['nginx:latest', 'docker.io'],
     ['library/nginx', 'docker.io'],
