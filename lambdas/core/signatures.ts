@@ -68,7 +68,14 @@ export const SIGNATURES: readonly Signature[] = [
     all: [
       /no space left on device|disk quota exceeded|garbage collect required amount|FreeDiskSpaceFailed|ImageGCFailed/i,
     ],
-    filter: ['no space', 'xceeded', 'ailed', 'low on resource'],
+    filter: ['no space', 'xceeded', 'ailed'],
+  },
+  {
+    id: 'disk.eviction',
+    class: 'disk-full',
+    cause: 'kubelet is evicting pods to reclaim node disk (ephemeral storage, nodefs or imagefs below threshold)',
+    all: [/ephemeral-storage|nodefs|imagefs/i, /reclaim|evict|low on resource/i],
+    filter: ['ephemeral', 'nodefs', 'imagefs'],
   },
   {
     id: 'windows.ipam-label',
@@ -86,8 +93,11 @@ export const SIGNATURES: readonly Signature[] = [
     class: 'branch-eni',
     cause:
       'the VPC resource controller could not allocate or annotate a branch ENI (security groups for pods): control-plane side',
-    all: [/branch ENI|BranchENI|branch-eni|trunk ENI|TrunkENI|trunk interface/i, FAILURE],
-    filter: ['ENI', 'ailed'],
+    all: [
+      /branch ENI|BranchENI|branch-eni|trunk ENI|TrunkENI|trunk interface|vpc\.amazonaws\.com\/pod-eni/i,
+      /fail|error|Insufficient|no instance type satisfied|could not schedule/i,
+    ],
+    filter: ['ENI', 'ailed', 'pod-eni'],
   },
   {
     id: 'cidr.insufficient-blocks',
@@ -100,9 +110,11 @@ export const SIGNATURES: readonly Signature[] = [
     id: 'cni.unauthorized',
     class: 'cni-permissions',
     cause: 'the VPC CNI is not authorized to manage ENIs/IPs: AmazonEKS_CNI_Policy missing from the role aws-node uses',
-    all: [/UnauthorizedOperation|MissingIAMPermissions|not authorized to perform: ec2:/i],
+    all: [
+      /UnauthorizedOperation|MissingIAMPermissions|not authorized to perform: ec2:|AuthFailure: You are not the owner/i,
+    ],
     none: [/ecr:|ecr\.amazonaws/i],
-    filter: ['uthori', 'MissingIAM'],
+    filter: ['uthori', 'MissingIAM', 'AuthFailure'],
   },
   {
     id: 'ip.subnet-exhausted',
@@ -160,7 +172,7 @@ export const SIGNATURES: readonly Signature[] = [
     class: 'ipamd-unavailable',
     cause: 'ipamd (aws-node) did not start or cannot reach the API server, so the node hands out no pod IPs',
     all: [
-      /Initialization failure: ipamd|ipamd init|waiting for IPAM-D|IPAM daemon to start|IPAM connectivity|Failed to communicate with K8S Server|error communicating with apiserver|ipamd init: failed|ipamd is not running|aws-node is not ready/i,
+      /Unable to reach API Server|Initialization failure: ipamd|ipamd init|waiting for IPAM-D|IPAM daemon to start|IPAM connectivity|Failed to communicate with K8S Server|error communicating with apiserver|ipamd init: failed|ipamd is not running|aws-node is not ready/i,
       /retrying|fail|timed out|timeout|error|not running|not ready/i,
     ],
     filter: ['IPAM', 'ipamd', 'ailed', 'rror', 'aws-node'],
@@ -182,7 +194,7 @@ export const SIGNATURES: readonly Signature[] = [
     all: [
       /failed to create new OS thread|pthread_create failed|errno=11\b|errno 11\b|max user processes|InsufficientPID|insufficient PID|reclaim pids|cannot allocate memory: fork|Cannot fork|fork rejected by pids controller/i,
     ],
-    filter: ['ailed', 'errno', 'max user processes', 'sufficient', 'pids', 'fork'],
+    filter: ['ailed', 'errno', 'user processes', 'sufficient', 'pids', 'fork'],
   },
   {
     id: 'sandbox.image',
@@ -203,6 +215,16 @@ export const SIGNATURES: readonly Signature[] = [
     filter: ['latform', 'matching manifest', 'rror', 'operating system'],
   },
   {
+    id: 'cni.add-failed',
+    class: 'cni-failure',
+    cause: 'the CNI plugin failed to set up the pod network',
+    all: [
+      /failed to set up sandbox container|failed to set bridge addr|failed to call cni|Error adding network|HNSEndpoint|hnsCall failed|hcn endpoint|hcnOpenNamespace|of network plugin|failed to setup network for sandbox|failed to set up network for sandbox|failed \(add\)|networkPlugin cni failed|NetworkPlugin cni failed|failed to set up pod network|failed to setup network|add cmd: |plugin type=/i,
+      /fail|error/i,
+    ],
+    filter: ['ailed', 'rror', 'HNS', 'hcn', 'network plugin', 'add cmd', 'plugin type'],
+  },
+  {
     id: 'runtime.oci',
     class: 'runtime-failure',
     cause: 'the container runtime could not start the sandbox or container',
@@ -218,7 +240,7 @@ export const SIGNATURES: readonly Signature[] = [
     all: [
       /toomanyrequests|pull rate limit|Too Many Requests|pull QPS exceeded|rate limit exceeded|ThrottlingException/i,
     ],
-    filter: ['toomanyrequests', 'ate limit', 'oo Many Requests', 'QPS', 'Throttling'],
+    filter: ['toomanyrequests', 'ate limit', '429', 'QPS'],
   },
   {
     id: 'registry.credential-network',
@@ -316,16 +338,6 @@ export const SIGNATURES: readonly Signature[] = [
       /Handler for POST|No sandbox for pod can be found|container not found|pod not found|ContainerStatus|ExecSync/i,
     ],
     filter: ['unknown', 'not exist', 'ot found', 'no such', 'NotFound'],
-  },
-  {
-    id: 'cni.add-failed',
-    class: 'cni-failure',
-    cause: 'the CNI plugin failed to set up the pod network',
-    all: [
-      /failed to set up sandbox container|Error adding network|HNSEndpoint|hnsCall failed|hcn endpoint|hcnOpenNamespace|of network plugin|failed to setup network for sandbox|failed to set up network for sandbox|failed \(add\)|networkPlugin cni failed|NetworkPlugin cni failed|failed to set up pod network|failed to setup network|add cmd: |plugin type=/i,
-      /fail|error/i,
-    ],
-    filter: ['ailed', 'rror', 'HNS', 'hcn', 'network plugin', 'add cmd', 'plugin type'],
   },
   {
     id: 'image.pull-backoff',

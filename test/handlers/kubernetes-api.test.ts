@@ -87,7 +87,9 @@ describe('Kubernetes API through an EKS access entry (local HTTPS API server, re
   it('classifies the events of a stuck pod with the log catalogue', async () => {
     const events = await api().podEvents('default', 'nginx-7cdbb5f49f-2p6p2');
     expect(events.map((e) => e.reason)).toEqual(['Failed', 'Failed', 'BackOff']);
-    expect(events[0]?.class).toBe('image-not-found');
+    // "pull access denied … may require 'docker login'" is registry-auth (issue 11: any pull access denied
+    // against any registry in a pull context), whatever the registry then says about the repository.
+    expect(events[0]?.class).toBe('registry-auth');
     const sandbox = await api().podEvents('team-a', 'api-5d8f7c9b6-x2kq9');
     expect(sandbox[0]).toMatchObject({ reason: 'FailedCreatePodSandBox', class: 'sandbox-image', count: 15 });
     const ip = await api().podEvents('default', 'nginx-6bf9f7cf5d-22q48');
