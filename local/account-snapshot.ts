@@ -23,7 +23,7 @@ export interface AccountSnapshot {
   instances: Instance[];
   instanceProfiles: InstanceProfile[];
   /** Role name → attached managed policy ARNs and inline policy documents. */
-  roles: Record<string, { attached: string[]; inline: Record<string, object> }>;
+  roles: Record<string, { attached: string[]; inline: Record<string, object>; permissionsBoundary?: string }>;
   /** Managed policy ARN → default version document. */
   managedPolicies: Record<string, object>;
   cluster: Cluster;

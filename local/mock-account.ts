@@ -44,6 +44,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import type { CheckClients } from '../lambdas/aws/checks/groups.js';
 import { evaluate, namesPrincipal, type PolicyDocument } from '../lambdas/core/iam-policy.js';
 import type { AccountSnapshot } from './account-snapshot.js';
+import { mockWrites, type WriteFaults } from './mock-account-writes.js';
 
 const meta = (httpStatusCode: number) => ({
   httpStatusCode,
@@ -53,7 +54,7 @@ const meta = (httpStatusCode: number) => ({
 });
 
 /** Faults to inject by command name (e.g. DescribeSubnetsCommand). */
-export interface Faults {
+export interface Faults extends WriteFaults {
   readonly throttle?: readonly string[];
   readonly deny?: readonly string[];
 }
@@ -407,6 +408,9 @@ export function mockAccount(account: AccountSnapshot, faults: Faults = {}): Chec
       };
     }),
   );
+
+  // The writes of the account remedies change the snapshot itself: later reads see them.
+  mockWrites(account, { iam: i, ec2: e }, on as never, faults);
 
   // CloudTrail
   c.on(LookupEventsCommand).callsFake(

@@ -1,10 +1,25 @@
 import { z } from 'zod';
 import { CLASS_MODES, FAILURE_CLASSES } from './failure-classes.js';
+import { REMEDY_TIERS } from './remedy/apply-path.js';
+
+/** Per cluster: the resources account remedies may change (the remedy role is scoped to the same). */
+export const remediationScopeSchema = z.object({
+  roles: z.array(z.string()).default([]),
+  endpointSecurityGroups: z.array(z.string()).default([]),
+});
 
 /** What the workflow functions know of the deployment, passed as one JSON environment variable. */
 export const workflowConfigSchema = z.object({
-  clusters: z.array(z.object({ name: z.string(), region: z.string().optional() })),
+  clusters: z.array(
+    z.object({
+      name: z.string(),
+      region: z.string().optional(),
+      remediation: remediationScopeSchema.default({ roles: [], endpointSecurityGroups: [] }),
+    }),
+  ),
   modes: z.record(z.enum(FAILURE_CLASSES), z.enum(CLASS_MODES)),
+  /** Per class: how its account remedy runs (absent: approve). */
+  remedies: z.partialRecord(z.enum(FAILURE_CLASSES), z.enum(REMEDY_TIERS)).default({}),
   limits: z.object({
     maxNodeActionsPerClusterPerHour: z.number().int().min(0),
     maxNodeGroupShareAffected: z.number().gt(0).max(1),

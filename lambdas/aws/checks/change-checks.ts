@@ -30,7 +30,7 @@ export async function checkRecentChanges(
 ): Promise<Finding> {
   const id = 'change.recent';
   const start = new Date(now.getTime() - scope.lookbackHours * 3_600_000);
-  const hits: { at?: string; event?: string; by?: string; resources: string[]; eventId?: string }[] = [];
+  const hits: ({ at?: string; event?: string; by?: string; resources: string[]; eventId?: string } & Reverts)[] = [];
   const wanted = scope.resources.filter(Boolean);
   for (const name of BREAKING_EVENTS) {
     // LookupEvents takes one attribute per call; the event name is the selective one.
@@ -47,6 +47,7 @@ export async function checkRecentChanges(
             by: ev.Username,
             resources: touched,
             eventId: ev.EventId,
+            ...reverts(ev),
           });
       }
     }
@@ -74,4 +75,22 @@ function touchedResources(ev: Event, wanted: readonly string[]): string[] {
   const names = (ev.Resources ?? []).map((r) => r.ResourceName ?? '');
   const raw = ev.CloudTrailEvent ?? '';
   return wanted.filter((w) => names.some((n) => n === w || n.endsWith(`/${w}`)) || raw.includes(`"${w}"`));
+}
+
+/** What a revert needs from a DetachRolePolicy record (AWS-written request parameters). */
+interface Reverts {
+  roleName?: string;
+  policyArn?: string;
+}
+
+function reverts(ev: Event): Reverts {
+  if (ev.EventName !== 'DetachRolePolicy' || !ev.CloudTrailEvent) return {};
+  try {
+    const p = (JSON.parse(ev.CloudTrailEvent) as { requestParameters?: Record<string, unknown> }).requestParameters;
+    const roleName = typeof p?.roleName === 'string' ? p.roleName : undefined;
+    const policyArn = typeof p?.policyArn === 'string' ? p.policyArn : undefined;
+    return { roleName, policyArn };
+  } catch {
+    return {};
+  }
 }

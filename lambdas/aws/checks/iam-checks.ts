@@ -115,6 +115,7 @@ export async function checkCniPolicy(
   const missing = decisions.filter((d) => d.decision === 'denied' || d.decision === 'implicitly-denied');
   const evidence = {
     role: roleName,
+    roleArn: role.roleArn,
     via: role.via,
     policies: policies.map((p) => p.name),
     missing: missing.map((d) => d.action),

@@ -133,6 +133,7 @@ export async function checkEndpoints(ec2: EC2Client, input: NetworkFindingsInput
     const groups = (await ec2.send(new DescribeSecurityGroupsCommand({ GroupIds: groupIds }))).SecurityGroups ?? [];
     const nodeIp = node.privateIp ? parseIpv4(node.privateIp) : undefined;
     const blocked: string[] = [];
+    const blockedGroups: { endpoint: string; groupIds: string[] }[] = [];
     for (const ep of interfaceEndpoints) {
       const sgs = groups.filter((g) => ep.Groups?.some((x) => x.GroupId === g.GroupId));
       const admits = sgs.some((g) =>
@@ -151,8 +152,10 @@ export async function checkEndpoints(ec2: EC2Client, input: NetworkFindingsInput
           return fromNodeSg || fromCidr;
         }),
       );
-      if (!admits)
+      if (!admits) {
         blocked.push(`${ep.VpcEndpointId} (${ep.ServiceName}; groups ${sgs.map((g) => g.GroupId).join(', ')})`);
+        blockedGroups.push({ endpoint: ep.VpcEndpointId ?? '', groupIds: sgs.map((g) => g.GroupId ?? '') });
+      }
     }
     out.push(
       blocked.length
@@ -160,7 +163,7 @@ export async function checkEndpoints(ec2: EC2Client, input: NetworkFindingsInput
             'vpc.endpoint.sg-443',
             'fail',
             `endpoint security groups do not allow TCP 443 from the node: ${blocked.join('; ')}`,
-            { nodeSecurityGroups: node.securityGroupIds, nodeIp: node.privateIp, blocked },
+            { nodeSecurityGroups: node.securityGroupIds, nodeIp: node.privateIp, blocked, blockedGroups },
             `add an inbound rule TCP 443 from ${node.securityGroupIds[0] ?? 'the node security group'} to the endpoint security group`,
           )
         : finding('vpc.endpoint.sg-443', 'pass', 'endpoint security groups allow TCP 443 from the node', {

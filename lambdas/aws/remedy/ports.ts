@@ -1,0 +1,98 @@
+import {
+  AuthorizeSecurityGroupIngressCommand,
+  DescribeSecurityGroupsCommand,
+  type EC2Client,
+  RevokeSecurityGroupIngressCommand,
+} from '@aws-sdk/client-ec2';
+import {
+  AttachRolePolicyCommand,
+  DetachRolePolicyCommand,
+  type IAMClient,
+  paginateListAttachedRolePolicies,
+  paginateSimulatePrincipalPolicy,
+} from '@aws-sdk/client-iam';
+import type { Finding } from '../../core/findings.js';
+import type { ManagedPolicyPort, RecheckResult } from '../../core/remedy/managed-policy.js';
+import type { IngressRule, SgIngressPort } from '../../core/remedy/sg-ingress.js';
+
+/** A re-run diagnosis check, reduced to what the apply path compares. */
+export async function recheckOf(run: () => Promise<Finding | Finding[]>, id: string): Promise<RecheckResult> {
+  const got = await run();
+  const f = (Array.isArray(got) ? got : [got]).find((x) => x.id === id);
+  if (!f) throw new Error(`the re-check returned no ${id} finding`);
+  return { status: f.status, summary: f.summary };
+}
+
+/** IAM side of attach-managed-policy. */
+export function iamPort(iam: IAMClient, recheck: () => Promise<RecheckResult>): ManagedPolicyPort {
+  return {
+    async attachedPolicies(roleName) {
+      const out: string[] = [];
+      for await (const page of paginateListAttachedRolePolicies({ client: iam }, { RoleName: roleName }))
+        for (const p of page.AttachedPolicies ?? []) if (p.PolicyArn) out.push(p.PolicyArn);
+      return out;
+    },
+    async attach(roleName, policyArn) {
+      await iam.send(new AttachRolePolicyCommand({ RoleName: roleName, PolicyArn: policyArn }));
+    },
+    async detach(roleName, policyArn) {
+      await iam.send(new DetachRolePolicyCommand({ RoleName: roleName, PolicyArn: policyArn }));
+    },
+    recheck,
+    async simulate(roleArn, actions) {
+      const out: Record<string, string> = {};
+      for await (const page of paginateSimulatePrincipalPolicy(
+        { client: iam },
+        { PolicySourceArn: roleArn, ActionNames: [...actions] },
+      ))
+        for (const r of page.EvaluationResults ?? [])
+          if (r.EvalActionName) out[r.EvalActionName] = r.EvalDecision ?? '';
+      return out;
+    },
+  };
+}
+
+/** EC2 side of add-sg-rule: rules are read from DescribeSecurityGroups, added and revoked by their exact spec. */
+export function sgPort(ec2: EC2Client, recheck: () => Promise<RecheckResult>): SgIngressPort {
+  const spec = (sourceGroupId: string, port: number, description?: string) => [
+    {
+      IpProtocol: 'tcp',
+      FromPort: port,
+      ToPort: port,
+      UserIdGroupPairs: [{ GroupId: sourceGroupId, ...(description ? { Description: description } : {}) }],
+    },
+  ];
+  return {
+    async ingressRules(groupId) {
+      const g = (await ec2.send(new DescribeSecurityGroupsCommand({ GroupIds: [groupId] }))).SecurityGroups?.[0];
+      if (!g) throw new Error(`security group ${groupId} not found`);
+      const rules: IngressRule[] = [];
+      for (const p of g.IpPermissions ?? []) {
+        const base = { protocol: p.IpProtocol ?? '-1', fromPort: p.FromPort ?? 0, toPort: p.ToPort ?? 65535 };
+        for (const u of p.UserIdGroupPairs ?? []) rules.push({ ...base, ruleId: '', source: u.GroupId ?? '' });
+        for (const r of p.IpRanges ?? []) rules.push({ ...base, ruleId: '', source: r.CidrIp ?? '' });
+      }
+      return rules;
+    },
+    async authorize(groupId, sourceGroupId, port, description) {
+      const r = await ec2.send(
+        new AuthorizeSecurityGroupIngressCommand({
+          GroupId: groupId,
+          IpPermissions: spec(sourceGroupId, port, description),
+        }),
+      );
+      return r.SecurityGroupRules?.[0]?.SecurityGroupRuleId ?? '';
+    },
+    async revoke(groupId, _ruleId, sourceGroupId, port) {
+      try {
+        await ec2.send(
+          new RevokeSecurityGroupIngressCommand({ GroupId: groupId, IpPermissions: spec(sourceGroupId, port) }),
+        );
+      } catch (e) {
+        // Already gone (another actor removed it): the rollback's goal holds; the re-read proves it.
+        if ((e as Error).name !== 'InvalidPermission.NotFound') throw e;
+      }
+    },
+    recheck,
+  };
+}

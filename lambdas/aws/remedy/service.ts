@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { type ApplyPath, type ApplyRecord, runApplyPath } from '../../core/remedy/apply-path.js';
+import { managedPolicyPath } from '../../core/remedy/managed-policy.js';
+import { sgIngressPath } from '../../core/remedy/sg-ingress.js';
+import type { RemediationScope, RemedyTarget } from '../../core/remedy/targets.js';
+import type { WorkflowConfig } from '../../core/workflow-config.js';
+import type { CheckClients } from '../checks/groups.js';
+import { checkCniPolicy, checkNodeRoleEcrRead } from '../checks/iam-checks.js';
+import { checkEndpoints } from '../checks/network-checks.js';
+import type { NodeContext } from '../checks/node-context.js';
+import { iamPort, recheckOf, sgPort } from './ports.js';
+
+const name = z.string().regex(/^[\w+=,.@/:-]{1,512}$/);
+const targetSchema = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('attach-managed-policy'),
+    roleName: name,
+    roleArn: name,
+    policyArn: name,
+    findingId: z.enum(['iam.node-role.ecr-read', 'iam.cni-policy']),
+    actions: z.array(z.string().regex(/^[a-z0-9-]+:[A-Za-z]+$/)).min(1),
+    reverts: z
+      .object({ eventId: z.string().optional(), by: z.string().optional(), at: z.string().optional() })
+      .optional(),
+  }),
+  z.object({
+    kind: z.literal('add-sg-rule'),
+    groupId: z.string().regex(/^sg-[0-9a-f]{8,17}$/),
+    sourceGroupId: z.string().regex(/^sg-[0-9a-f]{8,17}$/),
+    endpoints: z.array(z.string()),
+    description: z.string().max(255),
+  }),
+]);
+
+export const remedyInputSchema = z.object({
+  phase: z.enum(['prepare', 'apply']),
+  incidentId: z.string(),
+  cluster: z.string(),
+  region: z.string(),
+  node: z.object({ instanceId: z.string() }).passthrough(),
+  target: targetSchema,
+});
+export type RemedyInput = z.output<typeof remedyInputSchema>;
+
+/** The target names a resource outside the configured scope: nothing is read or changed. */
+export class RemedyScopeError extends Error {
+  override readonly name = 'RemedyScopeError';
+}
+
+export interface RemedyDeps {
+  readonly clients: CheckClients;
+  readonly config: WorkflowConfig;
+  readonly now: () => number;
+}
+
+function scopeOf(config: WorkflowConfig, cluster: string): RemediationScope {
+  const c = config.clusters.find((x) => x.name === cluster);
+  if (!c) throw new RemedyScopeError(`cluster ${cluster} is not configured`);
+  return c.remediation;
+}
+
+function assertInScope(t: RemedyTarget, scope: RemediationScope): void {
+  if (t.kind === 'attach-managed-policy' && !scope.roles.includes(t.roleName))
+    throw new RemedyScopeError(`role ${t.roleName} is not in the cluster's remediation scope`);
+  if (t.kind === 'add-sg-rule' && !scope.endpointSecurityGroups.includes(t.groupId))
+    throw new RemedyScopeError(`security group ${t.groupId} is not in the cluster's remediation scope`);
+}
+
+/** The apply path for a target, its ports bound to the SDK clients and its re-check to the diagnosis check. */
+export function pathFor(input: RemedyInput, clients: CheckClients): ApplyPath<unknown> {
+  const node = input.node as unknown as NodeContext;
+  const t = input.target;
+  if (t.kind === 'attach-managed-policy') {
+    const recheck =
+      t.findingId === 'iam.cni-policy'
+        ? () => recheckOf(() => checkCniPolicy(clients.iam, clients.eks, input.cluster, node), t.findingId)
+        : () => recheckOf(() => checkNodeRoleEcrRead(clients.iam, node), t.findingId);
+    return managedPolicyPath(t, iamPort(clients.iam, recheck)) as ApplyPath<unknown>;
+  }
+  const recheck = () =>
+    recheckOf(() => checkEndpoints(clients.ec2, { node, region: input.region, neededIps: 16 }), 'vpc.endpoint.sg-443');
+  return sgIngressPath(t, sgPort(clients.ec2, recheck)) as ApplyPath<unknown>;
+}
+
+/** Prepare (re-check and dry-run diff) or apply (change, verify, roll back on failure) one remedy. */
+export async function runRemedy(raw: unknown, deps: RemedyDeps): Promise<ApplyRecord> {
+  const input = remedyInputSchema.parse(raw);
+  assertInScope(input.target, scopeOf(deps.config, input.cluster));
+  return runApplyPath(pathFor(input, deps.clients), { dryRun: input.phase === 'prepare', now: deps.now });
+}

@@ -1,0 +1,164 @@
+/**
+ * The apply-path discipline every account remedy follows: re-check that the cause still holds, make
+ * the smallest change, show the before/after diff (dry run stops there), verify after the change, and
+ * roll back automatically when verification fails. Pure: each path reaches AWS only through the port
+ * it was built with; the clock is an argument.
+ */
+
+/** Account remedies pod-doctor can apply (ids are a contract: config keys, summaries, tests). */
+export const REMEDY_IDS = ['attach-managed-policy', 'add-sg-rule', 'create-cidr-reservation'] as const;
+export type RemedyId = (typeof REMEDY_IDS)[number];
+
+/** How an apply path may run: `dry-run` shows the diff only; `approve` waits for a human; `auto` runs. */
+export const REMEDY_TIERS = ['dry-run', 'approve', 'auto'] as const;
+export type RemedyTier = (typeof REMEDY_TIERS)[number];
+
+/** The outcome of a re-check: does the cause still hold, or did verification pass. */
+export interface Check {
+  readonly ok: boolean;
+  readonly reason: string;
+  readonly evidence?: Record<string, unknown>;
+}
+
+/** One apply path, bound to its target and port. `S` is the state it reads (before / after). */
+export interface ApplyPath<S> {
+  readonly id: RemedyId;
+  /** One line: the change, e.g. "attach arn:aws:iam::aws:policy/X to role Y". */
+  readonly change: string;
+  /** Reads the current state of the target, including the diagnosis re-check. */
+  read(): Promise<S>;
+  /** `ok` when the cause still holds in this state and the change can address it. */
+  causeHolds(state: S): Check;
+  /** The state after the smallest change. */
+  planned(state: S): S;
+  /** The state as diff lines (one fact per line, stable order). */
+  render(state: S): readonly string[];
+  /** Makes the change; returns what the rollback needs (ids AWS assigned). */
+  apply(): Promise<Record<string, string>>;
+  /** Re-checks after the change. */
+  verify(state: S): Promise<Check>;
+  /** Undoes the change made by `apply`. */
+  rollback(applied: Record<string, string>): Promise<void>;
+}
+
+export type ApplyStatus = 'not-needed' | 'dry-run' | 'verified' | 'rolled-back' | 'rollback-failed' | 'failed';
+
+/** What an apply path did, for the summary and the evidence bucket. */
+export interface ApplyRecord {
+  readonly remedy: RemedyId;
+  readonly change: string;
+  readonly status: ApplyStatus;
+  /** Why this status, in one sentence. */
+  readonly reason: string;
+  /** Unified diff lines of the state: "  same", "- before", "+ after". */
+  readonly diff: readonly string[];
+  readonly before: readonly string[];
+  /** The state read after the change (or after the rollback), or the planned state in a dry run. */
+  readonly after: readonly string[];
+  readonly applied?: Record<string, string>;
+  readonly verification?: Check;
+  readonly startedAt: string;
+  readonly finishedAt: string;
+}
+
+/** Line diff of two renderings (both in a stable order): kept lines, removed lines, added lines. */
+export function diffLines(before: readonly string[], after: readonly string[]): string[] {
+  const a = new Set(after);
+  const b = new Set(before);
+  return [
+    ...before.map((l) => (a.has(l) ? `  ${l}` : `- ${l}`)),
+    ...after.filter((l) => !b.has(l)).map((l) => `+ ${l}`),
+  ];
+}
+
+export interface RunOptions {
+  /** Show the diff, change nothing. */
+  readonly dryRun: boolean;
+  readonly now: () => number;
+}
+
+const iso = (t: number) => new Date(t).toISOString();
+const failure = (e: unknown) => `${(e as Error)?.name ?? 'Error'}: ${(e as Error)?.message ?? String(e)}`;
+
+/** Runs one apply path under the discipline; never throws (failures are a status). */
+export async function runApplyPath<S>(path: ApplyPath<S>, o: RunOptions): Promise<ApplyRecord> {
+  const startedAt = iso(o.now());
+  const base = { remedy: path.id, change: path.change, startedAt };
+  let before: S;
+  try {
+    before = await path.read();
+  } catch (e) {
+    return done({ ...base, status: 'failed', reason: `could not read the current state: ${failure(e)}` });
+  }
+  const lines = path.render(before);
+  const cause = path.causeHolds(before);
+  if (!cause.ok)
+    return done({ ...base, status: 'not-needed', reason: cause.reason, before: lines, after: lines, diff: [] });
+  const planned = path.render(path.planned(before));
+  const diff = diffLines(lines, planned);
+  if (o.dryRun)
+    return done({
+      ...base,
+      status: 'dry-run',
+      reason: `dry run: ${cause.reason}`,
+      before: lines,
+      after: planned,
+      diff,
+    });
+  let applied: Record<string, string>;
+  try {
+    applied = await path.apply();
+  } catch (e) {
+    return done({
+      ...base,
+      status: 'failed',
+      reason: `the change failed: ${failure(e)}`,
+      before: lines,
+      after: lines,
+      diff,
+    });
+  }
+  const verification = await verifySafely(path);
+  if (verification.check.ok)
+    return done({
+      ...base,
+      status: 'verified',
+      reason: verification.check.reason,
+      before: lines,
+      after: verification.lines,
+      diff: diffLines(lines, verification.lines),
+      applied,
+      verification: verification.check,
+    });
+  return done(await rollBack(path, { ...base, before: lines, diff, applied, verification: verification.check }));
+
+  function done(r: Omit<ApplyRecord, 'finishedAt' | 'before' | 'after' | 'diff'> & Partial<ApplyRecord>): ApplyRecord {
+    return { before: [], after: [], diff: [], ...r, finishedAt: iso(o.now()) } as ApplyRecord;
+  }
+}
+
+async function verifySafely<S>(path: ApplyPath<S>): Promise<{ check: Check; lines: readonly string[] }> {
+  try {
+    const after = await path.read();
+    return { check: await path.verify(after), lines: path.render(after) };
+  } catch (e) {
+    return { check: { ok: false, reason: `verification could not run: ${failure(e)}` }, lines: [] };
+  }
+}
+
+async function rollBack<S>(
+  path: ApplyPath<S>,
+  r: Pick<ApplyRecord, 'remedy' | 'change' | 'startedAt' | 'before' | 'diff' | 'applied' | 'verification'>,
+): Promise<Omit<ApplyRecord, 'finishedAt'>> {
+  const why = `verification failed (${r.verification?.reason}); `;
+  try {
+    await path.rollback(r.applied ?? {});
+    const after = path.render(await path.read());
+    const restored = after.length === r.before.length && after.every((l, i) => l === r.before[i]);
+    return restored
+      ? { ...r, status: 'rolled-back', reason: `${why}the change was rolled back`, after }
+      : { ...r, status: 'rollback-failed', reason: `${why}after the rollback the state differs from before`, after };
+  } catch (e) {
+    return { ...r, status: 'rollback-failed', reason: `${why}the rollback failed: ${failure(e)}`, after: [] };
+  }
+}

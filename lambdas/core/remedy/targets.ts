@@ -1,0 +1,158 @@
+import type { FailureClass } from '../failure-classes.js';
+import type { Finding } from '../findings.js';
+import { CNI_ACTIONS, ECR_PULL_ACTIONS } from '../iam-policy.js';
+import { isAttachablePolicy, type ManagedPolicyTarget } from './managed-policy.js';
+import type { SgIngressTarget } from './sg-ingress.js';
+
+export type RemedyTarget = ManagedPolicyTarget | SgIngressTarget;
+
+/**
+ * The resources of one cluster pod-doctor may change (deployment configuration, the same lists the
+ * remedy role's grants are scoped to).
+ */
+export interface RemediationScope {
+  /** IAM role names: node roles and the role aws-node uses. */
+  readonly roles: readonly string[];
+  /** Security groups of the cluster's VPC endpoints. */
+  readonly endpointSecurityGroups: readonly string[];
+}
+
+/** The node as the workflow resolved it from EC2 (never from log text). */
+export interface RemedyNode {
+  readonly roleName?: string;
+  readonly roleArn?: string;
+  readonly securityGroupIds?: readonly string[];
+}
+
+export interface RemedyTargetInput {
+  readonly class: FailureClass;
+  readonly findings: readonly Finding[];
+  readonly node?: RemedyNode;
+  readonly scope: RemediationScope;
+  readonly incidentId: string;
+}
+
+/** A target, or why there is none (for the summary). */
+export type TargetResult = { readonly target: RemedyTarget } | { readonly target?: undefined; readonly reason: string };
+
+const failing = (f: readonly Finding[], id: string) => f.find((x) => x.id === id && x.status === 'fail');
+
+interface ChangeHit {
+  readonly event?: string;
+  readonly eventId?: string;
+  readonly by?: string;
+  readonly at?: string;
+  readonly roleName?: string;
+  readonly policyArn?: string;
+}
+
+/** The most recent attributed DetachRolePolicy of an attachable policy from this role, if any. */
+function detachedFrom(findings: readonly Finding[], roleName: string, wanted: (arn: string) => boolean) {
+  const changes = (findings.find((f) => f.id === 'change.recent')?.evidence.changes ?? []) as ChangeHit[];
+  return changes.find(
+    (c) =>
+      c.event === 'DetachRolePolicy' &&
+      c.roleName === roleName &&
+      c.policyArn !== undefined &&
+      isAttachablePolicy(c.policyArn) &&
+      wanted(c.policyArn),
+  );
+}
+
+const partitionOf = (arn: string) => /^arn:(aws[a-z-]*):/.exec(arn)?.[1] ?? 'aws';
+
+function ecrReadTarget(i: RemedyTargetInput): TargetResult {
+  const f = failing(i.findings, 'iam.node-role.ecr-read');
+  if (!f) return { reason: 'iam.node-role.ecr-read does not fail' };
+  const decisions = Object.values((f.evidence.decisions ?? {}) as Record<string, string>);
+  if (decisions.some((d) => d.startsWith('denied')))
+    return { reason: 'an explicit Deny blocks ECR reads: attaching a policy cannot help, remove the Deny' };
+  const roleName = i.node?.roleName;
+  const roleArn = i.node?.roleArn;
+  if (!roleName || !roleArn) return { reason: 'the node role is unknown' };
+  const hit = detachedFrom(i.findings, roleName, (a) => /ContainerRegistry/.test(a));
+  const policyArn = hit?.policyArn ?? `arn:${partitionOf(roleArn)}:iam::aws:policy/AmazonEC2ContainerRegistryPullOnly`;
+  return {
+    target: {
+      kind: 'attach-managed-policy',
+      roleName,
+      roleArn,
+      policyArn,
+      findingId: 'iam.node-role.ecr-read',
+      actions: ['ecr:GetAuthorizationToken', ...ECR_PULL_ACTIONS],
+      reverts: hit ? { eventId: hit.eventId, by: hit.by, at: hit.at } : undefined,
+    },
+  };
+}
+
+function cniTarget(i: RemedyTargetInput): TargetResult {
+  const f = failing(i.findings, 'iam.cni-policy');
+  if (!f) return { reason: 'iam.cni-policy does not fail' };
+  const roleName = f.evidence.role as string | undefined;
+  const roleArn = f.evidence.roleArn as string | undefined;
+  if (!roleName || !roleArn) return { reason: 'the role aws-node uses is unknown' };
+  const hit = detachedFrom(i.findings, roleName, (a) => a.endsWith('/AmazonEKS_CNI_Policy'));
+  return {
+    target: {
+      kind: 'attach-managed-policy',
+      roleName,
+      roleArn,
+      policyArn: `arn:${partitionOf(roleArn)}:iam::aws:policy/AmazonEKS_CNI_Policy`,
+      findingId: 'iam.cni-policy',
+      actions: [...CNI_ACTIONS],
+      reverts: hit ? { eventId: hit.eventId, by: hit.by, at: hit.at } : undefined,
+    },
+  };
+}
+
+function sgTarget(i: RemedyTargetInput): TargetResult {
+  const f = failing(i.findings, 'vpc.endpoint.sg-443');
+  if (!f) return { reason: 'vpc.endpoint.sg-443 does not fail' };
+  const blocked = (f.evidence.blockedGroups ?? []) as { endpoint: string; groupIds: string[] }[];
+  const source = i.node?.securityGroupIds?.[0];
+  const first = blocked.find((b) => b.groupIds.length > 0);
+  if (!first || !source) return { reason: 'the endpoint or node security group is unknown' };
+  return {
+    target: {
+      kind: 'add-sg-rule',
+      groupId: first.groupIds[0],
+      sourceGroupId: source,
+      endpoints: blocked.filter((b) => b.groupIds.includes(first.groupIds[0])).map((b) => b.endpoint),
+      description: `pod-doctor ${i.incidentId}: ECR endpoints from nodes`.slice(0, 255),
+    },
+  };
+}
+
+/** Which resource of the target the scope must list. */
+function outOfScope(t: RemedyTarget, scope: RemediationScope): string | undefined {
+  if (t.kind === 'attach-managed-policy' && !scope.roles.includes(t.roleName))
+    return `role ${t.roleName} is not listed in the cluster's remediation.roles`;
+  if (t.kind === 'add-sg-rule' && !scope.endpointSecurityGroups.includes(t.groupId))
+    return `security group ${t.groupId} is not listed in the cluster's remediation.endpointSecurityGroups`;
+  return undefined;
+}
+
+/**
+ * The account change that addresses the incident's proven cause, within the configured scope. Every
+ * value comes from account checks (IAM, EC2, CloudTrail records), never from log text.
+ */
+export function remedyTarget(i: RemedyTargetInput): TargetResult {
+  let r: TargetResult;
+  switch (i.class) {
+    case 'sandbox-image':
+    case 'registry-auth':
+      r = ecrReadTarget(i);
+      break;
+    case 'cni-permissions':
+      r = cniTarget(i);
+      break;
+    case 'registry-unreachable':
+      r = sgTarget(i);
+      break;
+    default:
+      return { reason: `no account remedy for ${i.class}` };
+  }
+  if (!r.target) return r;
+  const why = outOfScope(r.target, i.scope);
+  return why ? { reason: why } : r;
+}

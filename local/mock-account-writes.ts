@@ -1,0 +1,159 @@
+import {
+  AuthorizeSecurityGroupIngressCommand,
+  type EC2ClientResolvedConfig,
+  type ServiceInputTypes as Ec2Input,
+  type ServiceOutputTypes as Ec2Output,
+  type IpPermission,
+  RevokeSecurityGroupIngressCommand,
+} from '@aws-sdk/client-ec2';
+import {
+  AttachRolePolicyCommand,
+  DetachRolePolicyCommand,
+  type IAMClientResolvedConfig,
+  type ServiceInputTypes as IamInput,
+  type ServiceOutputTypes as IamOutput,
+  NoSuchEntityException,
+  SimulatePrincipalPolicyCommand,
+} from '@aws-sdk/client-iam';
+import type { AwsStub } from 'aws-sdk-client-mock';
+import { evaluate, type NamedPolicy, type PolicyDocument } from '../lambdas/core/iam-policy.js';
+import type { AccountSnapshot } from './account-snapshot.js';
+
+/** Wraps an answer with the fault injection and metadata of the recorded account. */
+export type Answer = <T>(name: string, answer: (input: T) => object) => (input: T) => Promise<object>;
+
+/** A write the account accepts and then undoes (e.g. a Firewall Manager or drift-correction policy). */
+export interface WriteFaults {
+  readonly revert?: readonly string[];
+}
+
+const meta = {
+  httpStatusCode: 400,
+  requestId: '5c1a8f3e-8d2b-4c9e-9a55-0c6f1d2e3a4b',
+  attempts: 1,
+  totalRetryDelay: 0,
+};
+const ec2Error = (code: string, message: string) =>
+  Object.assign(new Error(message), { name: code, Code: code, $fault: 'client', $metadata: meta });
+
+function roleOf(a: AccountSnapshot, name: string | undefined) {
+  const role = a.roles[name ?? ''];
+  if (!role)
+    throw new NoSuchEntityException({
+      message: `The role with name ${name} cannot be found.`,
+      $metadata: { ...meta, httpStatusCode: 404 },
+    });
+  return role;
+}
+
+/** IAM's decision for one action: identity policies, then the permissions boundary when the role has one. */
+function simulate(a: AccountSnapshot, roleName: string, action: string): string {
+  const role = roleOf(a, roleName);
+  const managed = (arn: string): NamedPolicy => ({
+    name: arn,
+    document: (a.managedPolicies[arn] ?? { Statement: [] }) as PolicyDocument,
+  });
+  const identity = [
+    ...role.attached.map(managed),
+    ...Object.entries(role.inline).map(([name, d]) => ({ name, document: d as PolicyDocument })),
+  ];
+  const d = evaluate(identity, action, '*').decision;
+  if (d === 'denied') return 'explicitDeny';
+  if (d !== 'allowed') return 'implicitDeny';
+  if (role.permissionsBoundary && evaluate([managed(role.permissionsBoundary)], action, '*').decision !== 'allowed')
+    return 'implicitDeny';
+  return 'allowed';
+}
+
+const samePair = (p: IpPermission, q: IpPermission) =>
+  p.IpProtocol === q.IpProtocol &&
+  p.FromPort === q.FromPort &&
+  p.ToPort === q.ToPort &&
+  (p.UserIdGroupPairs ?? []).some((u) => (q.UserIdGroupPairs ?? []).some((v) => v.GroupId === u.GroupId));
+
+/** The writes the account remedies make, applied to the snapshot so every later read sees them. */
+export function mockWrites(
+  account: AccountSnapshot,
+  stubs: {
+    iam: AwsStub<IamInput, IamOutput, IAMClientResolvedConfig>;
+    ec2: AwsStub<Ec2Input, Ec2Output, EC2ClientResolvedConfig>;
+  },
+  on: Answer,
+  faults: WriteFaults = {},
+): void {
+  const reverted = (name: string) => faults.revert?.includes(name) ?? false;
+  stubs.iam.on(AttachRolePolicyCommand).callsFake(
+    on('AttachRolePolicyCommand', (i: { RoleName?: string; PolicyArn?: string }) => {
+      const role = roleOf(account, i.RoleName);
+      if (!account.managedPolicies[i.PolicyArn ?? ''])
+        throw ec2Error('NoSuchEntity', `Policy ${i.PolicyArn} does not exist`);
+      if (!reverted('AttachRolePolicyCommand') && !role.attached.includes(i.PolicyArn ?? ''))
+        role.attached.push(i.PolicyArn ?? '');
+      return {};
+    }),
+  );
+  stubs.iam.on(DetachRolePolicyCommand).callsFake(
+    on('DetachRolePolicyCommand', (i: { RoleName?: string; PolicyArn?: string }) => {
+      const role = roleOf(account, i.RoleName);
+      if (!role.attached.includes(i.PolicyArn ?? ''))
+        throw new NoSuchEntityException({
+          message: `Policy ${i.PolicyArn} was not found.`,
+          $metadata: { ...meta, httpStatusCode: 404 },
+        });
+      role.attached = role.attached.filter((p) => p !== i.PolicyArn);
+      return {};
+    }),
+  );
+  stubs.iam.on(SimulatePrincipalPolicyCommand).callsFake(
+    on('SimulatePrincipalPolicyCommand', (i: { PolicySourceArn?: string; ActionNames?: string[] }) => {
+      const roleName = i.PolicySourceArn?.split('/').pop() ?? '';
+      return {
+        EvaluationResults: (i.ActionNames ?? []).map((action) => ({
+          EvalActionName: action,
+          EvalResourceName: '*',
+          EvalDecision: simulate(account, roleName, action),
+        })),
+        IsTruncated: false,
+      };
+    }),
+  );
+  const group = (id: string | undefined) => {
+    const g = account.securityGroups.find((x) => x.GroupId === id);
+    if (!g) throw ec2Error('InvalidGroup.NotFound', `The security group '${id}' does not exist`);
+    return g;
+  };
+  let ruleSeq = 0;
+  stubs.ec2.on(AuthorizeSecurityGroupIngressCommand).callsFake(
+    on('AuthorizeSecurityGroupIngressCommand', (i: { GroupId?: string; IpPermissions?: IpPermission[] }) => {
+      const g = group(i.GroupId);
+      const wanted = i.IpPermissions ?? [];
+      if (wanted.some((p) => (g.IpPermissions ?? []).some((q) => samePair(p, q))))
+        throw ec2Error('InvalidPermission.Duplicate', 'the specified rule already exists');
+      if (!reverted('AuthorizeSecurityGroupIngressCommand')) g.IpPermissions = [...(g.IpPermissions ?? []), ...wanted];
+      ruleSeq++;
+      return {
+        Return: true,
+        SecurityGroupRules: wanted.map((p, n) => ({
+          SecurityGroupRuleId: `sgr-0${String(ruleSeq * 10 + n).padStart(16, '0')}`,
+          GroupId: g.GroupId,
+          IsEgress: false,
+          IpProtocol: p.IpProtocol,
+          FromPort: p.FromPort,
+          ToPort: p.ToPort,
+          ReferencedGroupInfo: { GroupId: p.UserIdGroupPairs?.[0]?.GroupId },
+        })),
+      };
+    }),
+  );
+  stubs.ec2.on(RevokeSecurityGroupIngressCommand).callsFake(
+    on('RevokeSecurityGroupIngressCommand', (i: { GroupId?: string; IpPermissions?: IpPermission[] }) => {
+      const g = group(i.GroupId);
+      const wanted = i.IpPermissions ?? [];
+      const kept = (g.IpPermissions ?? []).filter((q) => !wanted.some((p) => samePair(p, q)));
+      if (kept.length === (g.IpPermissions ?? []).length)
+        throw ec2Error('InvalidPermission.NotFound', 'The specified rule does not exist in this security group.');
+      g.IpPermissions = kept;
+      return { Return: true };
+    }),
+  );
+}
