@@ -87,6 +87,8 @@ export interface StuckPod {
   /** Kind of the controlling owner (ReplicaSet, StatefulSet, DaemonSet, Job...), if any. */
   readonly controller?: string;
   readonly createdAt?: string;
+  /** kubelet's waiting message of the first waiting container (capped), e.g. the pull error. */
+  readonly waitingMessage?: string;
 }
 
 export interface ClassifiedEvent {
@@ -120,6 +122,7 @@ export function asStuckPod(pod: PodObject): StuckPod | undefined {
   if (!reason || !pod.metadata?.name || !pod.metadata.namespace) return undefined;
   const waiting = statuses.filter((s) => s.state?.waiting?.reason === reason);
   const controller = pod.metadata.ownerReferences?.find((o) => o.controller)?.kind;
+  const waitingMessage = waiting.find((s) => s.state?.waiting?.message)?.state?.waiting?.message?.slice(0, MAX_MESSAGE);
   return {
     namespace: pod.metadata.namespace,
     name: pod.metadata.name,
@@ -128,6 +131,7 @@ export function asStuckPod(pod: PodObject): StuckPod | undefined {
     reason,
     images: [...new Set(waiting.map((s) => s.image).filter((i): i is string => Boolean(i)))],
     ...(controller ? { controller } : {}),
+    ...(waitingMessage ? { waitingMessage } : {}),
     ...(iso(pod.metadata.creationTimestamp) ? { createdAt: iso(pod.metadata.creationTimestamp) } : {}),
   };
 }

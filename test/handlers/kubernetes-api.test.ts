@@ -274,12 +274,67 @@ describe('the shipped RBAC manifest (k8s/pod-doctor-rbac.yaml) as the authorizer
   it('refuses what it does not grant: secrets, other ConfigMaps, deleting pods', async () => {
     const { allowed, groupGrants } = await import('../support/rbac.js');
     const g = groupGrants('pod-doctor');
-    expect(allowed(g, { verb: 'get', apiGroup: '', resource: 'secrets', namespace: 'kube-system', name: 'x' })).toBe(false);
-    expect(allowed(g, { verb: 'get', apiGroup: '', resource: 'configmaps', namespace: 'kube-system', name: 'aws-auth' })).toBe(false);
+    expect(allowed(g, { verb: 'get', apiGroup: '', resource: 'secrets', namespace: 'kube-system', name: 'x' })).toBe(
+      false,
+    );
+    expect(
+      allowed(g, { verb: 'get', apiGroup: '', resource: 'configmaps', namespace: 'kube-system', name: 'aws-auth' }),
+    ).toBe(false);
     expect(allowed(g, { verb: 'list', apiGroup: '', resource: 'configmaps', namespace: 'kube-system' })).toBe(false);
     expect(allowed(g, { verb: 'delete', apiGroup: '', resource: 'pods', namespace: 'default', name: 'x' })).toBe(false);
-    expect(allowed(g, { verb: 'get', apiGroup: '', resource: 'configmaps', namespace: 'kube-system', name: 'amazon-vpc-cni' })).toBe(true);
-    expect(allowed(g, { verb: 'get', apiGroup: '', resource: 'configmaps', namespace: 'default', name: 'amazon-vpc-cni' })).toBe(false);
+    expect(
+      allowed(g, {
+        verb: 'get',
+        apiGroup: '',
+        resource: 'configmaps',
+        namespace: 'kube-system',
+        name: 'amazon-vpc-cni',
+      }),
+    ).toBe(true);
+    expect(
+      allowed(g, { verb: 'get', apiGroup: '', resource: 'configmaps', namespace: 'default', name: 'amazon-vpc-cni' }),
+    ).toBe(false);
     expect(allowed(groupGrants('someone-else'), { verb: 'list', apiGroup: '', resource: 'pods' })).toBe(false);
+  });
+});
+
+describe('scheduled sweep: stuck pods that produced no log line', () => {
+  const NOW = Date.parse('2026-11-30T10:30:00Z');
+
+  it('turns stuck pods older than the minimum age into occurrences of the class their events support', async () => {
+    const { sweepCluster } = await import('../../lambdas/aws/kubernetes/sweep.js');
+    const r = await sweepCluster(api(), 'prod', NOW);
+    expect(r.stuck).toBe(5);
+    const byPod = Object.fromEntries(r.occurrences.map((o) => [`${o.entities.namespace}/${o.entities.pod}`, o]));
+    expect(byPod['default/nginx-7cdbb5f49f-2p6p2']).toMatchObject({
+      class: 'image-not-found',
+      entities: { image: 'nginxx:latest', node: NODE },
+    });
+    expect(byPod['default/nginx-6bf9f7cf5d-22q48']?.class).toBe('ip-exhaustion');
+    expect(byPod['team-a/api-5d8f7c9b6-x2kq9']?.class).toBe('sandbox-image');
+    // no events recorded for it: kubelet's waiting message names the cause
+    expect(byPod['default/nginx-55d75d5f56-qrqmp']?.class).toBe('image-not-found');
+    expect(r.unexplained).toEqual(['team-a/worker-0']);
+  });
+
+  it('takes the node from spec.nodeName, never from the event text', async () => {
+    const { sweepCluster } = await import('../../lambdas/aws/kubernetes/sweep.js');
+    const events = server.cluster.events['team-a/api-5d8f7c9b6-x2kq9'] as { message: string }[];
+    events[0] = {
+      ...events[0],
+      message: `${events[0]?.message} on node ip-10-9-9-9.ec2.internal i-0fedcba9876543210`,
+    } as never;
+    const r = await sweepCluster(api(), 'prod', NOW);
+    const o = r.occurrences.find((x) => x.entities.pod === 'api-5d8f7c9b6-x2kq9');
+    expect(o?.entities.node).toBe(NODE);
+    expect(o?.entities.instanceId).toBeUndefined();
+  });
+
+  it('leaves young pods alone (a pull in progress) and bounds the pods it examines', async () => {
+    const { sweepCluster } = await import('../../lambdas/aws/kubernetes/sweep.js');
+    const young = await sweepCluster(api(), 'prod', Date.parse('2026-11-30T10:02:00Z'));
+    expect(young.stuck).toBe(0);
+    const bounded = await sweepCluster(api(), 'prod', NOW, { maxPods: 2 });
+    expect(bounded.examined).toBe(2);
   });
 });

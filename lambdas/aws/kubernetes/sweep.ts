@@ -1,0 +1,79 @@
+import type { Entities } from '../../core/entities.js';
+import { registryHost } from '../../core/entities.js';
+import type { Occurrence } from '../../core/incidents.js';
+import { type ClassifiedEvent, classifyPodEvents, dominantClass, type StuckPod } from '../../core/stuck-pods.js';
+import type { ClusterApi } from './cluster-api.js';
+
+export interface SweepOptions {
+  /** A pod must have been stuck this long (a normal pull takes seconds to minutes). @default 5 min */
+  readonly minAgeMs?: number;
+  /** Most pods whose events are read per cluster and sweep (API load bound). @default 50 */
+  readonly maxPods?: number;
+}
+
+export interface SweepResult {
+  readonly cluster: string;
+  readonly stuck: number;
+  readonly examined: number;
+  readonly occurrences: Occurrence[];
+  /** Pods whose events name no known cause (kept for the report, not opened as incidents). */
+  readonly unexplained: string[];
+}
+
+/**
+ * The scheduled sweep: stuck pods of a cluster that produced no log line (logs not shipped, filter
+ * missed) become occurrences of the class their events support. The node is the pod's
+ * `spec.nodeName` (written by the scheduler), never text from a message.
+ */
+export async function sweepCluster(
+  api: ClusterApi,
+  cluster: string,
+  now: number,
+  options: SweepOptions = {},
+): Promise<SweepResult> {
+  const minAge = options.minAgeMs ?? 5 * 60_000;
+  const stuck = (await api.stuckPods()).filter((p) => !p.createdAt || now - Date.parse(p.createdAt) >= minAge);
+  const examined = stuck.slice(0, options.maxPods ?? 50);
+  const occurrences: Occurrence[] = [];
+  const unexplained: string[] = [];
+  for (const pod of examined) {
+    const events = await api.podEvents(pod.namespace, pod.name);
+    const occurrence = occurrenceOf(cluster, pod, events, now);
+    if (occurrence) occurrences.push(occurrence);
+    else unexplained.push(`${pod.namespace}/${pod.name}`);
+  }
+  return { cluster, stuck: stuck.length, examined: examined.length, occurrences, unexplained };
+}
+
+export function occurrenceOf(
+  cluster: string,
+  pod: StuckPod,
+  events: readonly ClassifiedEvent[],
+  now: number,
+): Occurrence | undefined {
+  // kubelet's waiting reason and message (e.g. `ErrImagePull: <the pull error>`) count as one more event.
+  const waiting = pod.waitingMessage
+    ? classifyPodEvents([{ reason: 'Failed', message: `${pod.reason}: ${pod.waitingMessage}` }])
+    : [];
+  const all = [...events, ...waiting];
+  const cls = dominantClass(all);
+  if (cls === 'unknown') return undefined;
+  const evidence = all.find((e) => e.class === cls);
+  const image = pod.images[0];
+  const entities: Entities = {
+    pod: pod.name,
+    namespace: pod.namespace,
+    ...(pod.nodeName ? { node: pod.nodeName } : {}),
+    ...(image ? { image, registryHost: registryHost(image) } : {}),
+  };
+  return {
+    class: cls,
+    kind: 'failure',
+    cause: evidence?.cause ?? cls,
+    signature: null,
+    cluster,
+    entities,
+    at: now,
+    evidence: `[kubernetes sweep] ${pod.reason} ${pod.namespace}/${pod.name}: ${evidence?.message ?? ''}`,
+  };
+}
