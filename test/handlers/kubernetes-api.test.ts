@@ -307,7 +307,7 @@ describe('scheduled sweep: stuck pods that produced no log line', () => {
     expect(r.stuck).toBe(5);
     const byPod = Object.fromEntries(r.occurrences.map((o) => [`${o.entities.namespace}/${o.entities.pod}`, o]));
     expect(byPod['default/nginx-7cdbb5f49f-2p6p2']).toMatchObject({
-      class: 'image-not-found',
+      class: 'registry-auth', // pull access denied (issue 11: registry-auth)
       entities: { image: 'nginxx:latest', node: NODE },
     });
     expect(byPod['default/nginx-6bf9f7cf5d-22q48']?.class).toBe('ip-exhaustion');
