@@ -187,16 +187,18 @@ export function detachEcrReadOnlyEvent(): Event {
   };
 }
 
-/** Fragments the node subnet: one ENI address in every /28, so no aligned block is free. */
-export function fragmentSubnet(a: AccountSnapshot, availableIps = 212): void {
+/**
+ * Fragments the node subnet: one ENI address in every /28, so no aligned block is free — except the
+ * `freeBlocks` highest usable ones (the last /28 holds the AWS-reserved broadcast address).
+ */
+export function fragmentSubnet(a: AccountSnapshot, availableIps = 212, freeBlocks = 0): void {
   a.networkInterfaces.push({
     NetworkInterfaceId: 'eni-0fragmented00001',
     SubnetId: SUBNET,
     Status: 'in-use',
-    PrivateIpAddresses: Array.from({ length: 16 }, (_, i) => ({
-      PrivateIpAddress: `10.0.12.${i * 16 + 5}`,
-      Primary: i === 0,
-    })),
+    PrivateIpAddresses: Array.from({ length: 16 }, (_, i) => i)
+      .filter((i) => i < 15 - freeBlocks || i === 15)
+      .map((i) => ({ PrivateIpAddress: `10.0.12.${i * 16 + 5}`, Primary: i === 0 })),
     Ipv4Prefixes: [],
   });
   a.subnets[0].AvailableIpAddressCount = availableIps;

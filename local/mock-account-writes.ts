@@ -1,5 +1,7 @@
 import {
   AuthorizeSecurityGroupIngressCommand,
+  CreateSubnetCidrReservationCommand,
+  DeleteSubnetCidrReservationCommand,
   type EC2ClientResolvedConfig,
   type ServiceInputTypes as Ec2Input,
   type ServiceOutputTypes as Ec2Output,
@@ -16,6 +18,7 @@ import {
   SimulatePrincipalPolicyCommand,
 } from '@aws-sdk/client-iam';
 import type { AwsStub } from 'aws-sdk-client-mock';
+import { parseCidr } from '../lambdas/core/cidr.js';
 import { evaluate, type NamedPolicy, type PolicyDocument } from '../lambdas/core/iam-policy.js';
 import type { AccountSnapshot } from './account-snapshot.js';
 
@@ -25,6 +28,8 @@ export type Answer = <T>(name: string, answer: (input: T) => object) => (input: 
 /** A write the account accepts and then undoes (e.g. a Firewall Manager or drift-correction policy). */
 export interface WriteFaults {
   readonly revert?: readonly string[];
+  /** Another actor's change, made right after the named write succeeds (a race the verification must catch). */
+  readonly onWrite?: Readonly<Record<string, () => void>>;
 }
 
 const meta = {
@@ -154,6 +159,64 @@ export function mockWrites(
         throw ec2Error('InvalidPermission.NotFound', 'The specified rule does not exist in this security group.');
       g.IpPermissions = kept;
       return { Return: true };
+    }),
+  );
+}
+
+/** Subnet CIDR reservations: created inside the subnet without overlapping another, deleted by id. */
+export function mockReservationWrites(
+  account: AccountSnapshot,
+  ec2: AwsStub<Ec2Input, Ec2Output, EC2ClientResolvedConfig>,
+  on: Answer,
+  faults: WriteFaults = {},
+): void {
+  let seq = 0;
+  ec2.on(CreateSubnetCidrReservationCommand).callsFake(
+    on(
+      'CreateSubnetCidrReservationCommand',
+      (i: { SubnetId?: string; Cidr?: string; ReservationType?: 'prefix' | 'explicit'; Description?: string }) => {
+        const subnet = account.subnets.find((x) => x.SubnetId === i.SubnetId);
+        if (!subnet?.CidrBlock)
+          throw ec2Error('InvalidSubnetID.NotFound', `The subnet ID '${i.SubnetId}' does not exist`);
+        const s = parseCidr(subnet.CidrBlock);
+        const c = parseCidr(i.Cidr ?? '');
+        if (c.start < s.start || c.start + c.size > s.start + s.size)
+          throw ec2Error(
+            'InvalidParameterValue',
+            `The CIDR ${i.Cidr} is not within the subnet CIDR ${subnet.CidrBlock}`,
+          );
+        const list = (account.cidrReservations[i.SubnetId ?? ''] ??= []);
+        const overlaps = list.some((r) => {
+          const o = parseCidr(r.Cidr ?? '');
+          return c.start < o.start + o.size && o.start < c.start + c.size;
+        });
+        if (overlaps)
+          throw ec2Error('InvalidSubnetCidrReservation.Overlap', `The CIDR ${i.Cidr} overlaps an existing reservation`);
+        seq++;
+        const r = {
+          SubnetCidrReservationId: `scr-0${String(seq).padStart(16, '0')}`,
+          SubnetId: i.SubnetId,
+          Cidr: i.Cidr,
+          ReservationType: i.ReservationType,
+          OwnerId: account.accountId,
+          Description: i.Description,
+        };
+        list.push(r);
+        faults.onWrite?.CreateSubnetCidrReservationCommand?.();
+        return { SubnetCidrReservation: r };
+      },
+    ),
+  );
+  ec2.on(DeleteSubnetCidrReservationCommand).callsFake(
+    on('DeleteSubnetCidrReservationCommand', (i: { SubnetCidrReservationId?: string }) => {
+      for (const [subnet, list] of Object.entries(account.cidrReservations)) {
+        const r = list.find((x) => x.SubnetCidrReservationId === i.SubnetCidrReservationId);
+        if (r) {
+          account.cidrReservations[subnet] = list.filter((x) => x !== r);
+          return { DeletedSubnetCidrReservation: r };
+        }
+      }
+      throw ec2Error('InvalidSubnetCidrReservationID.NotFound', `${i.SubnetCidrReservationId} does not exist`);
     }),
   );
 }

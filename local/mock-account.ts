@@ -44,7 +44,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import type { CheckClients } from '../lambdas/aws/checks/groups.js';
 import { evaluate, namesPrincipal, type PolicyDocument } from '../lambdas/core/iam-policy.js';
 import type { AccountSnapshot } from './account-snapshot.js';
-import { mockWrites, type WriteFaults } from './mock-account-writes.js';
+import { mockReservationWrites, mockWrites, type WriteFaults } from './mock-account-writes.js';
 
 const meta = (httpStatusCode: number) => ({
   httpStatusCode,
@@ -411,6 +411,7 @@ export function mockAccount(account: AccountSnapshot, faults: Faults = {}): Chec
 
   // The writes of the account remedies change the snapshot itself: later reads see them.
   mockWrites(account, { iam: i, ec2: e }, on as never, faults);
+  mockReservationWrites(account, e, on as never, faults);
 
   // CloudTrail
   c.on(LookupEventsCommand).callsFake(

@@ -136,3 +136,36 @@ export function freePrefixBlocks(usage: SubnetUsage, sampleLimit = 10): FreeBloc
   }
   return { subnet: formatCidr(subnet), totalBlocks, freeBlocks: free, sample, freeAddresses: subnet.size - usedCount };
 }
+
+/** Whether a CIDR lies inside any of the given ones. */
+function inside(c: Cidr, of: readonly Cidr[]): boolean {
+  return of.some((o) => c.start >= o.start && c.start + c.size <= o.start + o.size);
+}
+
+/**
+ * The largest aligned range made only of free /28 blocks that no prefix reservation protects yet:
+ * what a new prefix-type reservation can claim without touching a used address. Undefined when the
+ * subnet has no such block (then a reservation cannot help).
+ */
+export function reservableRange(usage: SubnetUsage): { cidr: string; blocks: number } | undefined {
+  const subnet = parseCidr(usage.subnetCidr);
+  const all = freePrefixBlocks(usage, Number.MAX_SAFE_INTEGER).sample.map(parseCidr);
+  const reserved = usage.reservations.filter((r) => r.type === 'prefix').map((r) => parseCidr(r.cidr));
+  const open = new Set(all.filter((b) => !inside(b, reserved)).map((b) => b.start));
+  if (open.size === 0) return undefined;
+  for (let prefix = Math.max(subnet.prefix + 1, 16); prefix <= 28; prefix++) {
+    const size = 2 ** (32 - prefix);
+    for (let start = subnet.start; start + size <= subnet.start + subnet.size; start += size) {
+      let ok = true;
+      for (let b = start; b < start + size && ok; b += 16) ok = open.has(b);
+      if (ok) return { cidr: formatCidr({ start, prefix, size }), blocks: size / 16 };
+    }
+  }
+  return undefined;
+}
+
+/** Free /28 blocks inside prefix reservations (kept for prefix delegation, out of reach of single IPs). */
+export function protectedFreeBlocks(usage: SubnetUsage): number {
+  const reserved = usage.reservations.filter((r) => r.type === 'prefix').map((r) => parseCidr(r.cidr));
+  return freePrefixBlocks(usage, Number.MAX_SAFE_INTEGER).sample.filter((b) => inside(parseCidr(b), reserved)).length;
+}

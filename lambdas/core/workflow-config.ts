@@ -6,6 +6,7 @@ import { REMEDY_TIERS } from './remedy/apply-path.js';
 export const remediationScopeSchema = z.object({
   roles: z.array(z.string()).default([]),
   endpointSecurityGroups: z.array(z.string()).default([]),
+  subnets: z.array(z.string()).default([]),
 });
 
 /** What the workflow functions know of the deployment, passed as one JSON environment variable. */
@@ -14,7 +15,7 @@ export const workflowConfigSchema = z.object({
     z.object({
       name: z.string(),
       region: z.string().optional(),
-      remediation: remediationScopeSchema.default({ roles: [], endpointSecurityGroups: [] }),
+      remediation: remediationScopeSchema.default({ roles: [], endpointSecurityGroups: [], subnets: [] }),
     }),
   ),
   modes: z.record(z.enum(FAILURE_CLASSES), z.enum(CLASS_MODES)),

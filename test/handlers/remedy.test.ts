@@ -11,11 +11,13 @@ import {
   CLUSTER,
   detachEcrReadOnlyEvent,
   ENDPOINT_SG,
+  fragmentSubnet,
   healthyAccount,
   NODE_DNS,
   NODE_ROLE,
   NODE_SG,
   REGION,
+  SUBNET,
 } from '../../local/account-snapshot.js';
 import { type Faults, mockAccount } from '../../local/mock-account.js';
 
@@ -29,7 +31,7 @@ const config = (scope: Partial<WorkflowConfig['clusters'][number]['remediation']
     {
       name: CLUSTER,
       region: REGION,
-      remediation: { roles: [NODE_ROLE, CNI_ROLE], endpointSecurityGroups: [ENDPOINT_SG], ...scope },
+      remediation: { roles: [NODE_ROLE, CNI_ROLE], endpointSecurityGroups: [ENDPOINT_SG], subnets: [SUBNET], ...scope },
     },
   ],
   remedies: {},
@@ -67,7 +69,7 @@ const sgRevoked = (a: AccountSnapshot) => {
 /** Diagnoses the account as the workflow does, derives the target, then prepares or applies it. */
 async function remedy(
   a: AccountSnapshot,
-  cls: 'sandbox-image' | 'cni-permissions' | 'registry-unreachable',
+  cls: 'sandbox-image' | 'cni-permissions' | 'registry-unreachable' | 'cidr-fragmentation',
   phase: 'prepare' | 'apply',
   o: { faults?: Faults; cfg?: WorkflowConfig } = {},
 ) {
@@ -225,5 +227,44 @@ describe('add-sg-rule', () => {
     expect(record.status).toBe('failed');
     expect(record.reason).toMatch(/the change failed/);
     expect(a.securityGroups.find((g) => g.GroupId === ENDPOINT_SG)?.IpPermissions).toEqual([]);
+  });
+});
+
+describe('create-cidr-reservation', () => {
+  it('reserves the free aligned /28 for prefixes: free /28 count before and after, protected 0 -> 1', async () => {
+    const a = account((x) => fragmentSubnet(x, 212, 1));
+    const { record, target } = await remedy(a, 'cidr-fragmentation', 'apply');
+    expect(target).toMatchObject({ kind: 'create-cidr-reservation', subnetId: SUBNET });
+    expect(record.status).toBe('verified');
+    expect(record.diff).toEqual([
+      `  subnet ${SUBNET} 10.0.12.0/24: free /28 blocks 1`,
+      '- free /28 blocks protected by prefix reservations: 0',
+      '+ free /28 blocks protected by prefix reservations: 1',
+      '+ reservation prefix 10.0.12.224/28',
+    ]);
+    expect(a.cidrReservations[SUBNET]).toMatchObject([{ Cidr: '10.0.12.224/28', ReservationType: 'prefix' }]);
+  });
+
+  it('not applicable when no free aligned /28 exists (a reservation cannot help): nothing created', async () => {
+    const a = account((x) => fragmentSubnet(x));
+    const { record } = await remedy(a, 'cidr-fragmentation', 'apply');
+    expect(record).toMatchObject({ status: 'not-applicable', reason: expect.stringMatching(/add a subnet/) });
+    expect(a.cidrReservations[SUBNET]).toEqual([]);
+  });
+
+  it('rolls back (deletes the reservation) when the reserved space is taken before verification', async () => {
+    const a = account((x) => fragmentSubnet(x, 212, 1));
+    // Another ENI takes an address in the free block right as the reservation lands.
+    const { record } = await remedy(a, 'cidr-fragmentation', 'apply', {
+      faults: {
+        onWrite: {
+          CreateSubnetCidrReservationCommand: () =>
+            a.networkInterfaces[0].PrivateIpAddresses?.push({ PrivateIpAddress: '10.0.12.230' }),
+        },
+      },
+    });
+    expect(record.status).toBe('rolled-back');
+    expect(record.verification?.reason).toMatch(/protects no free \/28/);
+    expect(a.cidrReservations[SUBNET]).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { protectedFreeBlocks, reservableRange } from '../../lambdas/core/cidr.js';
 import { finding } from '../../lambdas/core/findings.js';
 import { type ApplyPath, diffLines, runApplyPath } from '../../lambdas/core/remedy/apply-path.js';
 import { isAttachablePolicy } from '../../lambdas/core/remedy/managed-policy.js';
@@ -96,7 +97,11 @@ describe('remedy targets', () => {
     roleArn: 'arn:aws:iam::111122223333:role/node-role',
     securityGroupIds: ['sg-0123456789abcdef0'],
   };
-  const scope = { roles: ['node-role', 'cni-role'], endpointSecurityGroups: ['sg-0fedcba9876543210'] };
+  const scope = {
+    roles: ['node-role', 'cni-role'],
+    endpointSecurityGroups: ['sg-0fedcba9876543210'],
+    subnets: ['subnet-0a1b2c3d4e5f67890'],
+  };
   const ecrFail = (decision = 'implicitly-denied') =>
     finding('iam.node-role.ecr-read', 'fail', 'cannot', { decisions: { 'ecr:BatchGetImage on *': decision } });
   const detach = (policyArn: string, roleName = 'node-role') =>
@@ -166,5 +171,31 @@ describe('remedy targets', () => {
     expect(isAttachablePolicy('arn:aws-cn:iam::aws:policy/AmazonEKS_CNI_Policy')).toBe(true);
     expect(isAttachablePolicy('arn:aws:iam::aws:policy/AdministratorAccess')).toBe(false);
     expect(isAttachablePolicy('arn:aws:iam::111122223333:policy/AmazonEKS_CNI_Policy')).toBe(false);
+  });
+});
+
+describe('reservable prefix space', () => {
+  const usage = (addresses: string[], reservations: { cidr: string; type: 'prefix' | 'explicit' }[] = []) => ({
+    subnetCidr: '10.0.0.0/24',
+    addresses,
+    prefixes: [],
+    reservations,
+  });
+  it('the largest aligned range of free /28 blocks, never one with a used address', () => {
+    // Blocks 0 (AWS-reserved) and 15 (broadcast) are busy; 10.0.0.40 takes block 2.
+    expect(reservableRange(usage(['10.0.0.40']))).toEqual({ cidr: '10.0.0.64/26', blocks: 4 });
+    const every = Array.from({ length: 16 }, (_, i) => `10.0.0.${i * 16 + 5}`);
+    expect(reservableRange(usage(every))).toBeUndefined();
+    expect(reservableRange(usage(every.filter((a) => a !== '10.0.0.229')))).toEqual({
+      cidr: '10.0.0.224/28',
+      blocks: 1,
+    });
+  });
+  it('space already inside a prefix reservation is protected, not offered again', () => {
+    const every = Array.from({ length: 16 }, (_, i) => `10.0.0.${i * 16 + 5}`).filter((a) => a !== '10.0.0.229');
+    const reserved = usage(every, [{ cidr: '10.0.0.224/28', type: 'prefix' }]);
+    expect(reservableRange(reserved)).toBeUndefined();
+    expect(protectedFreeBlocks(reserved)).toBe(1);
+    expect(protectedFreeBlocks(usage(every))).toBe(0);
   });
 });

@@ -1,10 +1,7 @@
 import {
   DescribeRouteTablesCommand,
   DescribeSecurityGroupsCommand,
-  DescribeSubnetsCommand,
   type EC2Client,
-  GetSubnetCidrReservationsCommand,
-  paginateDescribeNetworkInterfaces,
   paginateDescribeVpcEndpoints,
   type RouteTable,
   type VpcEndpoint,
@@ -13,6 +10,7 @@ import { freePrefixBlocks, parseCidr, parseIpv4 } from '../../core/cidr.js';
 import { type Finding, finding } from '../../core/findings.js';
 import { evaluate, namesPrincipal, type PolicyDocument } from '../../core/iam-policy.js';
 import type { NodeContext } from './node-context.js';
+import { subnetUsage } from './subnet-usage.js';
 
 async function nodeRouteTable(ec2: EC2Client, node: NodeContext): Promise<RouteTable | undefined> {
   const own = await ec2.send(
@@ -224,8 +222,7 @@ export async function checkEndpoints(ec2: EC2Client, input: NetworkFindingsInput
 /** subnet.free-ips and subnet.free-prefix-blocks for the node's subnet. */
 export async function checkSubnet(ec2: EC2Client, input: NetworkFindingsInput): Promise<Finding[]> {
   const { node, neededIps } = input;
-  const subnet = (await ec2.send(new DescribeSubnetsCommand({ SubnetIds: [node.subnetId ?? ''] }))).Subnets?.[0];
-  if (!subnet?.CidrBlock) throw new Error(`subnet ${node.subnetId} not found`);
+  const { subnet, usage } = await subnetUsage(ec2, node.subnetId ?? '');
   const free = subnet.AvailableIpAddressCount ?? 0;
   const ipEvidence = { subnet: subnet.SubnetId, cidr: subnet.CidrBlock, availableIpAddressCount: free, neededIps };
   const out: Finding[] = [
@@ -247,25 +244,11 @@ export async function checkSubnet(ec2: EC2Client, input: NetworkFindingsInput): 
           )
         : finding('subnet.free-ips', 'pass', `subnet ${subnet.SubnetId} has ${free} free IPv4 addresses`, ipEvidence),
   ];
-  const addresses: string[] = [];
-  const prefixes: string[] = [];
-  for await (const page of paginateDescribeNetworkInterfaces(
-    { client: ec2 },
-    { Filters: [{ Name: 'subnet-id', Values: [subnet.SubnetId ?? ''] }] },
-  )) {
-    for (const eni of page.NetworkInterfaces ?? []) {
-      for (const a of eni.PrivateIpAddresses ?? []) if (a.PrivateIpAddress) addresses.push(a.PrivateIpAddress);
-      for (const p of eni.Ipv4Prefixes ?? []) if (p.Ipv4Prefix) prefixes.push(p.Ipv4Prefix);
-    }
-  }
-  const res = await ec2.send(new GetSubnetCidrReservationsCommand({ SubnetId: subnet.SubnetId }));
-  const reservations = (res.SubnetIpv4CidrReservations ?? []).map((r) => ({
-    cidr: r.Cidr ?? '',
-    type: (r.ReservationType === 'explicit' ? 'explicit' : 'prefix') as 'prefix' | 'explicit',
-  }));
-  const blocks = freePrefixBlocks({ subnetCidr: subnet.CidrBlock, addresses, prefixes, reservations });
+  const { addresses, prefixes, reservations } = usage;
+  const blocks = freePrefixBlocks(usage);
   const blockEvidence = {
     ...blocks,
+    subnetId: subnet.SubnetId,
     enisAddresses: addresses.length,
     delegatedPrefixes: prefixes.length,
     reservations,

@@ -1,5 +1,7 @@
 import {
   AuthorizeSecurityGroupIngressCommand,
+  CreateSubnetCidrReservationCommand,
+  DeleteSubnetCidrReservationCommand,
   DescribeSecurityGroupsCommand,
   type EC2Client,
   RevokeSecurityGroupIngressCommand,
@@ -12,8 +14,10 @@ import {
   paginateSimulatePrincipalPolicy,
 } from '@aws-sdk/client-iam';
 import type { Finding } from '../../core/findings.js';
+import type { CidrReservationPort } from '../../core/remedy/cidr-reservation.js';
 import type { ManagedPolicyPort, RecheckResult } from '../../core/remedy/managed-policy.js';
 import type { IngressRule, SgIngressPort } from '../../core/remedy/sg-ingress.js';
+import { subnetUsage } from '../checks/subnet-usage.js';
 
 /** A re-run diagnosis check, reduced to what the apply path compares. */
 export async function recheckOf(run: () => Promise<Finding | Finding[]>, id: string): Promise<RecheckResult> {
@@ -92,6 +96,30 @@ export function sgPort(ec2: EC2Client, recheck: () => Promise<RecheckResult>): S
         // Already gone (another actor removed it): the rollback's goal holds; the re-read proves it.
         if ((e as Error).name !== 'InvalidPermission.NotFound') throw e;
       }
+    },
+    recheck,
+  };
+}
+
+/** EC2 side of create-cidr-reservation. */
+export function cidrPort(ec2: EC2Client, recheck: () => Promise<RecheckResult>): CidrReservationPort {
+  return {
+    usage: async (subnetId) => (await subnetUsage(ec2, subnetId)).usage,
+    async reserve(subnetId, cidr, description) {
+      const r = await ec2.send(
+        new CreateSubnetCidrReservationCommand({
+          SubnetId: subnetId,
+          Cidr: cidr,
+          ReservationType: 'prefix',
+          Description: description,
+        }),
+      );
+      const id = r.SubnetCidrReservation?.SubnetCidrReservationId;
+      if (!id) throw new Error('CreateSubnetCidrReservation returned no reservation id');
+      return id;
+    },
+    async release(reservationId) {
+      await ec2.send(new DeleteSubnetCidrReservationCommand({ SubnetCidrReservationId: reservationId }));
     },
     recheck,
   };

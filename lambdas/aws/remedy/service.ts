@@ -1,14 +1,15 @@
 import { z } from 'zod';
 import { type ApplyPath, type ApplyRecord, runApplyPath } from '../../core/remedy/apply-path.js';
+import { cidrReservationPath } from '../../core/remedy/cidr-reservation.js';
 import { managedPolicyPath } from '../../core/remedy/managed-policy.js';
 import { sgIngressPath } from '../../core/remedy/sg-ingress.js';
 import type { RemediationScope, RemedyTarget } from '../../core/remedy/targets.js';
 import type { WorkflowConfig } from '../../core/workflow-config.js';
 import type { CheckClients } from '../checks/groups.js';
 import { checkCniPolicy, checkNodeRoleEcrRead } from '../checks/iam-checks.js';
-import { checkEndpoints } from '../checks/network-checks.js';
+import { checkEndpoints, checkSubnet } from '../checks/network-checks.js';
 import type { NodeContext } from '../checks/node-context.js';
-import { iamPort, recheckOf, sgPort } from './ports.js';
+import { cidrPort, iamPort, recheckOf, sgPort } from './ports.js';
 
 const name = z.string().regex(/^[\w+=,.@/:-]{1,512}$/);
 const targetSchema = z.discriminatedUnion('kind', [
@@ -28,6 +29,11 @@ const targetSchema = z.discriminatedUnion('kind', [
     groupId: z.string().regex(/^sg-[0-9a-f]{8,17}$/),
     sourceGroupId: z.string().regex(/^sg-[0-9a-f]{8,17}$/),
     endpoints: z.array(z.string()),
+    description: z.string().max(255),
+  }),
+  z.object({
+    kind: z.literal('create-cidr-reservation'),
+    subnetId: z.string().regex(/^subnet-[0-9a-f]{8,17}$/),
     description: z.string().max(255),
   }),
 ]);
@@ -64,6 +70,8 @@ function assertInScope(t: RemedyTarget, scope: RemediationScope): void {
     throw new RemedyScopeError(`role ${t.roleName} is not in the cluster's remediation scope`);
   if (t.kind === 'add-sg-rule' && !scope.endpointSecurityGroups.includes(t.groupId))
     throw new RemedyScopeError(`security group ${t.groupId} is not in the cluster's remediation scope`);
+  if (t.kind === 'create-cidr-reservation' && !scope.subnets.includes(t.subnetId))
+    throw new RemedyScopeError(`subnet ${t.subnetId} is not in the cluster's remediation scope`);
 }
 
 /** The apply path for a target, its ports bound to the SDK clients and its re-check to the diagnosis check. */
@@ -77,8 +85,12 @@ export function pathFor(input: RemedyInput, clients: CheckClients): ApplyPath<un
         : () => recheckOf(() => checkNodeRoleEcrRead(clients.iam, node), t.findingId);
     return managedPolicyPath(t, iamPort(clients.iam, recheck)) as ApplyPath<unknown>;
   }
-  const recheck = () =>
-    recheckOf(() => checkEndpoints(clients.ec2, { node, region: input.region, neededIps: 16 }), 'vpc.endpoint.sg-443');
+  const network = { node, region: input.region, neededIps: 16 };
+  if (t.kind === 'create-cidr-reservation') {
+    const recheck = () => recheckOf(() => checkSubnet(clients.ec2, network), 'subnet.free-prefix-blocks');
+    return cidrReservationPath(t, cidrPort(clients.ec2, recheck)) as ApplyPath<unknown>;
+  }
+  const recheck = () => recheckOf(() => checkEndpoints(clients.ec2, network), 'vpc.endpoint.sg-443');
   return sgIngressPath(t, sgPort(clients.ec2, recheck)) as ApplyPath<unknown>;
 }
 

@@ -18,6 +18,8 @@ export interface Check {
   readonly ok: boolean;
   readonly reason: string;
   readonly evidence?: Record<string, unknown>;
+  /** With `ok: false`: the change cannot address the cause (as opposed to: the cause is gone). */
+  readonly cannot?: boolean;
 }
 
 /** One apply path, bound to its target and port. `S` is the state it reads (before / after). */
@@ -41,7 +43,14 @@ export interface ApplyPath<S> {
   rollback(applied: Record<string, string>): Promise<void>;
 }
 
-export type ApplyStatus = 'not-needed' | 'dry-run' | 'verified' | 'rolled-back' | 'rollback-failed' | 'failed';
+export type ApplyStatus =
+  | 'not-needed'
+  | 'not-applicable'
+  | 'dry-run'
+  | 'verified'
+  | 'rolled-back'
+  | 'rollback-failed'
+  | 'failed';
 
 /** What an apply path did, for the summary and the evidence bucket. */
 export interface ApplyRecord {
@@ -93,7 +102,14 @@ export async function runApplyPath<S>(path: ApplyPath<S>, o: RunOptions): Promis
   const lines = path.render(before);
   const cause = path.causeHolds(before);
   if (!cause.ok)
-    return done({ ...base, status: 'not-needed', reason: cause.reason, before: lines, after: lines, diff: [] });
+    return done({
+      ...base,
+      status: cause.cannot ? 'not-applicable' : 'not-needed',
+      reason: cause.reason,
+      before: lines,
+      after: lines,
+      diff: [],
+    });
   const planned = path.render(path.planned(before));
   const diff = diffLines(lines, planned);
   if (o.dryRun)
@@ -154,11 +170,27 @@ async function rollBack<S>(
   try {
     await path.rollback(r.applied ?? {});
     const after = path.render(await path.read());
-    const restored = after.length === r.before.length && after.every((l, i) => l === r.before[i]);
+    const restored = undone(r.diff, after);
     return restored
       ? { ...r, status: 'rolled-back', reason: `${why}the change was rolled back`, after }
-      : { ...r, status: 'rollback-failed', reason: `${why}after the rollback the state differs from before`, after };
+      : {
+          ...r,
+          status: 'rollback-failed',
+          reason: `${why}after the rollback the change is still (partly) in place`,
+          after,
+        };
   } catch (e) {
     return { ...r, status: 'rollback-failed', reason: `${why}the rollback failed: ${failure(e)}`, after: [] };
   }
+}
+
+/**
+ * Whether the planned change is gone from a state: no added line remains, every removed line is back.
+ * Lines the change did not touch may differ (another actor's concurrent change is not ours to undo).
+ */
+function undone(diff: readonly string[], after: readonly string[]): boolean {
+  const now = new Set(after);
+  return diff.every((l) =>
+    l.startsWith('+ ') ? !now.has(l.slice(2)) : l.startsWith('- ') ? now.has(l.slice(2)) : true,
+  );
 }

@@ -1,10 +1,11 @@
 import type { FailureClass } from '../failure-classes.js';
 import type { Finding } from '../findings.js';
 import { CNI_ACTIONS, ECR_PULL_ACTIONS } from '../iam-policy.js';
+import type { CidrReservationTarget } from './cidr-reservation.js';
 import { isAttachablePolicy, type ManagedPolicyTarget } from './managed-policy.js';
 import type { SgIngressTarget } from './sg-ingress.js';
 
-export type RemedyTarget = ManagedPolicyTarget | SgIngressTarget;
+export type RemedyTarget = ManagedPolicyTarget | SgIngressTarget | CidrReservationTarget;
 
 /**
  * The resources of one cluster pod-doctor may change (deployment configuration, the same lists the
@@ -15,6 +16,8 @@ export interface RemediationScope {
   readonly roles: readonly string[];
   /** Security groups of the cluster's VPC endpoints. */
   readonly endpointSecurityGroups: readonly string[];
+  /** Subnets where prefix-type CIDR reservations may be created. */
+  readonly subnets: readonly string[];
 }
 
 /** The node as the workflow resolved it from EC2 (never from log text). */
@@ -123,12 +126,30 @@ function sgTarget(i: RemedyTargetInput): TargetResult {
   };
 }
 
+function cidrTarget(i: RemedyTargetInput): TargetResult {
+  const f = i.findings.find(
+    (x) => x.id === 'subnet.free-prefix-blocks' && (x.status === 'fail' || x.status === 'warn'),
+  );
+  if (!f) return { reason: 'subnet.free-prefix-blocks neither fails nor warns' };
+  const subnetId = f.evidence.subnetId as string | undefined;
+  if (!subnetId) return { reason: 'the subnet is unknown' };
+  return {
+    target: {
+      kind: 'create-cidr-reservation',
+      subnetId,
+      description: `pod-doctor ${i.incidentId}: keep free /28 blocks for prefix delegation`.slice(0, 255),
+    },
+  };
+}
+
 /** Which resource of the target the scope must list. */
 function outOfScope(t: RemedyTarget, scope: RemediationScope): string | undefined {
   if (t.kind === 'attach-managed-policy' && !scope.roles.includes(t.roleName))
     return `role ${t.roleName} is not listed in the cluster's remediation.roles`;
   if (t.kind === 'add-sg-rule' && !scope.endpointSecurityGroups.includes(t.groupId))
     return `security group ${t.groupId} is not listed in the cluster's remediation.endpointSecurityGroups`;
+  if (t.kind === 'create-cidr-reservation' && !scope.subnets.includes(t.subnetId))
+    return `subnet ${t.subnetId} is not listed in the cluster's remediation.subnets`;
   return undefined;
 }
 
@@ -148,6 +169,9 @@ export function remedyTarget(i: RemedyTargetInput): TargetResult {
       break;
     case 'registry-unreachable':
       r = sgTarget(i);
+      break;
+    case 'cidr-fragmentation':
+      r = cidrTarget(i);
       break;
     default:
       return { reason: `no account remedy for ${i.class}` };
