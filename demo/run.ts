@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { IncidentStore } from '../lambdas/aws/incident-store.js';
+import { openIncidentKey } from '../lambdas/aws/incident-table.js';
 import { ingest } from '../lambdas/aws/ingest-service.js';
 import { aggregate, type IncidentCandidate } from '../lambdas/core/incidents.js';
 import { readEvent } from '../lambdas/core/ingest.js';
@@ -148,7 +149,7 @@ export async function replay(events: readonly unknown[]): Promise<ReplayResult[]
   for (const input of started) {
     const r = await runWorkflow(input, { account: healthyAccount(), node: simulatedNode([]), definition, table });
     const o = r.output as WorkflowOutput;
-    const row = await table.get({ pk: `INCIDENT#${String(input.incidentKey)}`, sk: 'OPEN' });
+    const row = await table.get(openIncidentKey(String(input.incidentKey)));
     out.push({
       class: String(input.class),
       incident: {

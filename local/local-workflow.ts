@@ -10,6 +10,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import type { CheckGroup } from '../lambdas/aws/checks/groups.js';
 import { makeCheckHandler } from '../lambdas/aws/checks/handler-kit.js';
 import { resolveNode } from '../lambdas/aws/checks/node-context.js';
+import { openIncidentKey } from '../lambdas/aws/incident-table.js';
 import { handleApprovalCallback, requestApproval } from '../lambdas/aws/workflow/approval.js';
 import { decideIncident } from '../lambdas/aws/workflow/decide.js';
 import { openIncident } from '../lambdas/aws/workflow/open-incident.js';
@@ -206,7 +207,7 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
     const id = `${String(commands.length).padStart(8, '0')}-aaaa-bbbb-cccc-0123456789ab`;
     invocations.set(id, { answer, polls: 0 });
     if (input.DocumentName === DOCUMENTS.repairPauseImage && o.newLinesAfterRepair) {
-      const key = { pk: `INCIDENT#${String(incident.incidentKey)}`, sk: 'OPEN' };
+      const key = openIncidentKey(String(incident.incidentKey));
       const row = await table.get(key);
       if (row) await table.put({ ...row, lastSeen: clock.t + 10 * 60_000 });
     }

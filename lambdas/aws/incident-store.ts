@@ -2,6 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type IncidentCandidate, incidentId } from '../core/incidents.js';
 import { CATALOGUE_VERSION } from '../core/signatures.js';
+import { openIncidentKey } from './incident-table.js';
 
 /** The open incident of a key, as stored. */
 export interface OpenIncident {
@@ -58,8 +59,7 @@ export class IncidentStore {
         new PutCommand({
           TableName: this.options.tableName,
           Item: {
-            pk: `INCIDENT#${c.key}`,
-            sk: 'OPEN',
+            ...openIncidentKey(c.key),
             ...about,
             occurrences: c.count,
             firstSeen: c.firstSeen,
@@ -79,7 +79,7 @@ export class IncidentStore {
     const joined = await this.ddb.send(
       new UpdateCommand({
         TableName: this.options.tableName,
-        Key: { pk: `INCIDENT#${c.key}`, sk: 'OPEN' },
+        Key: openIncidentKey(c.key),
         UpdateExpression: 'ADD occurrences :n',
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeValues: { ':n': c.count },
@@ -93,7 +93,7 @@ export class IncidentStore {
         await this.ddb.send(
           new UpdateCommand({
             TableName: this.options.tableName,
-            Key: { pk: `INCIDENT#${c.key}`, sk: 'OPEN' },
+            Key: openIncidentKey(c.key),
             UpdateExpression: 'SET lastSeen = :last',
             ConditionExpression: 'lastSeen < :last',
             ExpressionAttributeValues: { ':last': c.lastSeen },
@@ -117,7 +117,7 @@ export class IncidentStore {
     await this.ddb.send(
       new UpdateCommand({
         TableName: this.options.tableName,
-        Key: { pk: `INCIDENT#${key}`, sk: 'OPEN' },
+        Key: openIncidentKey(key),
         UpdateExpression: 'SET workflowStarted = :t, executionArn = :arn',
         ExpressionAttributeValues: { ':t': true, ':arn': executionArn },
       }),

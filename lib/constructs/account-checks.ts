@@ -1,9 +1,16 @@
-import { ArnFormat, Duration, Stack, Token, Validations } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { CheckGroup } from '../../lambdas/aws/checks/groups.js';
+import {
+  acknowledgeAnyRepository,
+  acknowledgeClusterResources,
+  acknowledgeDescribeOnly,
+  acknowledgeIamRead,
+  acknowledgeInstanceProfiles,
+} from './nag.js';
 import { lambdaEntry } from './paths.js';
 import { PodDoctorFunction } from './pod-doctor-function.js';
 
@@ -47,8 +54,6 @@ export class AccountChecks extends Construct {
     const addonArns = props.clusters.map((c) => eksArn('addon', `${c.name}/*`, c.region));
     const nodegroupArns = props.clusters.map((c) => eksArn('nodegroup', `${c.name}/*`, c.region));
     const podIdentityArns = props.clusters.map((c) => eksArn('podidentityassociation', `${c.name}/*`, c.region));
-    // How cdk-nag prints a region in a finding id: the literal, or the pseudo parameter.
-    const nagRegion = (r?: string) => r ?? (Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region);
     const iamArn = (resource: string) => stack.formatArn({ service: 'iam', region: '', resource, resourceName: '*' });
 
     const make = (
@@ -56,7 +61,7 @@ export class AccountChecks extends Construct {
       entry: string,
       description: string,
       statements: PolicyStatement[],
-      wildcards: Record<string, string>,
+      acknowledge: (role: IRole) => void,
     ) => {
       const fn = new PodDoctorFunction(this, name, {
         entry: lambdaEntry(entry),
@@ -67,13 +72,9 @@ export class AccountChecks extends Construct {
         synchronousOnly: true,
       });
       for (const s of statements) fn.addToRolePolicy(s);
-      for (const [finding, reason] of Object.entries(wildcards)) {
-        Validations.of(fn.role as IRole).acknowledge({ id: `AwsSolutions::AwsSolutions-IAM5[${finding}]`, reason });
-      }
+      acknowledge(fn.role as IRole);
       return fn;
     };
-    const describeOnly =
-      'EC2 Describe*/Get* read calls and CloudTrail LookupEvents do not support resource-level permissions.';
     const eks = (actions: string[], resources: string[]) =>
       resources.length ? [new PolicyStatement({ actions, resources })] : [];
 
@@ -85,14 +86,11 @@ export class AccountChecks extends Construct {
         new PolicyStatement({ actions: ['ec2:DescribeInstances'], resources: ['*'] }),
         new PolicyStatement({ actions: ['iam:GetInstanceProfile'], resources: [iamArn('instance-profile')] }),
       ],
-      {
-        'Resource::*': describeOnly,
-        'Resource::arn:<AWS::Partition>:iam::<AWS::AccountId>:instance-profile/*':
-          'Node instance profiles are created by node groups outside this stack; their names are not known at deploy time.',
+      (role) => {
+        acknowledgeDescribeOnly(role);
+        acknowledgeInstanceProfiles(role);
       },
     );
-    const iamRead =
-      'Node and aws-node roles (and their managed policies, including AWS managed ones) are created outside this stack; the checks read whichever role a node uses.';
     const functions = {
       iam: make(
         'CheckIam',
@@ -111,22 +109,9 @@ export class AccountChecks extends Construct {
           ...eks(['eks:ListPodIdentityAssociations'], clusterArns),
           ...eks(['eks:DescribePodIdentityAssociation'], podIdentityArns),
         ],
-        {
-          'Resource::arn:<AWS::Partition>:iam::<AWS::AccountId>:role/*': iamRead,
-          'Resource::arn:<AWS::Partition>:iam::<AWS::AccountId>:policy/*': iamRead,
-          'Resource::arn:aws:iam::aws:policy/*': iamRead,
-          ...Object.fromEntries(
-            props.clusters.flatMap((c) => [
-              [
-                `Resource::arn:<AWS::Partition>:eks:${nagRegion(c.region)}:<AWS::AccountId>:addon/${c.name}/*`,
-                'Add-on ARNs end in a generated id; scoped to the configured cluster.',
-              ],
-              [
-                `Resource::arn:<AWS::Partition>:eks:${nagRegion(c.region)}:<AWS::AccountId>:podidentityassociation/${c.name}/*`,
-                'Association ids are generated; scoped to the configured cluster.',
-              ],
-            ]),
-          ),
+        (role) => {
+          acknowledgeIamRead(role);
+          acknowledgeClusterResources(role, props.clusters, ['addon', 'podidentityassociation']);
         },
       ),
       ecr: make(
@@ -140,10 +125,9 @@ export class AccountChecks extends Construct {
           }),
           new PolicyStatement({ actions: ['cloudtrail:LookupEvents'], resources: ['*'] }),
         ],
-        {
-          'Resource::arn:aws:ecr:*:*:repository/*':
-            'Pods pull from any repository, in any region and (cross-account) any registry; read-only metadata calls.',
-          'Resource::*': describeOnly,
+        (role) => {
+          acknowledgeAnyRepository(role);
+          acknowledgeDescribeOnly(role);
         },
       ),
       network: make(
@@ -163,7 +147,7 @@ export class AccountChecks extends Construct {
             resources: ['*'],
           }),
         ],
-        { 'Resource::*': describeOnly },
+        (role) => acknowledgeDescribeOnly(role),
       ),
       eks: make(
         'CheckEks',
@@ -178,21 +162,12 @@ export class AccountChecks extends Construct {
             resources: ['*'],
           }),
         ],
-        {
-          'Resource::*':
+        (role) => {
+          acknowledgeDescribeOnly(
+            role,
             'eks:DescribeAddonVersions, ec2:DescribeInstanceTypes and ec2:DescribeNetworkInterfaces do not support resource-level permissions.',
-          ...Object.fromEntries(
-            props.clusters.flatMap((c) => [
-              [
-                `Resource::arn:<AWS::Partition>:eks:${nagRegion(c.region)}:<AWS::AccountId>:addon/${c.name}/*`,
-                'Add-on ARNs end in a generated id; scoped to the configured cluster.',
-              ],
-              [
-                `Resource::arn:<AWS::Partition>:eks:${nagRegion(c.region)}:<AWS::AccountId>:nodegroup/${c.name}/*`,
-                'Node group ARNs end in a generated id; scoped to the configured cluster.',
-              ],
-            ]),
-          ),
+          );
+          acknowledgeClusterResources(role, props.clusters, ['addon', 'nodegroup']);
         },
       ),
       changes: make(
@@ -200,7 +175,7 @@ export class AccountChecks extends Construct {
         'check-changes',
         'change attribution from CloudTrail',
         [new PolicyStatement({ actions: ['cloudtrail:LookupEvents'], resources: ['*'] })],
-        { 'Resource::*': describeOnly },
+        (role) => acknowledgeDescribeOnly(role),
       ),
     } satisfies Record<CheckGroup, IFunction>;
     this.functions = functions;

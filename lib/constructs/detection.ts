@@ -1,4 +1,4 @@
-import { type CfnElement, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { type CfnRule, Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
@@ -14,6 +14,7 @@ import { Construct } from 'constructs';
 import { buildFilterPattern } from '../../lambdas/core/filter-pattern.js';
 import { CLOUDTRAIL_RULES } from '../event-patterns.js';
 import { createDeadLetterQueue } from './dead-letter-queue.js';
+import { acknowledgeEvidencePrefix } from './nag.js';
 import { lambdaEntry } from './paths.js';
 import { PodDoctorFunction } from './pod-doctor-function.js';
 
@@ -84,10 +85,7 @@ export class Detection extends Construct {
     ingest.addToRolePolicy(
       new PolicyStatement({ actions: ['s3:PutObject'], resources: [props.evidenceBucket.arnForObjects('rejected/*')] }),
     );
-    Validations.of(ingest.role as IRole).acknowledge({
-      id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(props.evidenceBucket.node.defaultChild as CfnElement)}.Arn>/rejected/*]`,
-      reason: 'Rejected records are written under rejected/ with generated keys; the prefix is the narrowest scope.',
-    });
+    acknowledgeEvidencePrefix(ingest.role as IRole, props.evidenceBucket, 'rejected', 'Rejected records');
     props.workflow?.grantStartExecution(ingest);
     this.ingestFunction = ingest;
 

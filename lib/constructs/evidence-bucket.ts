@@ -1,6 +1,7 @@
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { acknowledgeAccessLogBucket } from './nag.js';
 
 /** Props of {@link EvidenceBucket}. */
 export interface EvidenceBucketProps {
@@ -32,10 +33,7 @@ export class EvidenceBucket extends Construct {
       lifecycleRules: [{ expiration: Duration.days(props.retentionDays) }],
       removalPolicy,
     });
-    Validations.of(this.accessLogs).acknowledge({
-      id: 'AwsSolutions::AwsSolutions-S1',
-      reason: 'This is the server access log bucket of the evidence bucket; logging it into itself would loop.',
-    });
+    acknowledgeAccessLogBucket(this.accessLogs);
     this.bucket = new Bucket(this, 'Bucket', {
       encryption: BucketEncryption.S3_MANAGED,
       enforceSSL: true,

@@ -1,9 +1,10 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, Billing, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
+import { PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from '../../lambdas/aws/incident-table.js';
 
 /** Name of the attribute that holds each item's expiry (epoch seconds) for DynamoDB TTL. */
-export const INCIDENT_TTL_ATTRIBUTE = 'expiresAt';
+export const INCIDENT_TTL_ATTRIBUTE = TTL_ATTRIBUTE;
 
 /** Props of {@link IncidentStore}. */
 export interface IncidentStoreProps {
@@ -24,8 +25,8 @@ export class IncidentStore extends Construct {
   constructor(scope: Construct, id: string, props: IncidentStoreProps = {}) {
     super(scope, id);
     this.table = new TableV2(this, 'Table', {
-      partitionKey: { name: 'pk', type: AttributeType.STRING },
-      sortKey: { name: 'sk', type: AttributeType.STRING },
+      partitionKey: { name: PARTITION_KEY, type: AttributeType.STRING },
+      sortKey: { name: SORT_KEY, type: AttributeType.STRING },
       billing: Billing.onDemand(),
       encryption: TableEncryptionV2.awsManagedKey(),
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },

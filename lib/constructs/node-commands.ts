@@ -35,6 +35,11 @@ export class NodeCommands extends Construct {
     this.documents = documents;
   }
 
+  /** Every command's name. */
+  get names(): NodeCommandName[] {
+    return Object.keys(this.documents) as NodeCommandName[];
+  }
+
   /** ARN of a command's document. */
   documentArn(name: NodeCommandName): string {
     return Stack.of(this).formatArn({

@@ -1,9 +1,10 @@
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, type NodejsFunctionProps, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { acknowledgeFunction } from './nag.js';
 
 /** Props of {@link PodDoctorFunction}. */
 export interface PodDoctorFunctionProps
@@ -72,32 +73,9 @@ export class PodDoctorFunction extends NodejsFunction {
       },
     });
     this.logGroupName = logGroup.logGroupName;
-    acknowledgeLogAndTracePolicies(role);
-    if (synchronousOnly) {
-      Validations.of(this).acknowledge({
-        id: 'Serverless::Serverless-LambdaDLQ',
-        reason:
-          'Invoked synchronously by Step Functions only: the state machine retries and catches failures; a DLQ would never receive an event.',
-      });
-    }
-    for (const id of ['AwsSolutions::AwsSolutions-L1', 'Serverless::Serverless-LambdaLatestVersion']) {
-      Validations.of(this).acknowledge({
-        id,
-        reason:
-          'Runtime pinned to nodejs22.x on purpose: bundles target node22 and are tested on it; moving to a newer runtime is a reviewed change, not a side effect of a CDK upgrade.',
-      });
-    }
+    acknowledgeFunction(this, role, synchronousOnly ?? false);
   }
 
   /** Name of the function's own log group. */
   readonly logGroupName: string;
-}
-
-/** The wildcards CDK's own grants put into a function role, acknowledged once, with the reason. */
-function acknowledgeLogAndTracePolicies(role: Role): void {
-  Validations.of(role).acknowledge({
-    id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
-    reason:
-      'X-Ray PutTraceSegments/PutTelemetryRecords (added by Tracing.ACTIVE) do not support resource-level permissions.',
-  });
 }

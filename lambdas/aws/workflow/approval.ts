@@ -4,6 +4,7 @@ import { SendTaskSuccessCommand, type SFNClient } from '@aws-sdk/client-sfn';
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { snsSubject } from '../../core/sns-subject.js';
+import { approvalKey } from '../incident-table.js';
 
 export interface ApprovalRequest {
   readonly taskToken: string;
@@ -48,8 +49,7 @@ export async function requestApproval(
     new PutCommand({
       TableName: deps.tableName,
       Item: {
-        pk: `APPROVAL#${id}`,
-        sk: 'APPROVAL',
+        ...approvalKey(id),
         taskToken: r.taskToken,
         incidentId: r.incidentId,
         exp,
@@ -112,15 +112,13 @@ export async function handleApprovalCallback(
   if (expected.length !== given.length || !timingSafeEqual(expected, given))
     return { statusCode: 403, body: 'invalid signature' };
   if (deps.now() > Number(exp)) return { statusCode: 410, body: 'this approval link has expired; no action was taken' };
-  const item = (
-    await deps.ddb.send(new GetCommand({ TableName: deps.tableName, Key: { pk: `APPROVAL#${id}`, sk: 'APPROVAL' } }))
-  ).Item;
+  const item = (await deps.ddb.send(new GetCommand({ TableName: deps.tableName, Key: approvalKey(id) }))).Item;
   if (!item) return { statusCode: 404, body: 'unknown approval' };
   try {
     await deps.ddb.send(
       new UpdateCommand({
         TableName: deps.tableName,
-        Key: { pk: `APPROVAL#${id}`, sk: 'APPROVAL' },
+        Key: approvalKey(id),
         UpdateExpression: 'SET usedAt = :now, decision = :d',
         ConditionExpression: 'attribute_not_exists(usedAt)',
         ExpressionAttributeValues: { ':now': deps.now(), ':d': decision },

@@ -3,6 +3,14 @@ import { GetParameterCommand, type SSMClient } from '@aws-sdk/client-ssm';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { CHECKS_FOR_CLASS, PROBE_CLASSES } from '../../core/policy.js';
 import type { IncidentInput, WorkflowConfig } from '../../core/workflow-config.js';
+import {
+  activeNodeKey,
+  activeNodesPartition,
+  clusterActionsPartition,
+  clusterActionsSince,
+  lockKey,
+  nodeCooldownKey,
+} from '../incident-table.js';
 
 export interface OpenDeps {
   readonly ddb: DynamoDBDocumentClient;
@@ -66,8 +74,7 @@ export async function openIncident(i: IncidentInput, executionId: string, deps: 
       new PutCommand({
         TableName: table,
         Item: {
-          pk: `LOCK#${i.incidentKey}`,
-          sk: 'LOCK',
+          ...lockKey(i.incidentKey),
           executionId,
           lockedUntil: now + LOCK_MS,
           expiresAt: ttl(LOCK_MS),
@@ -101,23 +108,25 @@ export async function openIncident(i: IncidentInput, executionId: string, deps: 
     new QueryCommand({
       TableName: table,
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-      ExpressionAttributeValues: { ':pk': `CLUSTER#${i.cluster}`, ':from': `ACTION#${hourAgo}`, ':to': 'ACTION#~' },
+      ExpressionAttributeValues: {
+        ':pk': clusterActionsPartition(i.cluster),
+        ':from': clusterActionsSince(hourAgo).from,
+        ':to': clusterActionsSince(hourAgo).to,
+      },
       Select: 'COUNT',
     }),
   );
   let lastNodeActionAt: number | null = null;
   let affectedNodes = 0;
   if (node) {
-    const cooldown = await ddb.send(
-      new GetCommand({ TableName: table, Key: { pk: `NODE#${node}`, sk: `COOLDOWN#${i.class}` } }),
-    );
+    const cooldown = await ddb.send(new GetCommand({ TableName: table, Key: nodeCooldownKey(node, i.class) }));
     lastNodeActionAt = typeof cooldown.Item?.at === 'number' ? cooldown.Item.at : null;
     // Nodes of the cluster with an open incident of this class in the window: the breaker's numerator.
     const windowMs = config.limits.incidentWindowMinutes * 60_000;
     await ddb.send(
       new PutCommand({
         TableName: table,
-        Item: { pk: `ACTIVE#${i.cluster}#${i.class}`, sk: `NODE#${node}`, at: now, expiresAt: ttl(windowMs) },
+        Item: { ...activeNodeKey(i.cluster, i.class, node), at: now, expiresAt: ttl(windowMs) },
       }),
     );
     const active = await ddb.send(
@@ -126,7 +135,7 @@ export async function openIncident(i: IncidentInput, executionId: string, deps: 
         KeyConditionExpression: 'pk = :pk',
         FilterExpression: '#at >= :since',
         ExpressionAttributeNames: { '#at': 'at' },
-        ExpressionAttributeValues: { ':pk': `ACTIVE#${i.cluster}#${i.class}`, ':since': now - windowMs },
+        ExpressionAttributeValues: { ':pk': activeNodesPartition(i.cluster, i.class), ':since': now - windowMs },
         Select: 'COUNT',
       }),
     );

@@ -7,6 +7,7 @@ import type { PlannedAction } from '../../core/policy.js';
 import type { CommandResult } from '../../core/probe.js';
 import { type ActionRecord, outputExcerpt, renderSummary } from '../../core/summary.js';
 import type { IncidentInput, WorkflowConfig } from '../../core/workflow-config.js';
+import { clusterActionKey, incidentRunKey, lockKey, nodeCooldownKey } from '../incident-table.js';
 import type { Verification } from './verify.js';
 
 export interface SummarizeInput extends IncidentInput {
@@ -138,8 +139,7 @@ export async function summarizeIncident(s: SummarizeInput, deps: SummarizeDeps) 
     new PutCommand({
       TableName: config.tableName,
       Item: {
-        pk: `INCIDENT#${s.incidentKey}`,
-        sk: `RUN#${s.open?.openedAt ?? now}#${s.execution.arn.split(':').pop()}`,
+        ...incidentRunKey(s.incidentKey, s.open?.openedAt ?? now, String(s.execution.arn.split(':').pop())),
         incidentId: s.incidentId,
         class: s.class,
         cluster: s.cluster,
@@ -159,8 +159,7 @@ export async function summarizeIncident(s: SummarizeInput, deps: SummarizeDeps) 
       new PutCommand({
         TableName: config.tableName,
         Item: {
-          pk: `CLUSTER#${s.cluster}`,
-          sk: `ACTION#${now}#${s.incidentId}`,
+          ...clusterActionKey(s.cluster, now, s.incidentId),
           action: s.plan.nodeAction.id,
           instanceId: s.node.instanceId,
           expiresAt: hour,
@@ -171,8 +170,7 @@ export async function summarizeIncident(s: SummarizeInput, deps: SummarizeDeps) 
       new PutCommand({
         TableName: config.tableName,
         Item: {
-          pk: `NODE#${s.node.instanceId}`,
-          sk: `COOLDOWN#${s.class}`,
+          ...nodeCooldownKey(s.node.instanceId, s.class),
           at: now,
           expiresAt: Math.floor(now / 1000) + config.limits.nodeCooldownMinutes * 60 + 60,
         },
@@ -183,7 +181,7 @@ export async function summarizeIncident(s: SummarizeInput, deps: SummarizeDeps) 
     await deps.ddb.send(
       new UpdateCommand({
         TableName: config.tableName,
-        Key: { pk: `LOCK#${s.incidentKey}`, sk: 'LOCK' },
+        Key: lockKey(s.incidentKey),
         UpdateExpression: 'SET lockedUntil = :zero',
         ConditionExpression: 'executionId = :me',
         ExpressionAttributeValues: { ':zero': 0, ':me': s.execution.arn },

@@ -1,5 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { type CommandResult, probeFindings } from '../../core/probe.js';
+import { openIncidentKey } from '../incident-table.js';
 
 export interface VerifyInput {
   readonly incidentKey: string;
@@ -41,7 +42,7 @@ export async function verifyRepair(
       nextStep: REPLACE,
     };
   const row = await deps.ddb.send(
-    new GetCommand({ TableName: deps.tableName, Key: { pk: `INCIDENT#${input.incidentKey}`, sk: 'OPEN' } }),
+    new GetCommand({ TableName: deps.tableName, Key: openIncidentKey(input.incidentKey) }),
   );
   const lastSeen = typeof row.Item?.lastSeen === 'number' ? row.Item.lastSeen : 0;
   const sent = Date.parse(input.actionSentAt);

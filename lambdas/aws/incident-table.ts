@@ -1,0 +1,70 @@
+/**
+ * The one description of the incident table's layout: key attributes, the TTL attribute and every
+ * key prefix. Writers and readers (ingest, workflow functions, the local runtime, the CDK table)
+ * build keys here, never by hand.
+ */
+
+/** Partition and sort key attribute names. */
+export const PARTITION_KEY = 'pk';
+export const SORT_KEY = 'sk';
+
+/** Attribute holding each item's expiry (epoch seconds) for DynamoDB TTL. */
+export const TTL_ATTRIBUTE = 'expiresAt';
+
+/** A primary key of the incident table (a type alias, so it fits `Record<string, unknown>` items). */
+export type TableKey = { readonly pk: string; readonly sk: string };
+
+/** The open incident row of one incident key (aggregation, dedupe, workflow input). */
+export function openIncidentKey(incidentKey: string): TableKey {
+  return { pk: `INCIDENT#${incidentKey}`, sk: 'OPEN' };
+}
+
+/** The history row of one workflow run of an incident. */
+export function incidentRunKey(incidentKey: string, openedAt: number, executionName: string): TableKey {
+  return { pk: `INCIDENT#${incidentKey}`, sk: `${RUN_PREFIX}${openedAt}#${executionName}` };
+}
+
+/** Sort key prefix of history rows. */
+export const RUN_PREFIX = 'RUN#';
+
+/** The per-incident-key lock that makes a second execution stop at "Duplicate". */
+export function lockKey(incidentKey: string): TableKey {
+  return { pk: `LOCK#${incidentKey}`, sk: 'LOCK' };
+}
+
+/** A pending approval, keyed by its id (the task token stays in this row). */
+export function approvalKey(approvalId: string): TableKey {
+  return { pk: `APPROVAL#${approvalId}`, sk: 'APPROVAL' };
+}
+
+/** Partition of a cluster's node actions (the hourly cap counts them). */
+export function clusterActionsPartition(cluster: string): string {
+  return `CLUSTER#${cluster}`;
+}
+
+/** A node action of a cluster at `at` (epoch ms). */
+export function clusterActionKey(cluster: string, at: number, incidentId: string): TableKey {
+  return { pk: clusterActionsPartition(cluster), sk: `${ACTION_PREFIX}${at}#${incidentId}` };
+}
+
+/** Sort key range of a cluster's node actions since `from` (epoch ms). */
+export function clusterActionsSince(from: number): { readonly from: string; readonly to: string } {
+  return { from: `${ACTION_PREFIX}${from}`, to: `${ACTION_PREFIX}~` };
+}
+
+const ACTION_PREFIX = 'ACTION#';
+
+/** The cooldown of one class on one node (time of the last action). */
+export function nodeCooldownKey(instanceId: string, failureClass: string): TableKey {
+  return { pk: `NODE#${instanceId}`, sk: `COOLDOWN#${failureClass}` };
+}
+
+/** Partition of the nodes with an open incident of one class in a cluster (the breaker's numerator). */
+export function activeNodesPartition(cluster: string, failureClass: string): string {
+  return `ACTIVE#${cluster}#${failureClass}`;
+}
+
+/** One node with an open incident of a class in a cluster. */
+export function activeNodeKey(cluster: string, failureClass: string, node: string): TableKey {
+  return { pk: activeNodesPartition(cluster, failureClass), sk: `NODE#${node}` };
+}

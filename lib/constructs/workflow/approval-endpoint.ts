@@ -1,0 +1,59 @@
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { Grant, IGrantable } from 'aws-cdk-lib/aws-iam';
+import { FunctionUrlAuthType, type IFunction } from 'aws-cdk-lib/aws-lambda';
+import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+import { acknowledgeApprovalKey } from '../nag.js';
+import { type WorkflowFunctionSettings, workflowFunction } from './workflow-function.js';
+
+/** Props of {@link ApprovalEndpoint}. */
+export interface ApprovalEndpointProps extends WorkflowFunctionSettings {
+  /** Table holding pending approvals (and their task tokens). */
+  readonly incidentTable: ITableV2;
+}
+
+/**
+ * Where approve / reject links point: a Lambda function URL that accepts only HMAC-signed,
+ * expiring, single-use links, and the Secrets Manager key that signs them.
+ */
+export class ApprovalEndpoint extends Construct {
+  /** The HMAC key that signs approval links. */
+  readonly signingKey: ISecret;
+  /** The function behind the URL. */
+  readonly callbackFunction: IFunction;
+  /** URL of the endpoint (the links' base). */
+  readonly url: string;
+
+  constructor(scope: Construct, id: string, props: ApprovalEndpointProps) {
+    super(scope, id);
+    const key = new Secret(this, 'ApprovalKey', {
+      description: 'pod-doctor: HMAC key that signs approval links',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+    });
+    acknowledgeApprovalKey(key);
+    this.signingKey = key;
+    const callback = workflowFunction(
+      this,
+      'ApprovalCallbackFunction',
+      'approval-callback',
+      'approval link endpoint (signed, expiring)',
+      props,
+      { APPROVAL_SECRET_ARN: key.secretArn },
+    );
+    key.grantRead(callback);
+    props.incidentTable.grant(callback, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
+    // Approvers click links in an e-mail: no AWS credentials; the HMAC signature and expiry are the authentication.
+    this.url = callback.addFunctionUrl({ authType: FunctionUrlAuthType.NONE }).url;
+    this.callbackFunction = callback;
+  }
+
+  /** Lets `grantee` sign links (read the key). */
+  grantSign(grantee: IGrantable): Grant {
+    return this.signingKey.grantRead(grantee);
+  }
+
+  /** Environment a function that signs links needs. */
+  get signingEnvironment(): Record<string, string> {
+    return { APPROVAL_SECRET_ARN: this.signingKey.secretArn, CALLBACK_URL: this.url };
+  }
+}

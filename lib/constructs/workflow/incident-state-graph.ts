@@ -1,0 +1,356 @@
+import type { Duration } from 'aws-cdk-lib';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import {
+  Choice,
+  Condition,
+  Fail,
+  type IChainable,
+  type INextable,
+  IntegrationPattern,
+  JsonPath,
+  Parallel,
+  Pass,
+  Result,
+  type State,
+  StateMachineFragment,
+  Succeed,
+  TaskInput,
+  type TaskStateBase,
+  Timeout,
+  Wait,
+  WaitTime,
+} from 'aws-cdk-lib/aws-stepfunctions';
+import { LambdaInvoke, SnsPublish } from 'aws-cdk-lib/aws-stepfunctions-tasks';
+import type { Construct } from 'constructs';
+import type { CheckGroup } from '../../../lambdas/aws/checks/groups.js';
+import { SsmCommand, type SsmCommandProps } from './ssm-command.js';
+import { invokeNarrowed, retried } from './tasks.js';
+
+/** The Lambda functions the graph invokes. */
+export interface IncidentStateFunctions {
+  readonly openIncident: IFunction;
+  readonly resolveNode: IFunction;
+  readonly checks: Readonly<Record<CheckGroup, IFunction>>;
+  readonly decide: IFunction;
+  readonly requestApproval: IFunction;
+  readonly verify: IFunction;
+  readonly summarize: IFunction;
+}
+
+/** Props of {@link IncidentStateGraph}. */
+export interface IncidentStateGraphProps {
+  readonly functions: IncidentStateFunctions;
+  /** Topic for summaries and failure notices. */
+  readonly topic: ITopic;
+  /** Name (reference) of the probe-node document. */
+  readonly probeDocumentName: string;
+  /** ARNs of every document the workflow may send. */
+  readonly documentArns: readonly string[];
+  /** How long an approval request waits; no answer means no action. */
+  readonly approvalTimeout: Duration;
+  /** How long after a repair to wait before probing again. */
+  readonly verificationWindow: Duration;
+  /** Poll settings of every node command. */
+  readonly polling: Pick<SsmCommandProps, 'pollInterval' | 'maxPolls'>;
+}
+
+const SUMMARY_FIELDS = ['subject', 'message', 'outcome'];
+
+/**
+ * The incident workflow's states (JSONPath): open → gate → resolve node → diagnose (checks in
+ * parallel + node probe) → decide → [approval] → act → verify → summarize → notify. Every failure
+ * goes through "Record failure" → "Notify failure".
+ */
+export class IncidentStateGraph extends StateMachineFragment {
+  readonly startState: State;
+  readonly endStates: INextable[] = [];
+  private readonly props: IncidentStateGraphProps;
+  private readonly recordFailure: TaskStateBase;
+
+  constructor(scope: Construct, id: string, props: IncidentStateGraphProps) {
+    super(scope, id);
+    this.props = props;
+    this.recordFailure = this.failurePath();
+    const summarize = this.summarizeAndNotify();
+    const act = this.actAndVerify(summarize);
+    const decide = this.decide(act, this.approval(act, summarize), summarize);
+    const diagnose = this.diagnose();
+    diagnose.next(decide);
+    this.startState = this.openAndResolve(diagnose);
+  }
+
+  /** Catches every error of `s` into the failure path. */
+  private onError<T extends TaskStateBase | Parallel>(s: T): T {
+    s.addCatch(this.recordFailure, { resultPath: '$.error' });
+    return s;
+  }
+
+  private invoke(id: string, fn: IFunction, payload: TaskInput, fields: readonly string[], resultPath?: string) {
+    return invokeNarrowed(this, id, fn, payload, fields, resultPath);
+  }
+
+  private publish(id: string, subject: string, message: TaskInput): SnsPublish {
+    return retried(
+      new SnsPublish(this, id, { topic: this.props.topic, subject, message, resultPath: JsonPath.DISCARD }),
+    );
+  }
+
+  /** Record failure → Notify failure → Workflow failed; if recording fails, a bare notice. */
+  private failurePath(): TaskStateBase {
+    const failed = new Fail(this, 'Workflow failed', {
+      cause: 'the incident workflow failed; it was recorded and notified',
+    });
+    const notifyBare = this.publish(
+      'Notify bare failure',
+      'pod-doctor: incident workflow failed (not recorded)',
+      TaskInput.fromJsonPathAt('$'),
+    );
+    notifyBare.addCatch(failed, { resultPath: '$.notifyError' });
+    notifyBare.next(failed);
+    const notifyFailure = this.publish(
+      'Notify failure',
+      JsonPath.stringAt('$.summary.subject'),
+      TaskInput.fromJsonPathAt('$.summary.message'),
+    );
+    notifyFailure.addCatch(notifyBare, { resultPath: '$.notifyError' });
+    notifyFailure.next(failed);
+    const f = this.props.functions;
+    const record = this.invoke(
+      'Record failure',
+      f.summarize,
+      TaskInput.fromJsonPathAt('$'),
+      SUMMARY_FIELDS,
+      '$.summary',
+    );
+    record.addCatch(notifyBare, { resultPath: '$.recordError' });
+    record.next(notifyFailure);
+    return record;
+  }
+
+  /** Summarize → Notify → Incident closed. */
+  private summarizeAndNotify(): TaskStateBase {
+    const f = this.props.functions;
+    const summarize = this.onError(
+      this.invoke('Summarize', f.summarize, TaskInput.fromJsonPathAt('$'), SUMMARY_FIELDS, '$.summary'),
+    );
+    const notify = this.onError(
+      this.publish('Notify', JsonPath.stringAt('$.summary.subject'), TaskInput.fromJsonPathAt('$.summary.message')),
+    );
+    summarize.next(notify).next(new Succeed(this, 'Incident closed'));
+    return summarize;
+  }
+
+  private command(id: string, props: Omit<SsmCommandProps, 'documentArns' | 'pollInterval' | 'maxPolls'>) {
+    return new SsmCommand(this, id, { ...props, ...this.props.polling, documentArns: this.props.documentArns });
+  }
+
+  /** Act (the plan's document) → [wait verification window → probe again → Check repair] → summarize. */
+  private actAndVerify(summarize: TaskStateBase): IChainable {
+    const f = this.props.functions;
+    const checkRepair = this.onError(
+      this.invoke(
+        'Check repair',
+        f.verify,
+        TaskInput.fromObject({
+          'incidentKey.$': '$.incidentKey',
+          'class.$': '$.class',
+          'actionSentAt.$': '$.action.sentAt',
+          'verifyProbe.$': '$.verifyProbe.result',
+        }),
+        ['verified', 'reason', 'nextStep'],
+        '$.verification',
+      ),
+    );
+    checkRepair.next(summarize);
+    const verifyProbe = this.command('Verify probe', {
+      documentPath: '$.open.commands.probeNode',
+      parametersPath: '$.open.commands.probeParameters',
+      resultPath: '$.verifyProbe',
+      notManaged: new Pass(this, 'Verify probe: node not managed').next(summarize),
+      onError: this.recordFailure,
+    }).next(checkRepair);
+    const verifyWindow = new Wait(this, 'Wait verification window', {
+      time: WaitTime.duration(this.props.verificationWindow),
+    });
+    verifyWindow.next(verifyProbe);
+    const repairToVerify = new Choice(this, 'Repair to verify?')
+      .when(
+        Condition.and(
+          Condition.stringEquals('$.action.result.status', 'Success'),
+          Condition.stringEquals('$.plan.nodeAction.id', 'repair-pause-image'),
+        ),
+        verifyWindow,
+      )
+      .otherwise(summarize);
+    return this.command('Act', {
+      documentPath: '$.plan.nodeAction.documentName',
+      parametersPath: '$.plan.nodeAction.parameters',
+      resultPath: '$.action',
+      notManaged: new Pass(this, 'Node not managed by SSM').next(summarize),
+      onError: this.recordFailure,
+    }).next(repairToVerify);
+  }
+
+  /** Request approval (task token, deadline) → Approved? → act or summarize. */
+  private approval(act: IChainable, summarize: TaskStateBase): TaskStateBase {
+    const request = retried(
+      new LambdaInvoke(this, 'Request approval', {
+        lambdaFunction: this.props.functions.requestApproval,
+        integrationPattern: IntegrationPattern.WAIT_FOR_TASK_TOKEN,
+        payload: TaskInput.fromObject({
+          taskToken: JsonPath.taskToken,
+          'incidentId.$': '$.incidentId',
+          'class.$': '$.class',
+          'cluster.$': '$.cluster',
+          'node.$': '$.node',
+          'plan.$': '$.plan',
+          'executionArn.$': '$$.Execution.Id',
+        }),
+        taskTimeout: Timeout.duration(this.props.approvalTimeout),
+        resultPath: '$.approval',
+        retryOnServiceExceptions: false,
+      }),
+      ['Lambda.TooManyRequestsException'],
+    );
+    const expired = new Pass(this, 'Approval expired', {
+      result: Result.fromObject({ approved: false, reason: 'no answer before the approval deadline' }),
+      resultPath: '$.approval',
+    }).next(summarize);
+    // Catches are tried in order: no answer by the deadline is not a failure, just no action.
+    request.addCatch(expired, { errors: ['States.Timeout'], resultPath: '$.approvalError' });
+    this.onError(request);
+    request.next(
+      new Choice(this, 'Approved?')
+        .when(Condition.booleanEquals('$.approval.approved', true), act)
+        .otherwise(summarize),
+    );
+    return request;
+  }
+
+  /** Decide → Act, ask or report? */
+  private decide(act: IChainable, requestApproval: IChainable, summarize: IChainable): TaskStateBase {
+    const decide = this.onError(
+      this.invoke(
+        'Decide',
+        this.props.functions.decide,
+        TaskInput.fromJsonPathAt('$'),
+        ['decision', 'actions', 'reasons', 'recommendations', 'findings', 'nodeAction'],
+        '$.plan',
+      ),
+    );
+    const planIs = (decision: string) =>
+      Condition.and(
+        Condition.stringEquals('$.plan.decision', decision),
+        Condition.isPresent('$.plan.nodeAction.documentName'),
+      );
+    decide.next(
+      new Choice(this, 'Act, ask or report?')
+        .when(planIs('act'), act)
+        .when(planIs('approve'), requestApproval)
+        .otherwise(summarize),
+    );
+    return decide;
+  }
+
+  /** One check group: run when the class needs it (and a node is known, if the group needs one). */
+  private checkBranch(group: CheckGroup, label: string, needsNode: boolean): IChainable {
+    const run = this.invoke(
+      `Check ${label}`,
+      this.props.functions.checks[group],
+      TaskInput.fromObject({
+        'node.$': '$.node',
+        'cluster.$': '$.cluster',
+        'region.$': '$.open.region',
+        'entities.$': '$.entities',
+      }),
+      ['findings'],
+    );
+    const skip = new Pass(this, `Skip ${label} checks`, { result: Result.fromObject({ findings: [] }) });
+    const when = Condition.booleanEquals(`$.open.checks.${group}`, true);
+    return new Choice(this, `Run ${label} checks?`)
+      .when(needsNode ? Condition.and(when, Condition.isPresent('$.node.instanceId')) : when, run)
+      .otherwise(skip);
+  }
+
+  /** Diagnose: the account checks and the node probe, in parallel. */
+  private diagnose(): Parallel {
+    const probeNotManaged = new Pass(this, 'Probe: node not managed by SSM', {
+      parameters: { probe: { status: 'NotManaged', 'stderr.$': '$.probeRun.error.Cause' } },
+    });
+    const probeRun = this.command('Probe', {
+      documentPath: '$.open.commands.probeNode',
+      parametersPath: '$.open.commands.probeParameters',
+      resultPath: '$.probeRun',
+      notManaged: probeNotManaged,
+    }).next(new Pass(this, 'Keep probe result', { parameters: { 'probe.$': '$.probeRun.result' } }));
+    const probeBranch = new Choice(this, 'Probe node?')
+      .when(
+        Condition.and(Condition.booleanEquals('$.open.probe', true), Condition.isPresent('$.node.instanceId')),
+        probeRun,
+      )
+      .otherwise(new Pass(this, 'Skip probe', { result: Result.fromObject({ probe: { status: 'skipped' } }) }));
+    return this.onError(
+      new Parallel(this, 'Diagnose', { resultPath: '$.diagnosis' })
+        .branch(this.checkBranch('iam', 'IAM', true))
+        .branch(this.checkBranch('ecr', 'ECR', false))
+        .branch(this.checkBranch('network', 'network', true))
+        .branch(this.checkBranch('eks', 'EKS', true))
+        .branch(this.checkBranch('changes', 'recent changes', false))
+        .branch(probeBranch),
+    );
+  }
+
+  /** Start → Open incident → Already running? → Note probe command → Node known? → [Resolve node]. */
+  private openAndResolve(diagnose: Parallel): State {
+    const f = this.props.functions;
+    const resolve = retried(
+      new LambdaInvoke(this, 'Resolve node', {
+        lambdaFunction: f.resolveNode,
+        payload: TaskInput.fromObject({ 'node.$': '$.open.node' }),
+        // The function's result is the node context itself.
+        payloadResponseOnly: true,
+        resultPath: '$.node',
+        retryOnServiceExceptions: false,
+      }),
+    );
+    const nodeNotFound = new Pass(this, 'Node not found', { result: Result.fromObject({}), resultPath: '$.node' });
+    resolve.addCatch(nodeNotFound.next(diagnose), { errors: ['NodeNotFoundError'], resultPath: '$.resolveError' });
+    this.onError(resolve);
+    resolve.next(diagnose);
+    const start = new Pass(this, 'Start', {
+      parameters: { 'arn.$': '$$.Execution.Id', 'startedAt.$': '$$.Execution.StartTime' },
+      resultPath: '$.execution',
+    });
+    const open = this.onError(
+      this.invoke(
+        'Open incident',
+        f.openIncident,
+        TaskInput.fromObject({ 'incident.$': '$', 'executionId.$': '$$.Execution.Id' }),
+        ['duplicate', 'gate', 'history', 'node', 'checks', 'probe', 'region', 'openedAt'],
+        '$.open',
+      ),
+    );
+    // The probe document and its parameters, stamped into the state once.
+    const documents = new Pass(this, 'Note probe command', {
+      parameters: {
+        probeNode: this.props.probeDocumentName,
+        probeParameters: { 'Region.$': 'States.Array($.open.region)' },
+      },
+      resultPath: '$.open.commands',
+    });
+    const duplicate = new Succeed(this, 'Duplicate: another execution handles this incident');
+    start
+      .next(open)
+      .next(
+        new Choice(this, 'Already running?')
+          .when(Condition.booleanEquals('$.open.duplicate', true), duplicate)
+          .otherwise(documents),
+      );
+    const noNode = new Pass(this, 'No node', { result: Result.fromObject({}), resultPath: '$.node' });
+    documents.next(
+      new Choice(this, 'Node known?').when(Condition.isString('$.open.node'), resolve).otherwise(noNode.next(diagnose)),
+    );
+    return start;
+  }
+}

@@ -1,0 +1,42 @@
+import { Duration } from 'aws-cdk-lib';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { TaskInput, TaskStateBase } from 'aws-cdk-lib/aws-stepfunctions';
+import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
+import type { Construct } from 'constructs';
+
+/** Errors a Lambda step retries: throttling and transient service errors. */
+export const LAMBDA_TRANSIENT = [
+  'ThrottlingException',
+  'Lambda.TooManyRequestsException',
+  'Lambda.ServiceException',
+  'Lambda.SdkClientException',
+];
+
+/** Errors an SSM step retries. */
+export const SSM_TRANSIENT = ['Ssm.ThrottlingException', 'Ssm.InternalServerErrorException', 'Ssm.SsmException'];
+
+/** Explicit Retry on throttling and transient service errors. */
+export function retried<T extends TaskStateBase>(task: T, errors: string[] = LAMBDA_TRANSIENT): T {
+  task.addRetry({ errors, interval: Duration.seconds(2), maxAttempts: 4, backoffRate: 2, jitterStrategy: undefined });
+  return task;
+}
+
+/** A retried Lambda step whose output is narrowed to `fields` of the function's result. */
+export function invokeNarrowed(
+  scope: Construct,
+  id: string,
+  fn: IFunction,
+  payload: TaskInput,
+  fields: readonly string[],
+  resultPath?: string,
+): LambdaInvoke {
+  return retried(
+    new LambdaInvoke(scope, id, {
+      lambdaFunction: fn,
+      payload,
+      resultSelector: Object.fromEntries(fields.map((f) => [`${f}.$`, `$.Payload.${f}`])),
+      resultPath,
+      retryOnServiceExceptions: false,
+    }),
+  );
+}

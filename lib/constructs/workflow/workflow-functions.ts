@@ -1,0 +1,146 @@
+import { type Duration, Stack } from 'aws-cdk-lib';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import type { IStringParameter } from 'aws-cdk-lib/aws-ssm';
+import { Construct } from 'constructs';
+import {
+  acknowledgeClusterResources,
+  acknowledgeEvidencePrefix,
+  acknowledgeTopicKey,
+  type ClusterRef,
+} from '../nag.js';
+import type { ApprovalEndpoint } from './approval-endpoint.js';
+import { type WorkflowFunctionSettings, workflowFunction } from './workflow-function.js';
+
+/** Props of {@link WorkflowFunctions}. */
+export interface WorkflowFunctionsProps extends WorkflowFunctionSettings {
+  /** Clusters whose node groups the breaker may read. */
+  readonly clusters: readonly ClusterRef[];
+  /** Incident history, locks and action bookkeeping. */
+  readonly incidentTable: ITableV2;
+  /** Evidence bucket: summaries (JSON + Markdown). */
+  readonly evidenceBucket: IBucket;
+  /** Topic approval requests go to. */
+  readonly topic: ITopic;
+  /** Parameter whose value `on` stops every action. */
+  readonly killSwitch: IStringParameter;
+  /** The endpoint approval links point at. */
+  readonly approval: ApprovalEndpoint;
+  /** How long an approval request waits. */
+  readonly approvalTimeout: Duration;
+}
+
+/**
+ * The workflow's own Lambda functions (open, decide, verify, summarize, request approval), each
+ * with only the permissions its step needs. The account checks live in `AccountChecks`.
+ */
+export class WorkflowFunctions extends Construct {
+  readonly openIncident: IFunction;
+  readonly decide: IFunction;
+  readonly verify: IFunction;
+  readonly summarize: IFunction;
+  readonly requestApproval: IFunction;
+
+  constructor(scope: Construct, id: string, props: WorkflowFunctionsProps) {
+    super(scope, id);
+    const table = props.incidentTable;
+    const open = workflowFunction(
+      this,
+      'OpenIncidentFunction',
+      'open-incident',
+      'open an incident: lock, kill switch, mode, action history',
+      props,
+    );
+    table.grant(open, 'dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:Query');
+    props.killSwitch.grantRead(open);
+    this.openIncident = open;
+    this.decide = this.decideFunction(props);
+    const verify = workflowFunction(
+      this,
+      'VerifyFunction',
+      'verify',
+      'verify a repair: probe clean and no new failure lines',
+      props,
+    );
+    table.grant(verify, 'dynamodb:GetItem');
+    this.verify = verify;
+    this.summarize = this.summarizeFunction(props);
+    this.requestApproval = this.requestFunction(props);
+  }
+
+  /** All functions, for invoke grants and acknowledgements. */
+  get all(): IFunction[] {
+    return [this.openIncident, this.decide, this.verify, this.summarize, this.requestApproval];
+  }
+
+  private decideFunction(props: WorkflowFunctionsProps): IFunction {
+    const stack = Stack.of(this);
+    const fn = workflowFunction(
+      this,
+      'DecideFunction',
+      'decide',
+      'decide: findings and safety policy to a plan',
+      props,
+    );
+    const nodegroupArns = props.clusters.map((c) =>
+      stack.formatArn({
+        service: 'eks',
+        resource: 'nodegroup',
+        resourceName: `${c.name}/*`,
+        region: c.region ?? stack.region,
+      }),
+    );
+    if (nodegroupArns.length) {
+      fn.addToRolePolicy(new PolicyStatement({ actions: ['eks:DescribeNodegroup'], resources: nodegroupArns }));
+      acknowledgeClusterResources(
+        fn.role as IRole,
+        props.clusters,
+        ['nodegroup'],
+        'Node group ARNs end in a generated id; scoped to the configured cluster (breaker reads the node group size).',
+      );
+    }
+    return fn;
+  }
+
+  private summarizeFunction(props: WorkflowFunctionsProps): IFunction {
+    const fn = workflowFunction(
+      this,
+      'SummarizeFunction',
+      'summarize',
+      'summarize and record an incident (evidence, history, metrics)',
+      props,
+    );
+    props.incidentTable.grant(fn, 'dynamodb:PutItem', 'dynamodb:UpdateItem');
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['s3:PutObject'],
+        resources: [props.evidenceBucket.arnForObjects('incidents/*')],
+      }),
+    );
+    acknowledgeEvidencePrefix(fn.role as IRole, props.evidenceBucket, 'incidents', 'Summaries');
+    return fn;
+  }
+
+  private requestFunction(props: WorkflowFunctionsProps): IFunction {
+    const fn = workflowFunction(
+      this,
+      'ApprovalRequestFunction',
+      'approval-request',
+      'send an approval request with signed links',
+      props,
+      {
+        ...props.approval.signingEnvironment,
+        TOPIC_ARN: props.topic.topicArn,
+        APPROVAL_TIMEOUT_MINUTES: String(props.approvalTimeout.toMinutes()),
+      },
+    );
+    props.approval.grantSign(fn);
+    props.topic.grantPublish(fn);
+    acknowledgeTopicKey(fn.role as IRole);
+    props.incidentTable.grant(fn, 'dynamodb:PutItem');
+    return fn;
+  }
+}
