@@ -6,6 +6,7 @@ import {
   FAILURE_CLASSES,
   type FailureClass,
 } from '../lambdas/core/failure-classes.js';
+import { REMEDY_TIERS } from '../lambdas/core/remedy/apply-path.js';
 
 /** The cdk.json context key that holds the pod-doctor configuration. */
 export const CONFIG_CONTEXT_KEY = 'pod-doctor';
@@ -29,6 +30,22 @@ const clusterSchema = z.strictObject({
   logGroups: z
     .array(z.string().regex(/^[.\-_/#A-Za-z0-9]{1,512}$/, 'must be a CloudWatch Logs log group name'))
     .default([]),
+  /**
+   * What account remedies may change in this cluster; the remedy role is granted exactly these
+   * resources. Default: nothing (remedies are recommended only).
+   */
+  remediation: z
+    .strictObject({
+      /** IAM role names (with their path, e.g. "eks/node-role") of node roles and the aws-node role. */
+      roles: z.array(z.string().regex(/^([\w+=,.@-]+\/)*[\w+=,.@-]{1,64}$/, 'must be an IAM role name')).default([]),
+      /** Security groups of the cluster's ECR interface endpoints. */
+      endpointSecurityGroups: z
+        .array(z.string().regex(/^sg-[0-9a-f]{8,17}$/, 'must be a security group id (sg-...)'))
+        .default([]),
+      /** Node subnets where prefix-type CIDR reservations may be created. */
+      subnets: z.array(z.string().regex(/^subnet-[0-9a-f]{8,17}$/, 'must be a subnet id (subnet-...)')).default([]),
+    })
+    .default({ roles: [], endpointSecurityGroups: [], subnets: [] }),
 });
 
 const modesSchema = z
@@ -68,6 +85,12 @@ export const podDoctorConfigSchema = z.strictObject({
   clusters: z.array(clusterSchema).default([]),
   notificationEmails: z.array(z.email('must be an email address')).default([]),
   modes: modesSchema,
+  /**
+   * Per class: how its account remedy runs once the class mode allows action — `dry-run` (diff only),
+   * `approve` (default) or `auto`. A class in `observe` mode only recommends; in `approve` mode an
+   * `auto` remedy still asks.
+   */
+  remedies: z.partialRecord(z.enum(FAILURE_CLASSES), z.enum(REMEDY_TIERS)).default({}),
   limits: limitsSchema,
   /**
    * Name of the SSM parameter that stops every action when its value is `on`.
@@ -123,7 +146,8 @@ function describeIssue(issue: z.core.$ZodIssue, input: unknown): string {
 
 function allowedKeysAt(path: readonly PropertyKey[]): readonly string[] {
   const last = path.filter((p) => typeof p !== 'number').at(-1);
-  if (last === 'modes') return FAILURE_CLASSES;
+  if (last === 'modes' || last === 'remedies') return FAILURE_CLASSES;
+  if (last === 'remediation') return ['roles', 'endpointSecurityGroups', 'subnets'];
   if (last === 'limits') return Object.keys(limitsSchema.unwrap().shape);
   if (last === 'clusters') return Object.keys(clusterSchema.shape);
   return Object.keys(podDoctorConfigSchema.shape);

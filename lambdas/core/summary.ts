@@ -9,6 +9,10 @@ export interface ActionRecord {
   readonly commandId?: string;
   readonly status: string;
   readonly outputExcerpt?: string;
+  /** Further lines shown under the action (an account change's diff). */
+  readonly detail?: readonly string[];
+  /** Kept in the JSON evidence only (an account change's before / after state). */
+  readonly evidence?: Record<string, unknown>;
 }
 
 export interface SummaryInput {
@@ -76,6 +80,7 @@ export function renderSummary(s: SummaryInput): Summary {
   for (const a of s.actions) {
     lines.push(`  ${a.id}: ${a.status}${a.commandId ? ` (SSM command ${a.commandId})` : ''}`);
     if (a.outputExcerpt) lines.push(`    ${a.outputExcerpt}`);
+    for (const d of a.detail ?? []) lines.push(`      ${d}`);
   }
   const planned = s.plannedActions.filter((a) => a.disposition !== 'auto');
   if (planned.length) {

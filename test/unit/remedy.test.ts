@@ -3,6 +3,7 @@ import { protectedFreeBlocks, reservableRange } from '../../lambdas/core/cidr.js
 import { finding } from '../../lambdas/core/findings.js';
 import { type ApplyPath, diffLines, runApplyPath } from '../../lambdas/core/remedy/apply-path.js';
 import { isAttachablePolicy } from '../../lambdas/core/remedy/managed-policy.js';
+import { planRemedy } from '../../lambdas/core/remedy/plan.js';
 import { remedyTarget } from '../../lambdas/core/remedy/targets.js';
 
 /** An in-memory resource: a set of lines; the change adds one line. */
@@ -197,5 +198,45 @@ describe('reservable prefix space', () => {
     expect(reservableRange(reserved)).toBeUndefined();
     expect(protectedFreeBlocks(reserved)).toBe(1);
     expect(protectedFreeBlocks(usage(every))).toBe(0);
+  });
+});
+
+describe('planRemedy: tiers and safety', () => {
+  const node = { roleName: 'node-role', roleArn: 'arn:aws:iam::111122223333:role/node-role', securityGroupIds: [] };
+  const scope = { roles: ['node-role'], endpointSecurityGroups: [], subnets: [] };
+  const findings = [
+    finding('iam.node-role.ecr-read', 'fail', 'cannot', {
+      decisions: { 'ecr:BatchGetImage on *': 'implicitly-denied' },
+    }),
+  ];
+  const base = {
+    class: 'sandbox-image' as const,
+    mode: 'auto' as const,
+    killSwitch: false,
+    clusterOptedIn: true,
+    findings,
+    node,
+    scope,
+    incidentId: 'i',
+  };
+  it('approve by default, even when the class is auto', () => {
+    expect(planRemedy(base).remedy).toMatchObject({ id: 'attach-managed-policy', disposition: 'approve' });
+  });
+  it('auto only when the class remedy is auto and the class mode is auto', () => {
+    expect(planRemedy({ ...base, tier: 'auto' }).remedy?.disposition).toBe('auto');
+    expect(planRemedy({ ...base, tier: 'auto', mode: 'approve' }).remedy?.disposition).toBe('approve');
+  });
+  it('dry-run tier; observe mode plans nothing', () => {
+    expect(planRemedy({ ...base, tier: 'dry-run' }).remedy?.disposition).toBe('dry-run');
+    expect(planRemedy({ ...base, mode: 'observe' })).toEqual({ reason: expect.stringMatching(/observe/) });
+  });
+  it('kill switch, cluster not opted in and check errors block it', () => {
+    expect(planRemedy({ ...base, tier: 'auto', killSwitch: true }).remedy).toMatchObject({
+      disposition: 'blocked',
+      reason: 'kill switch is on',
+    });
+    expect(planRemedy({ ...base, clusterOptedIn: false }).remedy?.disposition).toBe('blocked');
+    const errored = [...findings, finding('change.recent', 'error', 'throttled')];
+    expect(planRemedy({ ...base, findings: errored }).remedy?.reason).toMatch(/fail closed: .*change.recent/);
   });
 });

@@ -18,6 +18,8 @@ export interface ApprovalRequest {
     reasons?: string[];
   };
   readonly executionArn: string;
+  /** An account change to approve: what it changes and its dry-run diff (from "Prepare remedy"). */
+  readonly remedy?: { readonly remedy: string; readonly change: string; readonly diff: readonly string[] };
 }
 
 export interface ApprovalDeps {
@@ -62,12 +64,13 @@ export async function requestApproval(
     `${deps.callbackUrl}?id=${id}&exp=${exp}&decision=${d}&sig=${sign(deps.secret, id, exp, d)}`;
   const where = r.node?.privateDnsName ?? r.node?.instanceId ?? '';
   const subject = snsSubject(
-    `[pod-doctor] approval needed: ${r.plan.nodeAction?.id ?? 'action'} on ${r.cluster}/${where}`,
+    `[pod-doctor] approval needed: ${r.remedy?.remedy ?? r.plan.nodeAction?.id ?? 'action'} on ${r.cluster}/${where}`,
   );
   const message = [
     `pod-doctor asks before acting on incident ${r.incidentId} (${r.class}).`,
     '',
-    `PLAN      ${r.plan.nodeAction?.description ?? 'no node action'}`,
+    `PLAN      ${r.remedy ? r.remedy.change : (r.plan.nodeAction?.description ?? 'no node action')}`,
+    ...(r.remedy ? ['', 'CHANGE (dry run: - before, + after)', ...r.remedy.diff.map((l) => `  ${l}`), ''] : []),
     `NODE      ${where}`,
     `DEADLINE  ${new Date(exp).toISOString()} (no answer = no action)`,
     '',

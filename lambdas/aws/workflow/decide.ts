@@ -2,6 +2,7 @@ import { DescribeNodegroupCommand, type EKSClient } from '@aws-sdk/client-eks';
 import type { Finding } from '../../core/findings.js';
 import { decide, type Plan } from '../../core/policy.js';
 import { type CommandResult, probeFindings } from '../../core/probe.js';
+import { type PlannedRemedy, planRemedy } from '../../core/remedy/plan.js';
 import type { IncidentInput, WorkflowConfig } from '../../core/workflow-config.js';
 import type { NodeContext } from '../checks/node-context.js';
 import type { OpenResult } from './open-incident.js';
@@ -24,6 +25,8 @@ export interface DecideOutput {
   readonly reasons: string[];
   readonly recommendations: readonly string[];
   readonly findings: Finding[];
+  /** The account remedy the workflow prepares (and applies, after approval or when auto), or null. */
+  readonly remedy: PlannedRemedy | null;
   /** What Send node command needs, or null. */
   readonly nodeAction: {
     id: string;
@@ -77,10 +80,21 @@ export async function decideIncident(input: DecideInput, deps: DecideDeps): Prom
     now: deps.now(),
   });
   if (!input.open.gate.killSwitchReadable) reasons.push('kill switch parameter unreadable: treated as on');
+  const remedy = remedyOf(input, deps, findings);
+  if (remedy?.disposition === 'blocked') reasons.push(`${remedy.id}: ${remedy.reason}`);
   const a = plan.nodeAction;
   return {
     decision: plan.decision,
-    actions: plan.actions,
+    actions: plan.actions.map((x) =>
+      remedy && x.id === remedy.id && remedy.disposition !== 'blocked'
+        ? {
+            ...x,
+            disposition: remedy.disposition === 'dry-run' ? 'recommend' : remedy.disposition,
+            reason: remedy.reason,
+          }
+        : x,
+    ),
+    remedy,
     reasons: [...plan.reasons, ...reasons],
     recommendations: plan.recommendations,
     findings,
@@ -101,4 +115,22 @@ export async function decideIncident(input: DecideInput, deps: DecideDeps): Prom
           }
         : null,
   };
+}
+
+/** The incident's account remedy within the cluster's configured scope (pure planning, see core/remedy/plan). */
+function remedyOf(input: DecideInput, deps: DecideDeps, findings: readonly Finding[]): PlannedRemedy | null {
+  const cluster = deps.config.clusters.find((c) => c.name === input.cluster);
+  if (!cluster) return null;
+  const { remedy } = planRemedy({
+    class: input.class,
+    mode: deps.config.modes[input.class],
+    tier: deps.config.remedies[input.class],
+    killSwitch: input.open.gate.killSwitch,
+    clusterOptedIn: input.open.gate.optedIn,
+    findings,
+    node: input.node,
+    scope: cluster.remediation,
+    incidentId: input.incidentId,
+  });
+  return remedy ?? null;
 }

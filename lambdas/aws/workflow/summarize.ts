@@ -5,6 +5,8 @@ import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk
 import type { Finding } from '../../core/findings.js';
 import type { PlannedAction } from '../../core/policy.js';
 import type { CommandResult } from '../../core/probe.js';
+import type { ApplyRecord } from '../../core/remedy/apply-path.js';
+import type { PlannedRemedy } from '../../core/remedy/plan.js';
 import { type ActionRecord, outputExcerpt, renderSummary } from '../../core/summary.js';
 import type { IncidentInput, WorkflowConfig } from '../../core/workflow-config.js';
 import { clusterActionKey, incidentRunKey, lockKey, nodeCooldownKey } from '../incident-table.js';
@@ -22,7 +24,12 @@ export interface SummarizeInput extends IncidentInput {
     recommendations?: string[];
     reasons?: string[];
     nodeAction?: { id: string; documentName: string } | null;
+    remedy?: PlannedRemedy | null;
   };
+  /** "Prepare remedy": the re-check and the dry-run diff. */
+  readonly remedyPrepared?: ApplyRecord;
+  /** "Apply remedy": the change, its verification and any rollback. */
+  readonly remedyApplied?: ApplyRecord;
   readonly action?: {
     sent?: { commandId?: string };
     sentAt?: string;
@@ -42,7 +49,47 @@ export interface SummarizeDeps {
   readonly now: () => number;
 }
 
+/** The outcome of the account remedy, when it decides the incident's outcome on its own. */
+function remedyOutcome(s: SummarizeInput): { outcome: string; nextStep: string } | undefined {
+  const applied = s.remedyApplied;
+  const prepared = s.remedyPrepared;
+  if (applied) {
+    if (applied.status === 'rolled-back' || applied.status === 'rollback-failed' || applied.status === 'failed')
+      return {
+        outcome: `${applied.remedy} ${applied.status}: ${applied.reason}`,
+        nextStep:
+          applied.status === 'rollback-failed'
+            ? `undo by hand: ${applied.change} (see the diff); then handle the cause`
+            : 'read the verification below and fix the cause by hand',
+      };
+    if (applied.status === 'not-applicable')
+      return { outcome: `diagnosed; ${applied.reason}`, nextStep: applied.reason };
+    return undefined;
+  }
+  if (prepared?.status === 'not-applicable')
+    return { outcome: `diagnosed; ${prepared.reason}`, nextStep: prepared.reason };
+  if (prepared?.status === 'dry-run' && s.plan?.remedy?.disposition === 'dry-run')
+    return {
+      outcome: `dry run: would ${prepared.change}`,
+      nextStep: 'apply the change shown (or set the class remedy to approve)',
+    };
+  return undefined;
+}
+
 function outcomeOf(s: SummarizeInput): { outcome: string; nextStep: string; actionStatus?: string } {
+  const fixed = s.remedyApplied?.status === 'verified' ? `${s.remedyApplied.remedy} verified` : undefined;
+  const r = nodeOutcomeOf(s);
+  const remedy = remedyOutcome(s);
+  if (remedy && !s.error && !(s.approval && s.approval.approved === false)) return remedy;
+  if (fixed && !s.action && !s.error)
+    return {
+      outcome: `remedied and verified: ${s.remedyApplied?.change}`,
+      nextStep: 'none: pod-doctor keeps watching for a recurrence',
+    };
+  return fixed && s.action ? { ...r, outcome: `${fixed}; ${r.outcome}` } : r;
+}
+
+function nodeOutcomeOf(s: SummarizeInput): { outcome: string; nextStep: string; actionStatus?: string } {
   const rec = s.plan?.recommendations?.[0];
   if (s.error)
     return { outcome: 'workflow failed', nextStep: 'open the execution below; the incident was not handled' };
@@ -88,16 +135,14 @@ export async function summarizeIncident(s: SummarizeInput, deps: SummarizeDeps) 
   const { config } = deps;
   const now = deps.now();
   const { outcome, nextStep, actionStatus } = outcomeOf(s);
-  const actions: ActionRecord[] = s.plan?.nodeAction
-    ? [
-        {
-          id: s.plan.nodeAction.id,
-          commandId: s.action?.sent?.commandId,
-          status: actionStatus ?? 'not run',
-          outputExcerpt: outputExcerpt(s.action?.result?.stdout),
-        },
-      ]
-    : [];
+  const actions: ActionRecord[] = [...remedyActions(s)];
+  if (s.plan?.nodeAction)
+    actions.push({
+      id: s.plan.nodeAction.id,
+      commandId: s.action?.sent?.commandId,
+      status: actionStatus ?? 'not run',
+      outputExcerpt: outputExcerpt(s.action?.result?.stdout),
+    });
   const summary = renderSummary({
     incident: s,
     node: s.node,
@@ -196,7 +241,7 @@ export async function summarizeIncident(s: SummarizeInput, deps: SummarizeDeps) 
   const byOutcome = deps.metrics.singleMetric();
   byOutcome.addDimension('outcome', outcome.split(':')[0].split(';')[0]);
   byOutcome.addMetric('IncidentOutcomes', MetricUnit.Count, 1);
-  if (outcome === 'repaired and verified') {
+  if (/verified/.test(outcome) && !/not verified/.test(outcome)) {
     deps.metrics.addMetric(
       'TimeToVerifiedRepair',
       MetricUnit.Seconds,
@@ -210,4 +255,20 @@ export async function summarizeIncident(s: SummarizeInput, deps: SummarizeDeps) 
     summaryJson: jsonKey,
     summaryMarkdown: markdownKey,
   };
+}
+
+/** The account remedy as actions: what was prepared (dry run) and what was applied, with diff and evidence. */
+function remedyActions(s: SummarizeInput): ActionRecord[] {
+  const r = s.remedyApplied ?? s.remedyPrepared;
+  if (!r) return [];
+  const approvedBy = s.remedyApplied && s.approval?.approved ? ` (approved by ${s.approval.by ?? 'approver'})` : '';
+  return [
+    {
+      id: r.remedy,
+      status: `${r.status}${approvedBy}`,
+      outputExcerpt: `${r.change}: ${r.reason}`.slice(0, 500),
+      detail: r.diff,
+      evidence: { before: r.before, after: r.after, applied: r.applied ?? null, verification: r.verification ?? null },
+    },
+  ];
 }

@@ -1,0 +1,173 @@
+import { ArnFormat, Duration, Stack, Token, Validations } from 'aws-cdk-lib';
+import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { ATTACHABLE_POLICIES } from '../../lambdas/core/remedy/managed-policy.js';
+import type { PodDoctorConfig } from '../config.js';
+import { lambdaEntry } from './paths.js';
+import { PodDoctorFunction } from './pod-doctor-function.js';
+
+/** Props of {@link RemedyFunction}. */
+export interface RemedyFunctionProps {
+  /** Clusters and, per cluster, the resources its remedies may change (`remediation`). */
+  readonly clusters: PodDoctorConfig['clusters'];
+  /** Environment of the function (WORKFLOW_CONFIG). */
+  readonly environment: Record<string, string>;
+  /** Retention of the function's logs. */
+  readonly logRetention: RetentionDays;
+}
+
+/**
+ * The function behind "Prepare remedy" and "Apply remedy", with its own role: writes only on the
+ * resources each cluster's `remediation` lists — AttachRolePolicy / DetachRolePolicy on the listed
+ * roles and only for the AWS managed ECR read and VPC CNI policies (condition iam:PolicyARN),
+ * security group ingress on the listed endpoint security groups, CIDR reservations on the listed
+ * subnets — plus the reads its re-checks need. No cluster lists anything: no write is granted.
+ */
+export class RemedyFunction extends Construct {
+  readonly function: IFunction;
+
+  constructor(scope: Construct, id: string, props: RemedyFunctionProps) {
+    super(scope, id);
+    const stack = Stack.of(this);
+    const fn = new PodDoctorFunction(this, 'Function', {
+      entry: lambdaEntry('remedy'),
+      description: 'pod-doctor: account remedies (re-check, dry-run diff, apply, verify, roll back)',
+      logRetention: props.logRetention,
+      timeout: Duration.seconds(120),
+      memorySize: 512,
+      synchronousOnly: true,
+      environment: props.environment,
+    });
+    this.function = fn;
+    const acknowledge = (finding: string, reason: string) =>
+      Validations.of(fn.role as IRole).acknowledge({ id: `AwsSolutions::AwsSolutions-IAM5[${finding}]`, reason });
+    for (const s of [...iamStatements(stack, props.clusters), ...ec2Statements(stack, props.clusters)])
+      fn.addToRolePolicy(s);
+    for (const [finding, reason] of Object.entries(readAcknowledgements(stack, props.clusters)))
+      acknowledge(finding, reason);
+  }
+}
+
+const regionOf = (stack: Stack, c: { region?: string }) => c.region ?? stack.region;
+
+/** IAM: attach / detach the three AWS managed policies on the listed roles; reads for the re-checks. */
+function iamStatements(stack: Stack, clusters: PodDoctorConfig['clusters']): PolicyStatement[] {
+  const roles = [...new Set(clusters.flatMap((c) => c.remediation.roles))].map((r) =>
+    stack.formatArn({ service: 'iam', region: '', resource: 'role', resourceName: r }),
+  );
+  if (!roles.length) return [];
+  const policies = ATTACHABLE_POLICIES.map((p) => `arn:${stack.partition}:iam::aws:policy/${p}`);
+  const clusterArn = (resource: string, name: string, region: string) =>
+    stack.formatArn({ service: 'eks', resource, resourceName: name, region, arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
+  return [
+    new PolicyStatement({
+      actions: ['iam:AttachRolePolicy', 'iam:DetachRolePolicy'],
+      resources: roles,
+      conditions: { ArnEquals: { 'iam:PolicyARN': policies } },
+    }),
+    new PolicyStatement({
+      actions: [
+        'iam:ListAttachedRolePolicies',
+        'iam:ListRolePolicies',
+        'iam:GetRolePolicy',
+        'iam:SimulatePrincipalPolicy',
+      ],
+      resources: roles,
+    }),
+    new PolicyStatement({
+      actions: ['iam:GetPolicy', 'iam:GetPolicyVersion'],
+      resources: [
+        stack.formatArn({ service: 'iam', region: '', resource: 'policy', resourceName: '*' }),
+        `arn:${stack.partition}:iam::aws:policy/*`,
+      ],
+    }),
+    // The CNI re-check finds the role aws-node uses (Pod Identity, add-on IRSA) as the diagnosis does.
+    new PolicyStatement({
+      actions: ['eks:ListPodIdentityAssociations'],
+      resources: clusters.map((c) => clusterArn('cluster', c.name, regionOf(stack, c))),
+    }),
+    new PolicyStatement({
+      actions: ['eks:DescribePodIdentityAssociation'],
+      resources: clusters.map((c) => clusterArn('podidentityassociation', `${c.name}/*`, regionOf(stack, c))),
+    }),
+    new PolicyStatement({
+      actions: ['eks:DescribeAddon'],
+      resources: clusters.map((c) => clusterArn('addon', `${c.name}/vpc-cni/*`, regionOf(stack, c))),
+    }),
+  ];
+}
+
+/** EC2: ingress on the listed endpoint groups, reservations on the listed subnets; reads for the re-checks. */
+function ec2Statements(stack: Stack, clusters: PodDoctorConfig['clusters']): PolicyStatement[] {
+  const arns = (resource: string, pick: (c: PodDoctorConfig['clusters'][number]) => readonly string[]) =>
+    clusters.flatMap((c) =>
+      pick(c).map((id) => stack.formatArn({ service: 'ec2', region: regionOf(stack, c), resource, resourceName: id })),
+    );
+  const groups = arns('security-group', (c) => c.remediation.endpointSecurityGroups);
+  const subnets = arns('subnet', (c) => c.remediation.subnets);
+  const regions = [...new Set(clusters.map((c) => regionOf(stack, c)))];
+  const out: PolicyStatement[] = [];
+  if (groups.length)
+    out.push(
+      new PolicyStatement({
+        actions: ['ec2:AuthorizeSecurityGroupIngress', 'ec2:RevokeSecurityGroupIngress'],
+        resources: groups,
+      }),
+      new PolicyStatement({
+        actions: ['ec2:DescribeRouteTables', 'ec2:DescribeVpcEndpoints', 'ec2:DescribeSecurityGroups'],
+        resources: ['*'],
+      }),
+    );
+  if (subnets.length)
+    out.push(
+      new PolicyStatement({ actions: ['ec2:CreateSubnetCidrReservation'], resources: subnets }),
+      // DeleteSubnetCidrReservation has no resource type: only the region can scope it.
+      new PolicyStatement({
+        actions: ['ec2:DeleteSubnetCidrReservation'],
+        resources: ['*'],
+        conditions: { StringEquals: { 'ec2:Region': regions } },
+      }),
+      new PolicyStatement({
+        actions: ['ec2:DescribeSubnets', 'ec2:DescribeNetworkInterfaces', 'ec2:GetSubnetCidrReservations'],
+        resources: ['*'],
+      }),
+    );
+  return out;
+}
+
+/** cdk-nag IAM5 acknowledgements: each wildcard and why it cannot be narrower. */
+function readAcknowledgements(stack: Stack, clusters: PodDoctorConfig['clusters']): Record<string, string> {
+  const nagRegion = (r?: string) => r ?? (Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region);
+  const hasRoles = clusters.some((c) => c.remediation.roles.length);
+  const hasEc2 = clusters.some((c) => c.remediation.endpointSecurityGroups.length || c.remediation.subnets.length);
+  return {
+    ...(hasEc2
+      ? {
+          'Resource::*':
+            'EC2 Describe*/GetSubnetCidrReservations reads and ec2:DeleteSubnetCidrReservation (condition ec2:Region) have no resource-level permissions.',
+        }
+      : {}),
+    ...(hasRoles
+      ? {
+          'Resource::arn:<AWS::Partition>:iam::<AWS::AccountId>:policy/*':
+            'The ECR/CNI re-check reads every managed policy attached to the listed roles, whichever they are.',
+          'Resource::arn:<AWS::Partition>:iam::aws:policy/*':
+            'The re-check reads the AWS managed policies attached to the listed roles.',
+          ...Object.fromEntries(
+            clusters.flatMap((c) => [
+              [
+                `Resource::arn:<AWS::Partition>:eks:${nagRegion(c.region)}:<AWS::AccountId>:podidentityassociation/${c.name}/*`,
+                'Association ids are generated; scoped to the configured cluster.',
+              ],
+              [
+                `Resource::arn:<AWS::Partition>:eks:${nagRegion(c.region)}:<AWS::AccountId>:addon/${c.name}/vpc-cni/*`,
+                'The vpc-cni add-on ARN ends in a generated id; scoped to the configured cluster.',
+              ],
+            ]),
+          ),
+        }
+      : {}),
+  };
+}
