@@ -100,6 +100,20 @@ export const podDoctorConfigSchema = z.strictObject({
     .string()
     .regex(/^\/[A-Za-z0-9_.\-/]{1,1010}$/, 'must be an SSM parameter path such as /pod-doctor/kill-switch')
     .optional(),
+  /**
+   * Sandbox image repositories (no tag) pod-doctor may restore besides the Amazon EKS pause
+   * repositories of each Region and localhost/kubernetes/pause, e.g. a private mirror.
+   */
+  trustedSandboxImages: z
+    .array(
+      z
+        .string()
+        .regex(
+          /^[A-Za-z0-9][A-Za-z0-9.-]*(:[0-9]{1,5})?(\/[a-z0-9]+([._-][a-z0-9]+)*)+$/,
+          'must be an image repository without tag, such as mirror.example.com/eks/pause',
+        ),
+    )
+    .default([]),
   /** Days an incident stays in the history table (DynamoDB TTL). */
   historyRetentionDays: z.int().min(1).max(3650).default(365),
   /** Days evidence objects stay in the evidence bucket. */
