@@ -39,7 +39,7 @@ export const workflowConfigSchema = z.object({
   evidenceBucket: z.string(),
   tableName: z.string(),
   /** Sandbox image repositories trusted beyond the EKS pause repositories and localhost/kubernetes/pause. */
-  trustedSandboxImages: z.array(z.string()).default([]),
+  trustedSandboxImages: z.array(z.string()).optional(),
 });
 
 export type WorkflowConfig = z.output<typeof workflowConfigSchema>;

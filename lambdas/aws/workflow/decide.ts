@@ -56,7 +56,7 @@ export async function decideIncident(input: DecideInput, deps: DecideDeps): Prom
     node: input.node,
     probe,
     findings,
-    trustedSandboxImages: deps.config.trustedSandboxImages,
+    trustedSandboxImages: deps.config.trustedSandboxImages ?? [],
   });
   const reasons: string[] = [...trust.reasons];
   let nodeGroupSize = 0;
