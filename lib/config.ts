@@ -21,7 +21,10 @@ const clusterSchema = z.strictObject({
   name: z
     .string()
     .regex(/^[0-9A-Za-z][A-Za-z0-9\-_]{0,99}$/, 'must be a valid EKS cluster name ([0-9A-Za-z][A-Za-z0-9-_]{0,99})'),
-  /** Region of the cluster; defaults to the stack's region. */
+  /**
+   * Region of the cluster. Only the stack's own region is accepted (refused at synth, or at deploy
+   * when the stack is environment-agnostic): pod-doctor watches clusters in its own region.
+   */
   region: z
     .string()
     .regex(/^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$/, 'must be an AWS region code such as eu-west-1')
@@ -101,19 +104,11 @@ export const podDoctorConfigSchema = z.strictObject({
     .regex(/^\/[A-Za-z0-9_.\-/]{1,1010}$/, 'must be an SSM parameter path such as /pod-doctor/kill-switch')
     .optional(),
   /**
-   * Sandbox image repositories (no tag) pod-doctor may restore besides the Amazon EKS pause
-   * repositories of each Region and localhost/kubernetes/pause, e.g. a private mirror.
+   * Outside us-east-1, deploy a second stack in us-east-1 that forwards IAM events (node-role policy
+   * changes) to this region's event bus. Needs the account and region at synth (`cdk deploy` sets
+   * them) and `cdk deploy --all`.
    */
-  trustedSandboxImages: z
-    .array(
-      z
-        .string()
-        .regex(
-          /^[A-Za-z0-9][A-Za-z0-9.-]*(:[0-9]{1,5})?(\/[a-z0-9]+([._-][a-z0-9]+)*)+$/,
-          'must be an image repository without tag, such as mirror.example.com/eks/pause',
-        ),
-    )
-    .default([]),
+  forwardIamEvents: z.boolean().default(false),
   /** Days an incident stays in the history table (DynamoDB TTL). */
   historyRetentionDays: z.int().min(1).max(3650).default(365),
   /** Days evidence objects stay in the evidence bucket. */

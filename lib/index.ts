@@ -12,5 +12,7 @@ export * from './constructs/workflow/approval-endpoint.js';
 export * from './constructs/workflow/incident-state-graph.js';
 export * from './constructs/workflow/ssm-command.js';
 export * from './constructs/workflow/workflow-functions.js';
+export * from './iam-event-forwarder-stack.js';
 export * from './pod-doctor.js';
 export * from './pod-doctor-stack.js';
+export * from './regions.js';

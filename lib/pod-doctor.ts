@@ -4,12 +4,14 @@ import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { type PodDoctorConfig, parseConfig } from './config.js';
 import { AccountChecks } from './constructs/account-checks.js';
+import { DeadLetterAlarms } from './constructs/dead-letter-alarms.js';
 import { Detection } from './constructs/detection.js';
 import { EvidenceBucket } from './constructs/evidence-bucket.js';
 import { IncidentStore } from './constructs/incident-store.js';
 import { IncidentWorkflow } from './constructs/incident-workflow.js';
 import { NodeCommands } from './constructs/node-commands.js';
 import { Notifications } from './constructs/notifications.js';
+import { requireClustersInStackRegion, warnIamEventsNotSeen } from './regions.js';
 
 /** Props of {@link PodDoctor}. */
 export interface PodDoctorProps {
@@ -44,6 +46,8 @@ export class PodDoctor extends Construct {
     super(scope, id);
     const config = props.config ?? parseConfig({});
     this.config = config;
+    requireClustersInStackRegion(this, config.clusters);
+    warnIamEventsNotSeen(this, config.forwardIamEvents);
     const logRetention = config.logRetentionDays as RetentionDays;
     const removalPolicy = props.auditRemovalPolicy ?? RemovalPolicy.RETAIN;
 
@@ -79,10 +83,25 @@ export class PodDoctor extends Construct {
       incidentTable: this.incidentStore.table,
       evidenceBucket: this.evidence.bucket,
       historyRetentionDays: config.historyRetentionDays,
-      trustedSandboxImages: config.trustedSandboxImages,
       logRetention,
       incidentWindowMinutes: config.limits.incidentWindowMinutes,
       workflow: this.workflow.stateMachine,
+    });
+
+    new DeadLetterAlarms(this, 'DeadLetterAlarms', {
+      queues: [
+        {
+          id: 'Ingest',
+          what: 'log lines or CloudTrail events the ingest function could not process',
+          queue: this.detection.deadLetterQueue,
+        },
+        {
+          id: 'Delivery',
+          what: 'notifications that could not be delivered',
+          queue: this.notifications.deadLetterQueue,
+        },
+      ],
+      topic: this.notifications.topic,
     });
 
     new CfnOutput(this, 'KillSwitchParameterName', {

@@ -54,7 +54,13 @@ export class AccountChecks extends Construct {
     const addonArns = props.clusters.map((c) => eksArn('addon', `${c.name}/*`, c.region));
     const nodegroupArns = props.clusters.map((c) => eksArn('nodegroup', `${c.name}/*`, c.region));
     const podIdentityArns = props.clusters.map((c) => eksArn('podidentityassociation', `${c.name}/*`, c.region));
-    const iamArn = (resource: string) => stack.formatArn({ service: 'iam', region: '', resource, resourceName: '*' });
+    const iamArn = (resource: string, account?: string) =>
+      stack.formatArn({ service: 'iam', region: '', account, resource, resourceName: '*' });
+    const instanceProfiles = [iamArn('instance-profile')];
+    const iamReads = [iamArn('role'), iamArn('policy'), iamArn('policy', 'aws')];
+    const repositories = [
+      stack.formatArn({ service: 'ecr', region: '*', account: '*', resource: 'repository', resourceName: '*' }),
+    ];
 
     const make = (
       name: string,
@@ -84,11 +90,11 @@ export class AccountChecks extends Construct {
       'resolve a node to its instance, role, subnet and security groups',
       [
         new PolicyStatement({ actions: ['ec2:DescribeInstances'], resources: ['*'] }),
-        new PolicyStatement({ actions: ['iam:GetInstanceProfile'], resources: [iamArn('instance-profile')] }),
+        new PolicyStatement({ actions: ['iam:GetInstanceProfile'], resources: instanceProfiles }),
       ],
       (role) => {
         acknowledgeDescribeOnly(role);
-        acknowledgeInstanceProfiles(role);
+        acknowledgeInstanceProfiles(role, instanceProfiles);
       },
     );
     const functions = {
@@ -99,19 +105,20 @@ export class AccountChecks extends Construct {
         [
           new PolicyStatement({
             actions: ['iam:ListAttachedRolePolicies', 'iam:ListRolePolicies', 'iam:GetRolePolicy'],
-            resources: [iamArn('role')],
+            resources: [iamReads[0]],
           }),
           new PolicyStatement({
             actions: ['iam:GetPolicy', 'iam:GetPolicyVersion'],
-            resources: [iamArn('policy'), 'arn:aws:iam::aws:policy/*'],
+            resources: iamReads.slice(1),
           }),
           ...eks(['eks:DescribeAddon'], addonArns),
           ...eks(['eks:ListPodIdentityAssociations'], clusterArns),
           ...eks(['eks:DescribePodIdentityAssociation'], podIdentityArns),
         ],
         (role) => {
-          acknowledgeIamRead(role);
-          acknowledgeClusterResources(role, props.clusters, ['addon', 'podidentityassociation']);
+          acknowledgeIamRead(role, iamReads);
+          acknowledgeClusterResources(role, 'addon', addonArns);
+          acknowledgeClusterResources(role, 'podidentityassociation', podIdentityArns);
         },
       ),
       ecr: make(
@@ -121,12 +128,12 @@ export class AccountChecks extends Construct {
         [
           new PolicyStatement({
             actions: ['ecr:GetRepositoryPolicy', 'ecr:DescribeImages', 'ecr:DescribeRepositories'],
-            resources: ['arn:aws:ecr:*:*:repository/*'],
+            resources: repositories,
           }),
           new PolicyStatement({ actions: ['cloudtrail:LookupEvents'], resources: ['*'] }),
         ],
         (role) => {
-          acknowledgeAnyRepository(role);
+          acknowledgeAnyRepository(role, repositories);
           acknowledgeDescribeOnly(role);
         },
       ),
@@ -167,7 +174,8 @@ export class AccountChecks extends Construct {
             role,
             'eks:DescribeAddonVersions, ec2:DescribeInstanceTypes and ec2:DescribeNetworkInterfaces do not support resource-level permissions.',
           );
-          acknowledgeClusterResources(role, props.clusters, ['addon', 'nodegroup']);
+          acknowledgeClusterResources(role, 'addon', addonArns);
+          acknowledgeClusterResources(role, 'nodegroup', nodegroupArns);
         },
       ),
       changes: make(

@@ -14,6 +14,7 @@ import { Construct } from 'constructs';
 import { buildFilterPattern } from '../../lambdas/core/filter-pattern.js';
 import { CLOUDTRAIL_RULES } from '../event-patterns.js';
 import { createDeadLetterQueue } from './dead-letter-queue.js';
+import { LogGroupPrerequisites } from './log-group-prerequisites.js';
 import { acknowledgeEvidencePrefix } from './nag.js';
 import { lambdaEntry } from './paths.js';
 import { PodDoctorFunction } from './pod-doctor-function.js';
@@ -36,11 +37,6 @@ export interface DetectionProps {
   readonly evidenceBucket: IBucket;
   /** Days incident rows are kept (DynamoDB TTL). */
   readonly historyRetentionDays: number;
-  /**
-   * Sandbox image repositories trusted beyond the EKS pause repositories and localhost/kubernetes/pause.
-   * @default []
-   */
-  readonly trustedSandboxImages?: readonly string[];
   /** Retention of the ingest function's logs. */
   readonly logRetention: RetentionDays;
   /** Minutes within which repeats of one (cluster, scope, class) join the same incident. */
@@ -81,7 +77,6 @@ export class Detection extends Construct {
         LOG_GROUP_CLUSTERS: JSON.stringify(
           Object.fromEntries(props.clusters.flatMap((c) => c.logGroups.map((g) => [g, c.name]))),
         ),
-        TRUSTED_SANDBOX_IMAGES: JSON.stringify(props.trustedSandboxImages ?? []),
         ...(props.workflow ? { WORKFLOW_ARN: props.workflow.stateMachineArn } : {}),
       },
     });
@@ -113,15 +108,26 @@ export class Detection extends Construct {
         (rule.node.defaultChild as CfnRule).state = 'ENABLED_WITH_ALL_CLOUDTRAIL_MANAGEMENT_EVENTS';
     }
 
+    const logGroupNames = props.clusters.flatMap((c) => c.logGroups);
+    const prerequisites = logGroupNames.length
+      ? new LogGroupPrerequisites(this, 'LogGroupPrerequisites', {
+          logGroupNames,
+          destination: ingest,
+          logRetention: props.logRetention,
+        })
+      : undefined;
     for (const cluster of props.clusters) {
       for (const [i, name] of cluster.logGroups.entries()) {
         const logGroup = LogGroup.fromLogGroupName(this, `${cluster.name}LogGroup${i}`, name);
-        new SubscriptionFilter(this, `${cluster.name}Subscription${i}`, {
+        const filter = new SubscriptionFilter(this, `${cluster.name}Subscription${i}`, {
           logGroup,
           destination: new LambdaDestination(ingest),
           // Derived from the signature catalogue (lambdas/core/filter-pattern.ts): one filter, one slot.
           filterPattern: FilterPattern.literal(SUBSCRIPTION_FILTER_PATTERN),
         });
+        // The group exists and has a free filter slot before CloudFormation subscribes to it.
+        if (prerequisites)
+          filter.node.addDependency(prerequisites.readyFor(this, `${cluster.name}LogGroupReady${i}`, name));
       }
     }
   }

@@ -3,6 +3,9 @@ import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aw
 import { Construct } from 'constructs';
 import { acknowledgeAccessLogBucket } from './nag.js';
 
+/** The feature flag that delivers server access logs through a bucket policy instead of an ACL. */
+export const S3_ACCESS_LOGS_USE_BUCKET_POLICY = '@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy';
+
 /** Props of {@link EvidenceBucket}. */
 export interface EvidenceBucketProps {
   /** Days evidence objects (log bundles, check results, command outputs, summaries) are kept. */
@@ -24,12 +27,15 @@ export class EvidenceBucket extends Construct {
 
   constructor(scope: Construct, id: string, props: EvidenceBucketProps) {
     super(scope, id);
+    // Server access logs are delivered through a bucket policy, not the legacy LogDeliveryWrite ACL
+    // (cfn-lint W3045). Set here, before the buckets exist, so embedding apps get it without the flag.
+    this.node.setContext(S3_ACCESS_LOGS_USE_BUCKET_POLICY, true);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     this.accessLogs = new Bucket(this, 'AccessLogs', {
       encryption: BucketEncryption.S3_MANAGED,
       enforceSSL: true,
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
-      objectOwnership: ObjectOwnership.BUCKET_OWNER_PREFERRED,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
       lifecycleRules: [{ expiration: Duration.days(props.retentionDays) }],
       removalPolicy,
     });

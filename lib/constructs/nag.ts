@@ -1,4 +1,8 @@
-import { type CfnElement, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Stack, Validations } from 'aws-cdk-lib';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+// cdk-nag's own rendering of a resource in an AwsSolutions-IAM5 finding id (not re-exported by its index).
+import { flattenCfnReference } from 'cdk-nag/lib/utils/flatten-cfn-reference.js';
 import type { IConstruct } from 'constructs';
 
 /**
@@ -10,40 +14,32 @@ function acknowledge(scope: IConstruct, id: string, reason: string): void {
   Validations.of(scope).acknowledge({ id, reason });
 }
 
-/** An `AwsSolutions-IAM5` finding on one wildcard resource (as cdk-nag prints it). */
-function acknowledgeWildcard(scope: IConstruct, resource: string, reason: string): void {
-  acknowledge(scope, `AwsSolutions::AwsSolutions-IAM5[Resource::${resource}]`, reason);
+/**
+ * The cdk-nag finding id of a wildcard resource, computed the way cdk-nag computes it: the resource
+ * as the template will hold it, rendered by cdk-nag's own flattening. The id therefore matches in
+ * every environment — `arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:instance/*` when the
+ * stack is environment-agnostic, `arn:<AWS::Partition>:ec2:eu-west-1:111122223333:instance/*` when
+ * `cdk deploy` sets CDK_DEFAULT_ACCOUNT/REGION — instead of a string written for one of the two.
+ */
+export function wildcardResourceFinding(scope: IConstruct, resource: string): string {
+  return `AwsSolutions::AwsSolutions-IAM5[Resource::${flattenCfnReference(Stack.of(scope).resolve(resource))}]`;
 }
 
-/** How cdk-nag prints a region in a finding id: the literal, or the pseudo parameter. */
-export function nagRegion(scope: IConstruct, region?: string): string {
-  const stack = Stack.of(scope);
-  return region ?? (Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region);
-}
-
-/** How cdk-nag prints the `Arn` attribute of a resource in a finding id. */
-function nagArn(resource: IConstruct): string {
-  return `<${Stack.of(resource).getLogicalId(resource.node.defaultChild as CfnElement)}.Arn>`;
-}
-
-/** An EKS ARN of a configured cluster's sub-resources, as cdk-nag prints it. */
-function nagEksArn(scope: IConstruct, resource: string, cluster: ClusterRef): string {
-  return `arn:<AWS::Partition>:eks:${nagRegion(scope, cluster.region)}:<AWS::AccountId>:${resource}/${cluster.name}/*`;
-}
-
-/** A cluster as the acknowledgements need it. */
-export interface ClusterRef {
-  readonly name: string;
-  readonly region?: string;
+/**
+ * Acknowledges the AwsSolutions-IAM5 finding of each wildcard resource, given as the policy holds it
+ * (the same value the grant used, tokens included).
+ */
+export function acknowledgeWildcardResources(scope: IConstruct, resources: readonly string[], reason: string): void {
+  for (const resource of resources) acknowledge(scope, wildcardResourceFinding(scope, resource), reason);
 }
 
 // --- every pod-doctor function -------------------------------------------------------------------
 
 /** Findings every pod-doctor function raises: X-Ray wildcard, pinned runtime, DLQ when synchronous. */
 export function acknowledgeFunction(fn: IConstruct, role: IConstruct, synchronousOnly: boolean): void {
-  acknowledgeWildcard(
+  acknowledgeWildcardResources(
     role,
-    '*',
+    ['*'],
     'X-Ray PutTraceSegments/PutTelemetryRecords (added by Tracing.ACTIVE) do not support resource-level permissions.',
   );
   if (synchronousOnly) {
@@ -81,10 +77,10 @@ export function acknowledgeAccessLogBucket(bucket: IConstruct): void {
 }
 
 /** A function writes objects under one prefix of the evidence bucket. */
-export function acknowledgeEvidencePrefix(role: IConstruct, bucket: IConstruct, prefix: string, what: string): void {
-  acknowledgeWildcard(
+export function acknowledgeEvidencePrefix(role: IConstruct, bucket: IBucket, prefix: string, what: string): void {
+  acknowledgeWildcardResources(
     role,
-    `${nagArn(bucket)}/${prefix}/*`,
+    [bucket.arnForObjects(`${prefix}/*`)],
     `${what} are written under ${prefix}/ with generated keys; the prefix is the narrowest scope.`,
   );
 }
@@ -98,30 +94,28 @@ const IAM_READ =
 
 /** Read calls without resource-level permissions (EC2 Describe*, CloudTrail LookupEvents, ...). */
 export function acknowledgeDescribeOnly(role: IConstruct, reason = DESCRIBE_ONLY): void {
-  acknowledgeWildcard(role, '*', reason);
+  acknowledgeWildcardResources(role, ['*'], reason);
 }
 
 /** Node instance profiles belong to node groups created outside the stack. */
-export function acknowledgeInstanceProfiles(role: IConstruct): void {
-  acknowledgeWildcard(
+export function acknowledgeInstanceProfiles(role: IConstruct, arns: readonly string[]): void {
+  acknowledgeWildcardResources(
     role,
-    'arn:<AWS::Partition>:iam::<AWS::AccountId>:instance-profile/*',
+    arns,
     'Node instance profiles are created by node groups outside this stack; their names are not known at deploy time.',
   );
 }
 
 /** The IAM check reads any role and policy a node or aws-node may use. */
-export function acknowledgeIamRead(role: IConstruct): void {
-  for (const r of ['role', 'policy'])
-    acknowledgeWildcard(role, `arn:<AWS::Partition>:iam::<AWS::AccountId>:${r}/*`, IAM_READ);
-  acknowledgeWildcard(role, 'arn:aws:iam::aws:policy/*', IAM_READ);
+export function acknowledgeIamRead(role: IConstruct, arns: readonly string[]): void {
+  acknowledgeWildcardResources(role, arns, IAM_READ);
 }
 
 /** The ECR check reads repository metadata of any repository pods pull from. */
-export function acknowledgeAnyRepository(role: IConstruct): void {
-  acknowledgeWildcard(
+export function acknowledgeAnyRepository(role: IConstruct, arns: readonly string[]): void {
+  acknowledgeWildcardResources(
     role,
-    'arn:aws:ecr:*:*:repository/*',
+    arns,
     'Pods pull from any repository, in any region and (cross-account) any registry; read-only metadata calls.',
   );
 }
@@ -135,12 +129,11 @@ const EKS_REASONS = {
 /** EKS sub-resources (add-ons, node groups, Pod Identity associations) of the configured clusters. */
 export function acknowledgeClusterResources(
   role: IConstruct,
-  clusters: readonly ClusterRef[],
-  resources: readonly (keyof typeof EKS_REASONS)[],
+  kind: keyof typeof EKS_REASONS,
+  arns: readonly string[],
   reason?: string,
 ): void {
-  for (const c of clusters)
-    for (const r of resources) acknowledgeWildcard(role, nagEksArn(role, r, c), reason ?? EKS_REASONS[r]);
+  acknowledgeWildcardResources(role, arns, reason ?? EKS_REASONS[kind]);
 }
 
 // --- workflow -----------------------------------------------------------------------------------------
@@ -163,20 +156,57 @@ export function acknowledgeTopicKey(role: IConstruct): void {
   );
 }
 
-/** The state machine's wildcards: logs/X-Ray/GetCommandInvocation, tagged instances, function versions. */
-export function acknowledgeStateMachine(stateMachine: IConstruct, invoked: readonly IConstruct[]): void {
-  acknowledgeWildcard(
+/**
+ * The state machine's wildcards: logs/X-Ray/GetCommandInvocation and function versions. (SendCommand
+ * on tagged instances is acknowledged where it is granted: `NodeCommands.grantSendCommand`.)
+ */
+export function acknowledgeStateMachine(stateMachine: IConstruct, invoked: readonly IFunction[]): void {
+  acknowledgeWildcardResources(
     stateMachine,
-    '*',
+    ['*'],
     'Step Functions log delivery and X-Ray actions, and ssm:GetCommandInvocation, do not support resource-level permissions.',
   );
-  acknowledgeWildcard(
+  // LambdaInvoke grants invoke on the function and its versions (":*").
+  acknowledgeWildcardResources(
     stateMachine,
-    `arn:<AWS::Partition>:ec2:${nagRegion(stateMachine)}:<AWS::AccountId>:instance/*`,
-    'Node instance ids are not known at deploy time; SendCommand on instances is conditioned on the eks:cluster-name tag of the configured clusters.',
+    invoked.map((f) => `${f.functionArn}:*`),
+    'Invoking any version of pod-doctor’s own workflow function.',
   );
-  for (const f of invoked) {
-    // LambdaInvoke grants invoke on the function and its versions (":*").
-    acknowledgeWildcard(stateMachine, `${nagArn(f)}:*`, 'Invoking any version of pod-doctor’s own workflow function.');
-  }
+}
+
+/** SendCommand on any instance id, allowed only by a tag condition naming a configured cluster. */
+export function acknowledgeTaggedInstances(scope: IConstruct, arns: readonly string[], tags: readonly string[]): void {
+  acknowledgeWildcardResources(
+    scope,
+    arns,
+    `Node instance ids are not known at deploy time; SendCommand on instances requires a tag naming a configured cluster (${tags.join(', ')}).`,
+  );
+}
+
+// --- log group prerequisites -----------------------------------------------------------------------------
+
+/** `log-group:NAME:*` is how CloudWatch Logs authorizes actions on one named group. */
+export function acknowledgeLogGroupArns(role: IConstruct, arns: readonly string[]): void {
+  acknowledgeWildcardResources(
+    role,
+    arns,
+    'The log-group:NAME:* form is how CloudWatch Logs authorizes actions on the named group; each is a configured log group.',
+  );
+}
+
+/** The findings of the CDK Provider framework's own relay function (built by aws-cdk-lib). */
+export function acknowledgeProviderFramework(provider: IConstruct, onEventHandler: IFunction): void {
+  const relay = 'The CDK custom resource Provider framework relay function, built by aws-cdk-lib';
+  const reasons = {
+    'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]': `${relay}: its role has the basic execution policy (its own logs) only.`,
+    'Serverless::Serverless-LambdaDLQ': `${relay}: CloudFormation invokes it synchronously and gets the failure; there is nothing to dead-letter.`,
+    'Serverless::Serverless-LambdaDefaultMemorySize': `${relay}: it forwards one request per deployment; the default memory is enough.`,
+    'Serverless::Serverless-LambdaTracing': `${relay}: it runs once per deployment; its log group records every call.`,
+  };
+  for (const [id, reason] of Object.entries(reasons)) acknowledge(provider, id, reason);
+  acknowledgeWildcardResources(
+    provider,
+    [`${onEventHandler.functionArn}:*`],
+    `${relay}: it invokes pod-doctor’s own prerequisites function (any version).`,
+  );
 }

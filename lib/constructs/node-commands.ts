@@ -3,11 +3,27 @@ import { ArnFormat, Stack } from 'aws-cdk-lib';
 import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { CfnDocument } from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
+import {
+  CLUSTER_NAME_TAGS,
+  CLUSTER_OWNERSHIP_TAG_PREFIX,
+  CLUSTER_OWNERSHIP_TAG_VALUE,
+} from '../../lambdas/core/node-tags.js';
 import { buildDocumentContent, NODE_COMMANDS, type NodeCommandName } from '../../ssm/documents.js';
+import { acknowledgeTaggedInstances } from './nag.js';
 import { ssmScript } from './paths.js';
 
-/** Instance tag EKS puts on every node of a cluster (managed node groups, Auto Mode, Karpenter-style tags). */
-export const CLUSTER_TAG = 'eks:cluster-name';
+/**
+ * The conditions under which SendCommand may target an instance: one condition block per accepted
+ * cluster tag (the blocks are alternatives, each one its own statement).
+ */
+export function sendCommandTagConditions(clusters: readonly string[]): Record<string, Record<string, string[]>>[] {
+  return [
+    ...CLUSTER_NAME_TAGS.map((tag) => ({ StringEquals: { [`ssm:resourceTag/${tag}`]: [...clusters] } })),
+    ...clusters.map((c) => ({
+      StringEquals: { [`ssm:resourceTag/${CLUSTER_OWNERSHIP_TAG_PREFIX}${c}`]: [CLUSTER_OWNERSHIP_TAG_VALUE] },
+    })),
+  ];
+}
 
 /**
  * The SSM Command documents pod-doctor runs on nodes, built at synth time from the scripts in `ssm/`:
@@ -51,32 +67,35 @@ export class NodeCommands extends Construct {
 
   /**
    * Lets `grantee` run the given documents, and only on instances tagged as nodes of `clusters`.
-   * Two statements: SendCommand authorises the document and each instance separately, and a
-   * document carries no cluster tag.
+   * SendCommand authorises the document and each instance separately (a document carries no
+   * cluster tag), and IAM ANDs the keys of one condition block, so each accepted tag gets its own
+   * statement: `eks:cluster-name` (managed node groups), `eks:eks-cluster-name` (Karpenter, Auto
+   * Mode) and, per cluster, `kubernetes.io/cluster/<name>` = `owned` (self-managed nodes).
    */
   grantSendCommand(grantee: IGrantable, commands: readonly NodeCommandName[], clusters: readonly string[]): void {
     if (clusters.length === 0 || commands.length === 0) return;
-    const stack = Stack.of(this);
-    grantee.grantPrincipal.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: ['ssm:SendCommand'],
-        resources: commands.map((c) => this.documentArn(c)),
-      }),
+    const principal = grantee.grantPrincipal;
+    principal.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['ssm:SendCommand'], resources: commands.map((c) => this.documentArn(c)) }),
     );
-    grantee.grantPrincipal.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: ['ssm:SendCommand'],
-        resources: [
-          stack.formatArn({
-            service: 'ec2',
-            resource: 'instance',
-            resourceName: '*',
-            arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
-          }),
-        ],
-        conditions: { StringEquals: { [`ssm:resourceTag/${CLUSTER_TAG}`]: [...clusters] } },
-      }),
-    );
+    const instances = Stack.of(this).formatArn({
+      service: 'ec2',
+      resource: 'instance',
+      resourceName: '*',
+      arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+    });
+    for (const condition of sendCommandTagConditions(clusters)) {
+      principal.addToPrincipalPolicy(
+        new PolicyStatement({ actions: ['ssm:SendCommand'], resources: [instances], conditions: condition }),
+      );
+    }
+    if (Construct.isConstruct(principal)) {
+      acknowledgeTaggedInstances(
+        principal,
+        [instances],
+        [...CLUSTER_NAME_TAGS, `${CLUSTER_OWNERSHIP_TAG_PREFIX}<name>`],
+      );
+    }
   }
 
   /** Lets `grantee` read the outcome of commands it sent (GetCommandInvocation has no resource-level permissions). */

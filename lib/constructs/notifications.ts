@@ -33,6 +33,8 @@ export class Notifications extends Construct {
     // EventBridge rules (failed executions) publish to the topic: the AWS managed SNS key cannot
     // grant them, a customer managed key can.
     key.grantEncryptDecrypt(new ServicePrincipal('events.amazonaws.com'));
+    // CloudWatch alarms (dead-letter queues) publish to it too.
+    key.grantEncryptDecrypt(new ServicePrincipal('cloudwatch.amazonaws.com'));
     this.deadLetterQueue = createDeadLetterQueue(this, 'DeliveryDeadLetterQueue');
     const topic = new Topic(this, 'Topic', { masterKey: key, enforceSSL: true, displayName: 'pod-doctor' });
     for (const email of props.emails ?? []) {

@@ -1,10 +1,11 @@
-import { ArnFormat, Duration, Stack, Token, Validations } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ATTACHABLE_POLICIES } from '../../lambdas/core/remedy/managed-policy.js';
 import type { PodDoctorConfig } from '../config.js';
+import { acknowledgeWildcardResources } from './nag.js';
 import { lambdaEntry } from './paths.js';
 import { PodDoctorFunction } from './pod-doctor-function.js';
 
@@ -41,12 +42,11 @@ export class RemedyFunction extends Construct {
       environment: props.environment,
     });
     this.function = fn;
-    const acknowledge = (finding: string, reason: string) =>
-      Validations.of(fn.role as IRole).acknowledge({ id: `AwsSolutions::AwsSolutions-IAM5[${finding}]`, reason });
-    for (const s of [...iamStatements(stack, props.clusters), ...ec2Statements(stack, props.clusters)])
+    for (const s of [...iamStatements(stack, props.clusters), ...ec2Statements(stack, props.clusters)]) {
       fn.addToRolePolicy(s);
-    for (const [finding, reason] of Object.entries(readAcknowledgements(stack, props.clusters)))
-      acknowledge(finding, reason);
+      const wildcards = s.resources.filter((r) => r.includes('*'));
+      if (wildcards.length) acknowledgeWildcardResources(fn.role as IRole, wildcards, wildcardReason(s.actions));
+    }
   }
 }
 
@@ -137,37 +137,13 @@ function ec2Statements(stack: Stack, clusters: PodDoctorConfig['clusters']): Pol
   return out;
 }
 
-/** cdk-nag IAM5 acknowledgements: each wildcard and why it cannot be narrower. */
-function readAcknowledgements(stack: Stack, clusters: PodDoctorConfig['clusters']): Record<string, string> {
-  const nagRegion = (r?: string) => r ?? (Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region);
-  const hasRoles = clusters.some((c) => c.remediation.roles.length);
-  const hasEc2 = clusters.some((c) => c.remediation.endpointSecurityGroups.length || c.remediation.subnets.length);
-  return {
-    ...(hasEc2
-      ? {
-          'Resource::*':
-            'EC2 Describe*/GetSubnetCidrReservations reads and ec2:DeleteSubnetCidrReservation (condition ec2:Region) have no resource-level permissions.',
-        }
-      : {}),
-    ...(hasRoles
-      ? {
-          'Resource::arn:<AWS::Partition>:iam::<AWS::AccountId>:policy/*':
-            'The ECR/CNI re-check reads every managed policy attached to the listed roles, whichever they are.',
-          'Resource::arn:<AWS::Partition>:iam::aws:policy/*':
-            'The re-check reads the AWS managed policies attached to the listed roles.',
-          ...Object.fromEntries(
-            clusters.flatMap((c) => [
-              [
-                `Resource::arn:<AWS::Partition>:eks:${nagRegion(c.region)}:<AWS::AccountId>:podidentityassociation/${c.name}/*`,
-                'Association ids are generated; scoped to the configured cluster.',
-              ],
-              [
-                `Resource::arn:<AWS::Partition>:eks:${nagRegion(c.region)}:<AWS::AccountId>:addon/${c.name}/vpc-cni/*`,
-                'The vpc-cni add-on ARN ends in a generated id; scoped to the configured cluster.',
-              ],
-            ]),
-          ),
-        }
-      : {}),
-  };
+/** Why a wildcard in a statement with these actions cannot be narrower (cdk-nag IAM5). */
+function wildcardReason(actions: readonly string[]): string {
+  if (actions.includes('iam:GetPolicy'))
+    return 'The ECR/CNI re-check reads every managed policy (customer or AWS managed) attached to the listed roles, whichever they are.';
+  if (actions.includes('eks:DescribePodIdentityAssociation'))
+    return 'Association ids are generated; scoped to the configured cluster.';
+  if (actions.includes('eks:DescribeAddon'))
+    return 'The vpc-cni add-on ARN ends in a generated id; scoped to the configured cluster.';
+  return 'EC2 Describe*/GetSubnetCidrReservations reads and ec2:DeleteSubnetCidrReservation (condition ec2:Region) have no resource-level permissions.';
 }

@@ -4,7 +4,7 @@ import { synth } from '../support/synth.js';
 
 describe('account check functions', () => {
   const { template, templateJson } = synth({
-    clusters: [{ name: 'prod-eu' }, { name: 'prod-us', region: 'us-west-2' }],
+    clusters: [{ name: 'prod-eu' }, { name: 'prod-us', region: 'eu-west-1' }],
   });
   const statements = identityStatements(templateJson);
 
@@ -34,11 +34,15 @@ describe('account check functions', () => {
     expect(writes).toEqual([]);
   });
 
-  it('scopes EKS reads to the configured clusters, in their regions', () => {
-    const eks = statements.filter((s) => s.Action.some((a) => a === 'eks:DescribeCluster'));
+  it('scopes EKS reads to the configured clusters, in the stack region', () => {
+    const { templateJson: deployed } = synth(
+      { clusters: [{ name: 'prod-eu' }, { name: 'prod-us' }] },
+      { deploy: true },
+    );
+    const eks = identityStatements(deployed).filter((s) => s.Action.some((a) => a === 'eks:DescribeCluster'));
     const text = JSON.stringify(eks.map((s) => s.Resource));
     expect(text).toContain('cluster/prod-eu');
-    expect(text).toContain(':eks:us-west-2:');
+    expect(text).toContain(':eks:eu-west-1:111122223333:cluster/prod-us');
     expect(text).toContain('cluster/prod-us');
     expect(text).not.toContain('cluster/*');
   });

@@ -65,11 +65,15 @@ describe('NodeCommands.grantSendCommand', () => {
     expect(docStatement?.Resource).toHaveLength(2);
   });
 
-  it('allows instances only when tagged with a configured cluster', () => {
-    const instances = sends.find((s) => JSON.stringify(s.Resource).includes(':instance/'));
-    expect(instances?.Condition).toEqual({
-      StringEquals: { 'ssm:resourceTag/eks:cluster-name': ['prod-eu', 'prod-us'] },
-    });
+  it('allows instances only when a tag each node kind really carries names a configured cluster', () => {
+    const instances = sends.filter((s) => JSON.stringify(s.Resource).includes(':instance/'));
+    // IAM ANDs the keys of one condition block: each accepted tag is its own statement.
+    expect(instances.map((s) => s.Condition)).toEqual([
+      { StringEquals: { 'ssm:resourceTag/eks:cluster-name': ['prod-eu', 'prod-us'] } },
+      { StringEquals: { 'ssm:resourceTag/eks:eks-cluster-name': ['prod-eu', 'prod-us'] } },
+      { StringEquals: { 'ssm:resourceTag/kubernetes.io/cluster/prod-eu': ['owned'] } },
+      { StringEquals: { 'ssm:resourceTag/kubernetes.io/cluster/prod-us': ['owned'] } },
+    ]);
   });
 
   it('grants nothing when no cluster is configured', () => {

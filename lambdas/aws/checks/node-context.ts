@@ -1,5 +1,6 @@
-import { DescribeInstancesCommand, type EC2Client, type Instance } from '@aws-sdk/client-ec2';
+import { DescribeInstancesCommand, type EC2Client } from '@aws-sdk/client-ec2';
 import { GetInstanceProfileCommand, type IAMClient } from '@aws-sdk/client-iam';
+import { clusterOfTags } from '../../core/node-tags.js';
 
 /** Everything the checks need to know about the node a failure happened on. */
 export interface NodeContext {
@@ -26,17 +27,6 @@ export class NodeNotFoundError extends Error {
 
 const INSTANCE_ID = /^i-[0-9a-f]{8,17}$/;
 
-function clusterOf(i: Instance): string | undefined {
-  const tags = i.Tags ?? [];
-  return (
-    tags.find((t) => t.Key === 'eks:cluster-name')?.Value ??
-    tags.find((t) => t.Key === 'aws:eks:cluster-name')?.Value ??
-    tags
-      .find((t) => t.Key?.startsWith('kubernetes.io/cluster/') && t.Value === 'owned')
-      ?.Key?.slice('kubernetes.io/cluster/'.length)
-  );
-}
-
 /** Finds the instance behind a node name (private DNS name) or instance id, and its role. */
 export async function resolveNode(ec2: EC2Client, iam: IAMClient, node: string): Promise<NodeContext> {
   const byId = INSTANCE_ID.test(node);
@@ -62,7 +52,7 @@ export async function resolveNode(ec2: EC2Client, iam: IAMClient, node: string):
   return {
     instanceId: instance.InstanceId,
     privateDnsName: instance.PrivateDnsName,
-    clusterName: clusterOf(instance),
+    clusterName: clusterOfTags(instance.Tags),
     nodegroupName: instance.Tags?.find((t) => t.Key === 'eks:nodegroup-name')?.Value,
     instanceType: instance.InstanceType,
     architecture: instance.Architecture,

@@ -6,19 +6,14 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IStringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
-import {
-  acknowledgeClusterResources,
-  acknowledgeEvidencePrefix,
-  acknowledgeTopicKey,
-  type ClusterRef,
-} from '../nag.js';
+import { acknowledgeClusterResources, acknowledgeEvidencePrefix, acknowledgeTopicKey } from '../nag.js';
 import type { ApprovalEndpoint } from './approval-endpoint.js';
 import { type WorkflowFunctionSettings, workflowFunction } from './workflow-function.js';
 
 /** Props of {@link WorkflowFunctions}. */
 export interface WorkflowFunctionsProps extends WorkflowFunctionSettings {
   /** Clusters whose node groups the breaker may read. */
-  readonly clusters: readonly ClusterRef[];
+  readonly clusters: readonly { readonly name: string; readonly region?: string }[];
   /** Incident history, locks and action bookkeeping. */
   readonly incidentTable: ITableV2;
   /** Evidence bucket: summaries (JSON + Markdown). */
@@ -97,8 +92,8 @@ export class WorkflowFunctions extends Construct {
       fn.addToRolePolicy(new PolicyStatement({ actions: ['eks:DescribeNodegroup'], resources: nodegroupArns }));
       acknowledgeClusterResources(
         fn.role as IRole,
-        props.clusters,
-        ['nodegroup'],
+        'nodegroup',
+        nodegroupArns,
         'Node group ARNs end in a generated id; scoped to the configured cluster (breaker reads the node group size).',
       );
     }

@@ -1,0 +1,77 @@
+import { ArnFormat, CustomResource, Duration, Stack } from 'aws-cdk-lib';
+import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Provider } from 'aws-cdk-lib/custom-resources';
+import { Construct } from 'constructs';
+import { acknowledgeLogGroupArns, acknowledgeProviderFramework } from './nag.js';
+import { lambdaEntry } from './paths.js';
+import { PodDoctorFunction } from './pod-doctor-function.js';
+
+/** Props of {@link LogGroupPrerequisites}. */
+export interface LogGroupPrerequisitesProps {
+  /** Log groups pod-doctor subscribes to. */
+  readonly logGroupNames: readonly string[];
+  /** The function the subscription filters deliver to (its own filter does not count against the limit). */
+  readonly destination: IFunction;
+  /** Retention of a log group pod-doctor has to create, and of its own function logs. */
+  readonly logRetention: RetentionDays;
+}
+
+/**
+ * Before each subscription filter, a custom resource makes its log group ready: created when it does
+ * not exist yet (Container Insights creates it only on its first flush), and the deployment refused,
+ * with the filters named, when the group's 2 subscription filters (the CloudWatch Logs limit) belong
+ * to others. Log groups live in the stack's region, so the destination is always in the same region.
+ */
+export class LogGroupPrerequisites extends Construct {
+  private readonly provider: Provider;
+  private readonly props: LogGroupPrerequisitesProps;
+
+  constructor(scope: Construct, id: string, props: LogGroupPrerequisitesProps) {
+    super(scope, id);
+    this.props = props;
+    const stack = Stack.of(this);
+    const fn = new PodDoctorFunction(this, 'Function', {
+      entry: lambdaEntry('log-group-prerequisites'),
+      description: 'pod-doctor: create a missing log group; refuse one without a free subscription filter slot',
+      logRetention: props.logRetention,
+      timeout: Duration.seconds(60),
+      synchronousOnly: true,
+    });
+    const groups = props.logGroupNames.flatMap((name) => {
+      const arn = stack.formatArn({
+        service: 'logs',
+        resource: 'log-group',
+        resourceName: name,
+        arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+      });
+      return [arn, `${arn}:*`];
+    });
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['logs:CreateLogGroup', 'logs:PutRetentionPolicy', 'logs:DescribeSubscriptionFilters'],
+        resources: groups,
+      }),
+    );
+    acknowledgeLogGroupArns(fn.role as IRole, groups);
+    this.provider = new Provider(this, 'Provider', {
+      onEventHandler: fn,
+      logGroup: new LogGroup(this, 'ProviderLogs', { retention: props.logRetention }),
+    });
+    acknowledgeProviderFramework(this.provider, fn);
+  }
+
+  /** The custom resource that makes `logGroupName` ready; subscribe only after it. */
+  readyFor(scope: Construct, id: string, logGroupName: string): CustomResource {
+    return new CustomResource(scope, id, {
+      serviceToken: this.provider.serviceToken,
+      resourceType: 'Custom::PodDoctorLogGroupReady',
+      properties: {
+        LogGroupName: logGroupName,
+        DestinationArn: this.props.destination.functionArn,
+        RetentionInDays: this.props.logRetention,
+      },
+    });
+  }
+}

@@ -1,0 +1,84 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { identityStatements } from '../support/iam.js';
+import { synth } from '../support/synth.js';
+
+/** Issue 10 (AWS fidelity): what a real account needs from the template, as template assertions. */
+const config = {
+  clusters: [
+    { name: 'prod-eu', logGroups: ['/aws/containerinsights/prod-eu/dataplane', '/eks/prod-eu/ipamd'] },
+    { name: 'prod-eu-2', logGroups: ['/aws/containerinsights/prod-eu-2/dataplane'] },
+  ],
+};
+
+describe('AWS fidelity of the template', () => {
+  const { template, templateJson } = synth(config);
+  const resources = templateJson.Resources as Record<
+    string,
+    { Type: string; Properties: Record<string, unknown>; DependsOn?: string[] }
+  >;
+
+  it('makes each log group ready (created if missing, refused without a free filter slot) before subscribing', () => {
+    const ready = Object.entries(resources).filter(([, r]) => r.Type === 'Custom::PodDoctorLogGroupReady');
+    expect(ready.map(([, r]) => r.Properties.LogGroupName).sort()).toEqual([
+      '/aws/containerinsights/prod-eu-2/dataplane',
+      '/aws/containerinsights/prod-eu/dataplane',
+      '/eks/prod-eu/ipamd',
+    ]);
+    for (const [, filter] of Object.entries(resources).filter(([, r]) => r.Type === 'AWS::Logs::SubscriptionFilter')) {
+      const mine = ready.find(([, r]) => r.Properties.LogGroupName === filter.Properties.LogGroupName);
+      expect(filter.DependsOn).toContain(mine?.[0]);
+    }
+    const grants = identityStatements(templateJson).filter((s) => s.Action.includes('logs:CreateLogGroup'));
+    expect(grants).toHaveLength(1);
+    expect(JSON.stringify(grants[0].Resource)).toContain('log-group:/eks/prod-eu/ipamd');
+    expect(JSON.stringify(grants[0].Resource)).not.toMatch(/log-group:\*/);
+  });
+
+  it('alarms on the first message in either dead-letter queue, to the notification topic', () => {
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map(
+      (a) => (a as { Properties: Record<string, unknown> }).Properties,
+    );
+    const queues = Object.keys(template.findResources('AWS::SQS::Queue'));
+    expect(queues).toHaveLength(2);
+    for (const q of queues) {
+      expect(alarms).toContainEqual(
+        expect.objectContaining({
+          MetricName: 'ApproximateNumberOfMessagesVisible',
+          Namespace: 'AWS/SQS',
+          Threshold: 1,
+          ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+          Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [q, 'QueueName'] } }],
+          AlarmActions: [{ Ref: expect.stringMatching(/Topic/) }],
+        }),
+      );
+    }
+    // CloudWatch alarms may publish to the KMS-encrypted topic only when the key lets them.
+    const key = Object.values(template.findResources('AWS::KMS::Key'))[0] as {
+      Properties: { KeyPolicy: { Statement: { Principal: { Service?: string | string[] }; Action: string[] }[] } };
+    };
+    const forCloudWatch = key.Properties.KeyPolicy.Statement.filter((s) =>
+      [s.Principal.Service].flat().includes('cloudwatch.amazonaws.com'),
+    );
+    expect(forCloudWatch.flatMap((s) => s.Action)).toEqual(
+      expect.arrayContaining(['kms:Decrypt', 'kms:GenerateDataKey*']),
+    );
+  });
+
+  it('delivers server access logs through a bucket policy, not the legacy ACL (cfn-lint W3045)', () => {
+    for (const b of Object.values(template.findResources('AWS::S3::Bucket')))
+      expect((b as { Properties: Record<string, unknown> }).Properties.AccessControl).toBeUndefined();
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Principal: { Service: 'logging.s3.amazonaws.com' }, Action: 's3:PutObject' }),
+        ]),
+      },
+    });
+  });
+
+  it('writes no hard-coded arn:aws: partition into IAM policies (China, GovCloud)', () => {
+    const literal = identityStatements(templateJson).filter((s) => JSON.stringify(s.Resource).includes('"arn:aws:'));
+    expect(literal.map((s) => `${s.logicalId}: ${JSON.stringify(s.Resource)}`)).toEqual([]);
+  });
+});

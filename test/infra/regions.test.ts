@@ -1,0 +1,94 @@
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { createApp } from '../../lib/app.js';
+import { CONFIG_CONTEXT_KEY, ConfigError } from '../../lib/config.js';
+import { DEPLOY_ENV, synth, synthIn } from '../support/synth.js';
+
+const cluster = (region?: string) => ({
+  name: 'prod-eu',
+  ...(region ? { region } : {}),
+  logGroups: ['/aws/containerinsights/prod-eu/dataplane'],
+});
+
+function appFor(config: unknown, env = DEPLOY_ENV) {
+  return createApp({ context: { [CONFIG_CONTEXT_KEY]: config, 'aws:cdk:bundling-stacks': [] } }, env);
+}
+
+describe('clusters[].region: only the stack region works', () => {
+  it('refuses at synth a cluster region other than the stack region, naming the entry and why', () => {
+    const error = (() => {
+      try {
+        synthIn({ clusters: [cluster('us-west-2')] }, DEPLOY_ENV);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toContain(
+      'pod-doctor.clusters[0].region: "us-west-2" is not the stack\'s region "eu-west-1"; pod-doctor watches clusters in the region it is deployed to',
+    );
+  });
+
+  it('accepts the stack region itself', () => {
+    expect(() => synthIn({ clusters: [cluster('eu-west-1')] }, DEPLOY_ENV)).not.toThrow();
+  });
+
+  it('environment-agnostic: a template rule refuses the deployment in any other region, with the message', () => {
+    const { templateJson } = synthIn({ clusters: [cluster('us-west-2')] }, {});
+    const rules = templateJson.Rules as Record<
+      string,
+      { Assertions: { Assert: unknown; AssertDescription: string }[] }
+    >;
+    const assertions = Object.values(rules).flatMap((r) => r.Assertions);
+    expect(assertions).toContainEqual({
+      Assert: { 'Fn::Equals': [{ Ref: 'AWS::Region' }, 'us-west-2'] },
+      AssertDescription: expect.stringContaining('deploy one pod-doctor stack per region'),
+    });
+  });
+});
+
+describe('IAM events outside us-east-1', () => {
+  it('says plainly at synth that node-role policy changes are not seen when nothing forwards them', () => {
+    const { stack } = appFor({ clusters: [cluster()] });
+    Annotations.fromStack(stack).hasWarning(
+      '*',
+      Match.stringLikeRegexp('IAM events .* reach EventBridge in us-east-1 only: in eu-west-1 pod-doctor does not see'),
+    );
+  });
+
+  it('forwardIamEvents deploys a us-east-1 stack whose rules forward the IAM patterns to the stack region bus', () => {
+    const { app, stack } = appFor({ clusters: [cluster()], forwardIamEvents: true });
+    app.synth();
+    const forwarder = app.node.findChild('PodDoctorIamEvents') as import('aws-cdk-lib').Stack;
+    expect(forwarder.region).toBe('us-east-1');
+    expect(forwarder.account).toBe(DEPLOY_ENV.account);
+    const t = Template.fromStack(forwarder);
+    t.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: Match.objectLike({ source: ['aws.iam'], 'detail-type': ['AWS API Call via CloudTrail'] }),
+      Targets: [
+        Match.objectLike({
+          DeadLetterConfig: { Arn: Match.anyValue() },
+        }),
+      ],
+    });
+    const target = JSON.stringify(Object.values(t.findResources('AWS::Events::Rule'))[0]);
+    expect(target).toContain(':events:eu-west-1:111122223333:event-bus/default');
+    Annotations.fromStack(stack).hasNoWarning('*', Match.stringLikeRegexp('IAM events'));
+  });
+
+  it('forwardIamEvents without a known account and region is a configuration error', () => {
+    expect(() => appFor({ clusters: [cluster()], forwardIamEvents: true }, {})).toThrow(
+      /pod-doctor\.forwardIamEvents: needs the stack's account and region/,
+    );
+  });
+
+  it('in us-east-1 there is nothing to forward and nothing to warn about', () => {
+    const { app, stack } = appFor(
+      { clusters: [cluster()], forwardIamEvents: true },
+      { account: '111122223333', region: 'us-east-1' },
+    );
+    expect(app.node.tryFindChild('PodDoctorIamEvents')).toBeUndefined();
+    Annotations.fromStack(stack).hasNoWarning('*', Match.stringLikeRegexp('IAM events'));
+    expect(() => synth({ clusters: [cluster()] })).not.toThrow();
+  });
+});
