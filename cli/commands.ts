@@ -24,6 +24,11 @@ export const COMMANDS: readonly Command[] = [
     run: async (args) => (await import('./diagnose-command.js')).runDiagnoseCommand(args),
   },
   {
+    name: 'preflight',
+    summary: 'read-only account checks before deploying: trail, log group, SSM agent, node tags, endpoints',
+    run: async (args) => (await import('./preflight-command.js')).runPreflightCommand(args),
+  },
+  {
     name: 'replay',
     summary: 'feed a saved EventBridge event, subscription payload or log lines through the local pipeline',
     run: async (args) => (await import('./replay-command.js')).runReplayCommand(args),

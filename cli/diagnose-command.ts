@@ -67,14 +67,14 @@ export function renderReport(r: DiagnoseReport): string {
 }
 
 /** A clear message instead of a stack trace when the credential chain comes up empty. */
-export function credentialsProblem(e: unknown): string | undefined {
+export function credentialsProblem(e: unknown, command = 'diagnose'): string | undefined {
   const err = e as { name?: string; message?: string };
   if (
     /CredentialsProviderError|Could not load credentials|ExpiredToken|InvalidClientTokenId|UnrecognizedClientException/.test(
       `${err?.name} ${err?.message}`,
     )
   ) {
-    return `pod-doctor diagnose: no usable AWS credentials (${err.message?.split('\n')[0]}).\nSet credentials the usual way (aws configure / aws sso login, AWS_PROFILE or --profile, or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY) and run again.`;
+    return `pod-doctor ${command}: no usable AWS credentials (${err.message?.split('\n')[0]}).\nSet credentials the usual way (aws configure / aws sso login, AWS_PROFILE or --profile, or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY) and run again.`;
   }
   return undefined;
 }

@@ -12,7 +12,11 @@ import { evaluate, namesPrincipal, type PolicyDocument } from '../../core/iam-po
 import type { NodeContext } from './node-context.js';
 import { subnetUsage } from './subnet-usage.js';
 
-async function nodeRouteTable(ec2: EC2Client, node: NodeContext): Promise<RouteTable | undefined> {
+/** The route table of a node's subnet: its own association, else the VPC's main table. */
+export async function nodeRouteTable(
+  ec2: EC2Client,
+  node: Pick<NodeContext, 'subnetId' | 'vpcId'>,
+): Promise<RouteTable | undefined> {
   const own = await ec2.send(
     new DescribeRouteTablesCommand({ Filters: [{ Name: 'association.subnet-id', Values: [node.subnetId ?? ''] }] }),
   );
@@ -29,7 +33,7 @@ async function nodeRouteTable(ec2: EC2Client, node: NodeContext): Promise<RouteT
 }
 
 /** A default route to the internet (NAT gateway, internet gateway, NAT instance or transit gateway). */
-function internetRoute(rt: RouteTable | undefined): string | undefined {
+export function internetRoute(rt: RouteTable | undefined): string | undefined {
   const r = rt?.Routes?.find((x) => x.DestinationCidrBlock === '0.0.0.0/0' && x.State !== 'blackhole');
   return r ? (r.NatGatewayId ?? r.GatewayId ?? r.TransitGatewayId ?? r.NetworkInterfaceId ?? r.InstanceId) : undefined;
 }
