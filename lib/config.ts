@@ -104,6 +104,20 @@ export const podDoctorConfigSchema = z.strictObject({
     .regex(/^\/[A-Za-z0-9_.\-/]{1,1010}$/, 'must be an SSM parameter path such as /pod-doctor/kill-switch')
     .optional(),
   /**
+   * Sandbox image repositories (no tag) pod-doctor may restore besides the Amazon EKS pause
+   * repositories of each Region and localhost/kubernetes/pause, e.g. a private mirror.
+   */
+  trustedSandboxImages: z
+    .array(
+      z
+        .string()
+        .regex(
+          /^[A-Za-z0-9][A-Za-z0-9.-]*(:[0-9]{1,5})?(\/[a-z0-9]+([._-][a-z0-9]+)*)+$/,
+          'must be an image repository without tag, such as mirror.example.com/eks/pause',
+        ),
+    )
+    .default([]),
+  /**
    * Outside us-east-1, deploy a second stack in us-east-1 that forwards IAM events (node-role policy
    * changes) to this region's event bus. Needs the account and region at synth (`cdk deploy` sets
    * them) and `cdk deploy --all`.

@@ -83,6 +83,7 @@ export class PodDoctor extends Construct {
       incidentTable: this.incidentStore.table,
       evidenceBucket: this.evidence.bucket,
       historyRetentionDays: config.historyRetentionDays,
+      trustedSandboxImages: config.trustedSandboxImages,
       logRetention,
       incidentWindowMinutes: config.limits.incidentWindowMinutes,
       workflow: this.workflow.stateMachine,

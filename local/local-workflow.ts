@@ -80,6 +80,8 @@ export interface RunOptions {
   readonly modes?: Partial<WorkflowConfig['modes']>;
   readonly limits?: Partial<WorkflowConfig['limits']>;
   readonly killSwitch?: 'on' | 'off' | 'unreadable';
+  /** Sandbox image repositories trusted beyond the EKS ones (a local registry standing in for ECR). */
+  readonly trustedSandboxImages?: readonly string[];
   readonly approval?: 'approve' | 'reject' | 'timeout';
   /** State name → error thrown by its handler (a crash). */
   readonly crash?: Record<string, Error>;
@@ -130,6 +132,7 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
     ...synthesized,
     modes: { ...synthesized.modes, ...o.modes },
     limits: { ...synthesized.limits, ...o.limits },
+    trustedSandboxImages: o.trustedSandboxImages ? [...o.trustedSandboxImages] : synthesized.trustedSandboxImages,
   };
   const table = o.table ?? (await freshIncidentTable(template));
   const aws = mockAccount(o.account, o.faults);

@@ -65,7 +65,10 @@ export function realNode(node: LocalNode, o: LocalNodeOptions): LocalNodeBehavio
         },
         timeout: 120_000,
       });
-      return { status: r.status === 0 ? 'Success' : 'Failed', stdout: r.stdout, stderr: r.stderr };
+      // What the node reports names the image it stands in for (the probe's configured sandbox image).
+      let stdout = r.stdout;
+      for (const [real, local] of Object.entries(o.imageAliases ?? {})) stdout = stdout.split(local).join(real);
+      return { status: r.status === 0 ? 'Success' : 'Failed', stdout, stderr: r.stderr };
     },
   };
 }

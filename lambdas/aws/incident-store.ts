@@ -4,6 +4,20 @@ import { type IncidentCandidate, incidentId } from '../core/incidents.js';
 import { CATALOGUE_VERSION } from '../core/signatures.js';
 import { openIncidentKey } from './incident-table.js';
 
+/** Step Functions takes at most 256 KB of execution input; keep well below it. */
+export const MAX_WORKFLOW_INPUT_BYTES = 200 * 1024;
+
+/** The workflow input as JSON, dropping samples then pods until it fits (entities are already capped). */
+export function boundedInput<T extends { samples: readonly string[]; pods: readonly string[] }>(input: T): string {
+  let v = input;
+  let json = JSON.stringify(v);
+  while (Buffer.byteLength(json) > MAX_WORKFLOW_INPUT_BYTES && (v.samples.length > 1 || v.pods.length > 0)) {
+    v = v.samples.length > 1 ? { ...v, samples: v.samples.slice(0, -1) } : { ...v, pods: v.pods.slice(0, -1) };
+    json = JSON.stringify(v);
+  }
+  return json;
+}
+
 /** The open incident of a key, as stored. */
 export interface OpenIncident {
   readonly incidentId: string;
@@ -47,7 +61,7 @@ export class IncidentStore {
       pods: c.pods,
       catalogueVersion: CATALOGUE_VERSION,
     };
-    const workflowInput = JSON.stringify({
+    const workflowInput = boundedInput({
       ...about,
       incidentKey: c.key,
       entities: c.entities,

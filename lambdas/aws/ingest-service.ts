@@ -33,14 +33,45 @@ export async function ingest(event: unknown, requestId: string, deps: IngestDeps
   const opened: string[] = [];
   const joined: string[] = [];
   const started: string[] = [];
+  const unrecordable: Reject[] = [];
   for (const candidate of aggregate(occurrences)) {
-    const incident = await deps.incidents.openOrJoin(candidate, now);
-    (incident.opened ? opened : joined).push(incident.incidentId);
-    if (deps.workflow && !incident.workflowStarted) {
-      const arn = await deps.workflow.start(incident.incidentId, incident.workflowInput);
-      await deps.incidents.markWorkflowStarted(candidate.key, arn);
-      started.push(incident.incidentId);
+    try {
+      const incident = await deps.incidents.openOrJoin(candidate, now);
+      (incident.opened ? opened : joined).push(incident.incidentId);
+      if (deps.workflow && !incident.workflowStarted) {
+        const arn = await deps.workflow.start(incident.incidentId, incident.workflowInput);
+        await deps.incidents.markWorkflowStarted(candidate.key, arn);
+        started.push(incident.incidentId);
+      }
+    } catch (e) {
+      // Bad data fails the same way on every retry: keep it and go on; anything else retries the batch.
+      if (!isDataError(e)) throw e;
+      stats.rejected += candidate.count;
+      unrecordable.push({
+        reason: `incident could not be recorded or started: ${(e as Error).name}: ${(e as Error).message}`.slice(
+          0,
+          2000,
+        ),
+        record: JSON.stringify({ key: candidate.key, class: candidate.class, samples: candidate.samples }).slice(
+          0,
+          16_384,
+        ),
+      });
     }
   }
-  return { stats, incidentsOpened: opened, incidentsJoined: joined, workflowsStarted: started, rejectKey };
+  const unrecordableKey = await deps.rejects.keep(unrecordable, `${requestId}-unrecordable`, now);
+  return {
+    stats,
+    incidentsOpened: opened,
+    incidentsJoined: joined,
+    workflowsStarted: started,
+    rejectKey: rejectKey ?? unrecordableKey,
+  };
+}
+
+/** Errors no retry can fix: the request itself is invalid (sizes, names, input). */
+const DATA_ERRORS = new Set(['ValidationException', 'InvalidExecutionInput', 'InvalidName', 'RangeError']);
+
+export function isDataError(e: unknown): boolean {
+  return e instanceof Error && DATA_ERRORS.has(e.name);
 }

@@ -1,4 +1,11 @@
-/** What a failure line says about where it happened. Only keys that were found are present. */
+import { createHash } from 'node:crypto';
+
+/**
+ * What a failure line says about where it happened. Only keys that were found are present.
+ * `node` and `instanceId` come only from the record's envelope (Container Insights `hostname` /
+ * `ec2_instance_id`, the journal prefix, the kubectl From column), never from the message text a
+ * tenant can write into (pod names, images, container commands).
+ */
 export interface Entities {
   pod?: string;
   namespace?: string;
@@ -23,8 +30,6 @@ const POD_KV = /\bpod="([a-z0-9.-]+)\/([a-z0-9.-]+)"/;
 const POD_CNI = /K8S_POD_NAMESPACE=([a-z0-9.-]+);K8S_POD_NAME=([a-z0-9.-]+)/;
 const POD_UNDERSCORE = /set up pod "([a-z0-9.-]+)_([a-z0-9.-]+)"/;
 const POD_QUOTED = /(?:for pod|Pod) "([a-z0-9][a-z0-9._-]*)"/i;
-const NODE_NAME = /\b(ip-\d{1,3}-\d{1,3}-\d{1,3}-\d{1,3}(?:\.[a-z0-9-]+)*\.(?:compute\.internal|ec2\.internal))\b/;
-const INSTANCE = /\b(i-[0-9a-f]{8}(?:[0-9a-f]{9})?)\b/;
 const SUBNET = /\b(subnet-[0-9a-f]{8,17})\b/;
 const ENI = /\b(eni-[0-9a-f]{8,17})\b/;
 const ERROR_CODE =
@@ -35,6 +40,25 @@ export function registryHost(image: string): string {
   const first = image.split('/')[0];
   if (image.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost')) return first;
   return 'docker.io';
+}
+
+/** Longest entity value kept as is (an image reference is at most 255 characters). */
+export const MAX_ENTITY_CHARS = 256;
+
+/** A value short enough for keys and inputs: longer ones keep a prefix and a hash of the whole. */
+export function capValue(v: string, max = MAX_ENTITY_CHARS): string {
+  if (v.length <= max) return v;
+  const h = createHash('sha256').update(v).digest('hex').slice(0, 16);
+  return `${v.slice(0, max - 22)}…#${h}`;
+}
+
+/** Every entity value capped (see capValue). */
+export function capEntities(e: Entities): Entities {
+  const out: Entities = {};
+  for (const [k, v] of Object.entries(e) as [keyof Entities, string | undefined][]) {
+    if (typeof v === 'string') out[k] = capValue(v);
+  }
+  return out;
 }
 
 /** Extracts entities from a classified message (text already unescaped). */
@@ -66,11 +90,10 @@ export function extractEntities(message: string, known: Entities = {}): Entities
       if (q) e.pod = q;
     }
   }
-  e.node ??= NODE_NAME.exec(message)?.[1];
-  e.instanceId ??= INSTANCE.exec(message)?.[1];
+  // Node and instance only from the envelope (`known`): a pod named like an instance id is not a target.
   e.subnetId ??= SUBNET.exec(message)?.[1];
   e.eniId ??= ENI.exec(message)?.[1];
   e.errorCode ??= ERROR_CODE.exec(message)?.[1];
   for (const k of Object.keys(e) as (keyof Entities)[]) if (e[k] === undefined) delete e[k];
-  return e;
+  return capEntities(e);
 }

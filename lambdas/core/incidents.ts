@@ -72,9 +72,16 @@ export function incidentScope(
   }
 }
 
-/** Stable incident key of (cluster, scope, class). */
+/** Key parts longer than this many UTF-8 bytes are replaced by their hash (DynamoDB keys: 2 KB). */
+export const MAX_KEY_PART_BYTES = 256;
+
+function keyPart(v: string): string {
+  return Buffer.byteLength(v) <= MAX_KEY_PART_BYTES ? v : `sha256:${createHash('sha256').update(v).digest('hex')}`;
+}
+
+/** Stable incident key of (cluster, scope, class); at most about 600 bytes whatever the parts. */
 export function incidentKey(cluster: string, cls: FailureClass, scope: IncidentScope, value: string): string {
-  return `${cluster}|${scope}:${value}|${cls}`;
+  return `${keyPart(cluster)}|${scope}:${keyPart(value)}|${cls}`;
 }
 
 /** A short, stable, name-safe id for an incident opened at `firstSeen` (Step Functions execution name). */

@@ -13,10 +13,18 @@ export const ingestEnvSchema = z.object({
     .default('{}')
     .transform((s) => z.record(z.string(), z.string()).parse(JSON.parse(s))),
   ACCOUNT_SCOPE: z.string().default('account'),
+  TRUSTED_SANDBOX_IMAGES: z
+    .string()
+    .default('[]')
+    .transform((s) => z.array(z.string()).parse(JSON.parse(s))),
 });
 
 export type IngestEnv = z.output<typeof ingestEnvSchema>;
 
 export function ingestConfig(env: IngestEnv): IngestConfig {
-  return { logGroupClusters: env.LOG_GROUP_CLUSTERS, accountScope: env.ACCOUNT_SCOPE };
+  return {
+    logGroupClusters: env.LOG_GROUP_CLUSTERS,
+    accountScope: env.ACCOUNT_SCOPE,
+    trustedSandboxImages: env.TRUSTED_SANDBOX_IMAGES,
+  };
 }

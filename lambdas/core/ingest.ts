@@ -1,7 +1,10 @@
-import { CloudWatchLogsSchema } from '@aws-lambda-powertools/parser/schemas/cloudwatch';
-import { classify } from './classifier.js';
+import { type Classification, classify } from './classifier.js';
 import { classifyCloudTrail, isCloudTrailEvent } from './cloudtrail.js';
+import { cloudTrailEventSchema } from './cloudtrail-schema.js';
+import { capValue } from './entities.js';
 import type { Occurrence } from './incidents.js';
+import { MAX_TIMESTAMP, readLogEvent, readSubscription } from './subscription.js';
+import { untrustedPauseImage } from './trust.js';
 
 /** A record pod-doctor could not read. Kept as evidence, counted, never dropped. */
 export interface Reject {
@@ -32,9 +35,15 @@ export interface IngestConfig {
   readonly logGroupClusters: Readonly<Record<string, string>>;
   /** Cluster name used for account-level CloudTrail events. */
   readonly accountScope: string;
+  /**
+   * Sandbox image repositories trusted beyond the EKS pause repositories and localhost/kubernetes/pause.
+   * @default []
+   */
+  readonly trustedSandboxImages?: readonly string[];
 }
 
 const MAX_REJECT_CHARS = 16 * 1024;
+const MAX_CAUSE_CHARS = 1000;
 const CI_LOG_GROUP = /^\/aws\/containerinsights\/([^/]+)\//;
 
 function clusterOf(logGroup: string, config: IngestConfig): string {
@@ -45,6 +54,14 @@ function emptyStats(): IngestStats {
   return { received: 0, classified: 0, unknown: 0, rejected: 0, controlMessages: 0, byClass: {} };
 }
 
+function stringify(v: unknown): string {
+  try {
+    return JSON.stringify(v) ?? String(v);
+  } catch {
+    return String(v);
+  }
+}
+
 function truncate(s: string): string {
   return s.length > MAX_REJECT_CHARS
     ? `${s.slice(0, MAX_REJECT_CHARS)}…[truncated ${s.length - MAX_REJECT_CHARS} chars]`
@@ -52,9 +69,25 @@ function truncate(s: string): string {
 }
 
 /**
+ * A sandbox-image line whose image is not a trusted pause reference is a workload image named like
+ * one (`x.io/eks/pause:1`) or tenant text quoting one: it is not about the node's sandbox image.
+ */
+function trustedClass(c: Classification, config: IngestConfig): Pick<Occurrence, 'class' | 'cause'> {
+  const cause = c.cause ?? c.class;
+  const image = c.entities.sandboxImage ?? c.entities.image;
+  if (c.class !== 'sandbox-image' || !image) return { class: c.class as Occurrence['class'], cause };
+  const why = untrustedPauseImage(image, config.trustedSandboxImages);
+  if (!why) return { class: 'sandbox-image', cause };
+  return {
+    class: 'image-pull-failed',
+    cause: `an image named like a pause image failed, but it is not a trusted sandbox image (${why}): treated as a workload image`,
+  };
+}
+
+/**
  * Reads a Lambda event (CloudWatch Logs subscription payload or EventBridge CloudTrail event) into
  * classified occurrences. Total: any input, however broken, ends up in occurrences, in unknown
- * counts or in rejects.
+ * counts or in rejects; one bad log event never costs the others of its batch.
  */
 export function readEvent(event: unknown, config: IngestConfig, now: number): ReadResult {
   const stats = emptyStats();
@@ -67,72 +100,90 @@ export function readEvent(event: unknown, config: IngestConfig, now: number): Re
 
   if (isCloudTrailEvent(event)) {
     stats.received++;
-    const c = classifyCloudTrail(event);
-    if (c.kind === 'ignored' || c.class === 'unknown') {
-      stats.unknown++;
-    } else {
-      stats.classified++;
-      stats.byClass[c.class] = (stats.byClass[c.class] ?? 0) + 1;
-      const at = Date.parse(event.detail.eventTime ?? event.time ?? '') || now;
-      occurrences.push({
-        class: c.class,
-        kind: c.kind,
-        cause: c.cause ?? c.class,
-        signature: `cloudtrail.${event.detail.eventName}`,
-        cluster: config.accountScope,
-        entities: c.entities,
-        at,
-        evidence: `${event.detail.eventName}${event.detail.errorCode ? ` ${event.detail.errorCode}` : ''} by ${c.actor ?? 'unknown'}: ${c.cause}`,
-      });
-    }
+    const ct = readCloudTrail(event, config, now, stats);
+    if ('reject' in ct) reject(ct.reject, stringify(event));
+    else if (ct.occurrence) occurrences.push(ct.occurrence);
     return { occurrences, rejects, stats };
   }
 
-  const parsed = CloudWatchLogsSchema.safeParse(event);
-  if (!parsed.success) {
+  const read = readSubscription(event);
+  if ('error' in read) {
     stats.received++;
-    let text: string;
-    try {
-      text = JSON.stringify(event) ?? String(event);
-    } catch {
-      text = String(event);
-    }
-    reject(
-      `not a CloudWatch Logs subscription payload or CloudTrail event: ${parsed.error.issues[0]?.message ?? 'invalid'}`,
-      text,
-    );
+    reject(`not a CloudWatch Logs subscription payload or CloudTrail event: ${read.error}`, stringify(event));
     return { occurrences, rejects, stats };
   }
-  const batch = parsed.data.awslogs.data;
+  const batch = read.batch;
   if (batch.messageType === 'CONTROL_MESSAGE') {
     stats.controlMessages++;
     return { occurrences, rejects, stats };
   }
-  const cluster = clusterOf(batch.logGroup, config);
-  for (const le of batch.logEvents) {
+  const cluster = capValue(clusterOf(batch.logGroup, config));
+  const where = { logGroup: batch.logGroup, logStream: batch.logStream };
+  for (const raw of batch.logEvents) {
     stats.received++;
+    const le = readLogEvent(raw);
+    if ('error' in le) {
+      reject(le.error, stringify(raw), where);
+      continue;
+    }
     const c = classify(le.message);
     if (c.error) {
-      reject(c.error, le.message, { logGroup: batch.logGroup, logStream: batch.logStream });
+      reject(c.error, le.message, where);
       continue;
     }
     if (c.class === 'unknown') {
       stats.unknown++;
       continue;
     }
+    const trusted = trustedClass(c, config);
     stats.classified++;
-    stats.byClass[c.class] = (stats.byClass[c.class] ?? 0) + 1;
+    stats.byClass[trusted.class] = (stats.byClass[trusted.class] ?? 0) + 1;
     occurrences.push({
-      class: c.class,
+      ...trusted,
       kind: 'failure',
-      cause: c.cause ?? c.class,
       signature: c.signature,
       cluster,
       entities: c.entities,
-      at: Number.isFinite(le.timestamp) ? le.timestamp : now,
+      at: le.timestamp,
       // What a human reads: the envelope's message, not the Fluent Bit JSON around it.
       evidence: c.message,
     });
   }
   return { occurrences, rejects, stats };
+}
+
+/** One EventBridge CloudTrail event: its fields checked against a schema, then classified. */
+function readCloudTrail(
+  event: unknown,
+  config: IngestConfig,
+  now: number,
+  stats: IngestStats,
+): { reject: string } | { occurrence?: Occurrence } {
+  const parsed = cloudTrailEventSchema.safeParse(event);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return { reject: `CloudTrail event field ${issue?.path.join('.')}: ${issue?.message ?? 'invalid'}` };
+  }
+  const e = parsed.data;
+  const c = classifyCloudTrail(e);
+  if (c.kind === 'ignored' || c.class === 'unknown') {
+    stats.unknown++;
+    return {};
+  }
+  stats.classified++;
+  stats.byClass[c.class] = (stats.byClass[c.class] ?? 0) + 1;
+  const at = Date.parse(e.detail.eventTime ?? e.time ?? '');
+  const cause = capValue(c.cause ?? c.class, MAX_CAUSE_CHARS);
+  return {
+    occurrence: {
+      class: c.class,
+      kind: c.kind,
+      cause,
+      signature: `cloudtrail.${e.detail.eventName}`,
+      cluster: config.accountScope,
+      entities: c.entities,
+      at: Number.isFinite(at) && at >= 0 && at <= MAX_TIMESTAMP ? at : now,
+      evidence: `${e.detail.eventName}${e.detail.errorCode ? ` ${e.detail.errorCode}` : ''} by ${c.actor ?? 'unknown'}: ${cause}`,
+    },
+  };
 }

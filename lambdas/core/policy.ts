@@ -45,7 +45,13 @@ export interface PolicyInput {
   readonly clusterOptedIn: boolean;
   /** Instance id of the node, when the incident is about one. */
   readonly instanceId?: string;
+  /**
+   * The node's configured sandbox image as its probe read it, already checked against the trusted
+   * pause repositories; without it there is no pause repair.
+   */
   readonly sandboxImage?: string;
+  /** Why there is no trusted sandbox image to restore (blocks the pause repair). */
+  readonly repairRefusal?: string;
   readonly findings: readonly Finding[];
   readonly limits: PolicyLimits;
   /** Node actions pod-doctor started in this cluster in the last hour. */
@@ -195,7 +201,9 @@ export function decide(input: PolicyInput): Plan {
       reason = `class ${input.class} is in approve mode`;
     }
     if (d === 'recommend') return { ...c, disposition: d, reason };
-    if (input.killSwitch) block('kill switch is on');
+    if (c.id === 'repair-pause-image' && !input.sandboxImage)
+      block(input.repairRefusal ?? 'no trusted sandbox image from the node probe');
+    else if (input.killSwitch) block('kill switch is on');
     else if (!input.clusterOptedIn) block('cluster is not configured for pod-doctor');
     else if (errors.length) block(`fail closed: check(s) could not run: ${errors.join(', ')}`);
     // One node alone is never a shared cause, however small its node group.

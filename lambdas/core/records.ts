@@ -35,6 +35,8 @@ export const MAX_RECORD_LENGTH = 256 * 1024;
 const JOURNAL =
   /^(?:[A-Z][a-z]{2} +\d{1,2} \d{2}:\d{2}:\d{2}|\d{4}-\d{2}-\d{2}T[\d:.]+(?:Z|[+-]\d{2}:?\d{2})?) (\S+) ([\w.@-]+?)(?:\[\d+\])?: (.*)$/s;
 const KLOG = /^([IWEF])\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ [\w.-]+:\d+\] (.*)$/s;
+/** An event row whose first field is kubectl's old From column: "kubelet, <node> <message>". */
+const FROM_KUBELET = /^kubelet, ([a-z0-9][a-z0-9.-]{0,252}) +(.*)$/s;
 const LOGFMT_LEVEL = /(?:^|\s)level=(\w+)/;
 const DESCRIBE =
   /^\s*(Warning|Normal)\s+([A-Za-z]+)\s+(?:\S+(?: \(x\d+ over \S+\))?|<unknown>)\s+(\S+(?:, (\S+))?)\s+(.*)$/s;
@@ -73,6 +75,12 @@ function parseText(text: string): ParsedRecord {
     node = j[1];
     source = j[2];
     body = j[3];
+  }
+  const from = node ? null : FROM_KUBELET.exec(body);
+  if (from) {
+    node = from[1];
+    source = 'kubelet';
+    body = from[2];
   }
   const k = KLOG.exec(body);
   if (k) return { format: 'klog', level: k[1], message: unescapeQuotes(k[2]), node, source };

@@ -38,6 +38,8 @@ export const workflowConfigSchema = z.object({
   historyRetentionDays: z.number().int().min(1),
   evidenceBucket: z.string(),
   tableName: z.string(),
+  /** Sandbox image repositories trusted beyond the EKS pause repositories and localhost/kubernetes/pause. */
+  trustedSandboxImages: z.array(z.string()).optional(),
 });
 
 export type WorkflowConfig = z.output<typeof workflowConfigSchema>;

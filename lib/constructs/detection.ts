@@ -37,6 +37,11 @@ export interface DetectionProps {
   readonly evidenceBucket: IBucket;
   /** Days incident rows are kept (DynamoDB TTL). */
   readonly historyRetentionDays: number;
+  /**
+   * Sandbox image repositories trusted beyond the EKS pause repositories and localhost/kubernetes/pause.
+   * @default []
+   */
+  readonly trustedSandboxImages?: readonly string[];
   /** Retention of the ingest function's logs. */
   readonly logRetention: RetentionDays;
   /** Minutes within which repeats of one (cluster, scope, class) join the same incident. */
@@ -77,6 +82,7 @@ export class Detection extends Construct {
         LOG_GROUP_CLUSTERS: JSON.stringify(
           Object.fromEntries(props.clusters.flatMap((c) => c.logGroups.map((g) => [g, c.name]))),
         ),
+        TRUSTED_SANDBOX_IMAGES: JSON.stringify(props.trustedSandboxImages ?? []),
         ...(props.workflow ? { WORKFLOW_ARN: props.workflow.stateMachineArn } : {}),
       },
     });

@@ -1,5 +1,6 @@
 import { DescribeNodegroupCommand, type EKSClient } from '@aws-sdk/client-eks';
 import type { Finding } from '../../core/findings.js';
+import { nodeTrust } from '../../core/node-trust.js';
 import { decide, type Plan } from '../../core/policy.js';
 import { type CommandResult, probeFindings } from '../../core/probe.js';
 import { type PlannedRemedy, planRemedy } from '../../core/remedy/plan.js';
@@ -40,11 +41,24 @@ export interface DecideOutput {
 /** Decide: findings from every diagnosis branch, the node group size for the breaker, then the policy. */
 export async function decideIncident(input: DecideInput, deps: DecideDeps): Promise<DecideOutput> {
   const findings: Finding[] = [];
+  let probe: CommandResult | undefined;
   for (const branch of input.diagnosis) {
     if ('findings' in branch && branch.findings) findings.push(...branch.findings);
-    if ('probe' in branch) findings.push(...probeFindings(branch.probe));
+    if ('probe' in branch) {
+      probe = branch.probe;
+      findings.push(...probeFindings(branch.probe));
+    }
   }
-  const reasons: string[] = [];
+  const trust = nodeTrust({
+    class: input.class,
+    cluster: input.cluster,
+    loggedImage: input.entities.sandboxImage,
+    node: input.node,
+    probe,
+    findings,
+    trustedSandboxImages: deps.config.trustedSandboxImages ?? [],
+  });
+  const reasons: string[] = [...trust.reasons];
   let nodeGroupSize = 0;
   if (input.node?.nodegroupName) {
     try {
@@ -69,8 +83,9 @@ export async function decideIncident(input: DecideInput, deps: DecideDeps): Prom
     mode: deps.config.modes[input.class],
     killSwitch: input.open.gate.killSwitch,
     clusterOptedIn: input.open.gate.optedIn,
-    instanceId: input.node?.instanceId,
-    sandboxImage: input.entities.sandboxImage,
+    instanceId: trust.instanceId,
+    sandboxImage: trust.sandboxImage,
+    repairRefusal: trust.repairRefusal,
     findings,
     limits: deps.config.limits,
     nodeActionsLastHour: input.open.history.nodeActionsLastHour,
