@@ -1,6 +1,8 @@
-import { createInterface } from 'node:readline';
+import { once } from 'node:events';
+import { StringDecoder } from 'node:string_decoder';
 import { classify } from '../lambdas/core/classifier.js';
 import { classifyCloudTrail, isCloudTrailEvent } from '../lambdas/core/cloudtrail.js';
+import { cannotMatch } from '../lambdas/core/prefilter.js';
 
 const HELP = `Usage: pod-doctor classify < FILE
 
@@ -8,9 +10,14 @@ Reads records from stdin, one per line, and writes one JSON object per record to
   {"class": "<failure class>", "cause": "...", "signature": "...", "entities": {...}, "format": "..."}
 Records: raw kubelet / containerd journal lines, Container Insights dataplane JSON, ipamd JSON,
 kubectl describe event rows, EventBridge CloudTrail events (one JSON per line).
-A record that cannot be read yields {"class": "unknown", "error": "..."}; the command never aborts.`;
+A record that matches no signature yields {"class": "unknown"}; one that cannot be read
+{"class": "unknown", "error": "...", "format": "..."}; the command never aborts.
+Input is read in chunks and output written in batches; lines no signature can match are answered
+by the catalogue's pre-filter without being parsed.`;
 
-/** One output object for one input line. Never throws. */
+const UNKNOWN_JSON = '{"class":"unknown"}';
+
+/** One output object for one input line, through the full reader and catalogue. Never throws. */
 export function classifyLine(line: string): Record<string, unknown> {
   try {
     if (line.trimStart().startsWith('{"version"') || line.includes('"AWS API Call via CloudTrail"')) {
@@ -32,7 +39,46 @@ export function classifyLine(line: string): Record<string, unknown> {
   }
   const c = classify(line);
   if (c.error) return { class: 'unknown', error: c.error, format: c.format };
+  if (c.class === 'unknown') return { class: 'unknown' };
   return { class: c.class, cause: c.cause, signature: c.signature, entities: c.entities, format: c.format };
+}
+
+/** Lines the full reader must see: CloudTrail events, JSON records (they may be malformed), empty lines. */
+function needsReader(line: string): boolean {
+  let i = 0;
+  while (i < line.length && (line.charCodeAt(i) === 32 || line.charCodeAt(i) === 9)) i++;
+  return i === line.length || line.charCodeAt(i) === 123 || line.includes('"AWS API Call via CloudTrail"');
+}
+
+/** The JSON text of one input line's result (without the newline). */
+export function classifyToJson(input: string): string {
+  const line = input.charCodeAt(input.length - 1) === 13 ? input.slice(0, -1) : input;
+  if (!needsReader(line) && cannotMatch(line)) return UNKNOWN_JSON;
+  return JSON.stringify(classifyLine(line));
+}
+
+/**
+ * Splits chunks into lines and classifies them; a line may span chunks. Output is one string per
+ * chunk (a batch), so the writer makes one write call per chunk, not one per line.
+ */
+export class LineBatcher {
+  private readonly decoder = new StringDecoder('utf8');
+  private rest = '';
+
+  /** The results of every line completed by this chunk, newline-terminated ('' when none). */
+  push(chunk: Buffer): string {
+    const text = this.rest + this.decoder.write(chunk);
+    const lines = text.split('\n');
+    this.rest = lines.pop() ?? '';
+    return lines.length === 0 ? '' : `${lines.map(classifyToJson).join('\n')}\n`;
+  }
+
+  /** The result of the last line when the input does not end with a newline. */
+  end(): string {
+    const last = this.rest + this.decoder.end();
+    this.rest = '';
+    return last.length > 0 ? `${classifyToJson(last)}\n` : '';
+  }
 }
 
 export async function runClassifyCommand(args: readonly string[]): Promise<number> {
@@ -40,11 +86,13 @@ export async function runClassifyCommand(args: readonly string[]): Promise<numbe
     process.stdout.write(`${HELP}\n`);
     return 0;
   }
-  const rl = createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY });
-  for await (const line of rl) {
-    if (!process.stdout.write(`${JSON.stringify(classifyLine(line))}\n`)) {
-      await new Promise((resolve) => process.stdout.once('drain', resolve));
-    }
+  const batcher = new LineBatcher();
+  const out = process.stdout;
+  for await (const chunk of process.stdin) {
+    const batch = batcher.push(chunk as Buffer);
+    if (batch.length > 0 && !out.write(batch)) await once(out, 'drain');
   }
+  const last = batcher.end();
+  if (last.length > 0) out.write(last);
   return 0;
 }

@@ -1,7 +1,8 @@
 import { type Entities, extractEntities } from './entities.js';
 import type { FailureClass } from './failure-classes.js';
+import { mayMatchMessage } from './prefilter.js';
 import { parseRecord, type RecordFormat } from './records.js';
-import { CATALOGUE_VERSION, INFORMATIONAL, PREFILTER, SIGNATURES } from './signatures.js';
+import { CATALOGUE_VERSION, INFORMATIONAL, SIGNATURES } from './signatures.js';
 
 /**
  * At most this much of a message is classified (and searched for entities): the longest real failure
@@ -38,11 +39,11 @@ export function classifyMessage(message: string): {
   signature: string | null;
 } {
   const part = classifiedPart(message);
-  if (!PREFILTER.test(part)) return { ...UNKNOWN };
+  if (!mayMatchMessage(part)) return { ...UNKNOWN };
   return matchSignatures(part);
 }
 
-/** The catalogue without the PREFILTER fast path (the reference the fast path is tested against). */
+/** The catalogue without the anchor pre-filter (the reference the pre-filter is tested against). */
 export function matchSignatures(message: string): {
   class: FailureClass;
   cause: string | null;

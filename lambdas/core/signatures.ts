@@ -350,13 +350,6 @@ export const SIGNATURES: readonly Signature[] = [
   },
 ];
 
-/**
- * The pre-filter: a line that matches no signature's FIRST pattern (its cause) cannot match the
- * catalogue, so the classifier skips it. Derived, so it cannot drift from the catalogue; quantifier-free
- * like its parts. (Differential fuzzing holds classifyMessage equal to matchSignatures.)
- */
-export const PREFILTER = new RegExp(SIGNATURES.map((s) => s.all[0].source).join('|'), 'i');
-
 /** Lines that look alarming but report progress or success; never a failure of any class. */
 export const INFORMATIONAL: readonly RegExp[] = [
   /^Pulling image "|^pulling image "|^Pulling sandbox image/,

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CLASSIFY_PREFIX, classify } from '../../lambdas/core/classifier.js';
 import { quotedValue } from '../../lambdas/core/records.js';
-import { INFORMATIONAL, PREFILTER, SIGNATURES } from '../../lambdas/core/signatures.js';
+import { INFORMATIONAL, SIGNATURES } from '../../lambdas/core/signatures.js';
 import { fuzz } from '../support/fuzz.js';
 
 /** The regex source without escapes and character classes: what is left must hold no repetition. */
@@ -11,7 +11,7 @@ function repetitionOf(source: string): string | undefined {
   return /[*+{]|[^(]\?|^\?/.exec(bare.replace(/\(\?:/g, '('))?.[0];
 }
 
-const CATALOGUE: RegExp[] = [PREFILTER, ...INFORMATIONAL, ...SIGNATURES.flatMap((s) => [...s.all, ...(s.none ?? [])])];
+const CATALOGUE: RegExp[] = [...INFORMATIONAL, ...SIGNATURES.flatMap((s) => [...s.all, ...(s.none ?? [])])];
 
 describe('catalogue patterns are bounded by construction', () => {
   it.each(CATALOGUE.map((re) => [re.source.slice(0, 60), re] as const))(

@@ -1,0 +1,85 @@
+import { SIGNATURES } from './signatures.js';
+
+/**
+ * The raw-line pre-filter: decides from the line as read, before any parsing, that no signature can
+ * match it. Every signature's first pattern is a flat alternation of literals (a unit test holds it
+ * to that); each alternative yields an ANCHOR: its longest literal piece without `:`, `"` or
+ * backslash, trimmed of spaces, lower-cased. A message matching a signature contains that signature's anchor.
+ *
+ * Why the raw line is enough: the reader only takes substrings of the line (JSON strings, logfmt
+ * values, journal and klog bodies), drops the backslash of `\"`, and joins two pieces with ": "
+ * (logfmt msg and error, program name and message); other escapes send the line the full path. An anchor holds no ':' and neither
+ * starts nor ends with a space, so it cannot take a character of a join: it lies inside one of those
+ * substrings, hence inside the raw line. Lines with a backslash take
+ * the full path. Matching is case-insensitive on ASCII anchors: the line is lower-cased once.
+ */
+export class PrefilterError extends Error {
+  override readonly name = 'PrefilterError';
+}
+
+/** The alternatives of a flat alternation (no groups, no classes), escapes resolved. */
+function alternatives(re: RegExp): string[] {
+  const src = re.source;
+  if (/(?<!\\)[([]/.test(src)) throw new PrefilterError(`pattern ${src.slice(0, 60)} is not a flat alternation`);
+  return src.split(/(?<!\\)\|/);
+}
+
+/** Escapes that stand for themselves; every other escape (`\b`, `\s`, `\d` …) is a boundary. */
+const LITERAL_ESCAPES = new Set(['.', '/', '(', ')', '-', '_', "'", '"', '@', '=', '\\', ':', ' ']);
+
+/** The literal pieces of one alternative: split at boundaries (`^`, `$`, `.`, class escapes), `:` and `"`. */
+function literalPieces(alternative: string): string[] {
+  const pieces: string[] = [];
+  let piece = '';
+  for (let i = 0; i < alternative.length; i++) {
+    let ch = alternative[i];
+    let boundary = ch === '^' || ch === '$' || ch === '.';
+    if (ch === '\\') {
+      ch = alternative[++i] ?? '';
+      boundary = !LITERAL_ESCAPES.has(ch);
+    }
+    if (boundary || ch === ':' || ch === '"' || ch === '\\') {
+      pieces.push(piece);
+      piece = '';
+    } else piece += ch;
+  }
+  pieces.push(piece);
+  return pieces.map((p) => p.trim());
+}
+
+/** The anchor of one alternative: its longest literal piece, lower-cased. */
+export function anchorOf(alternative: string): string {
+  const best = literalPieces(alternative)
+    .reduce((a, b) => (b.length > a.length ? b : a), '')
+    .toLowerCase();
+  if (best.length < 3 || !/^[\x20-\x7e]+$/.test(best))
+    throw new PrefilterError(`alternative ${JSON.stringify(alternative)} has no ASCII anchor of 3+ characters`);
+  return best;
+}
+
+/** Anchors of every signature's first pattern, deduplicated, shortest first. */
+export const ANCHORS: readonly string[] = [
+  ...new Set(SIGNATURES.flatMap((s) => alternatives(s.all[0]).map(anchorOf))),
+].sort((a, b) => a.length - b.length || a.localeCompare(b));
+
+const ANCHOR_RE = new RegExp(ANCHORS.map((a) => a.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|'));
+
+/** True when a message (already read) may match a signature: it contains an anchor, ignoring case. */
+export function mayMatchMessage(message: string): boolean {
+  return ANCHOR_RE.test(message.toLowerCase());
+}
+
+/**
+ * Escapes the reader may rewrite: any backslash except the `\"` of a quoted quote (JSON strings and
+ * logfmt values). A quote is never part of an anchor, so removing the backslash before one cannot
+ * join an anchor together; `\n`, `\t`, `\uXXXX`, `\/` and `\\` can, so such lines take the full path.
+ */
+function hasRewritingEscape(line: string): boolean {
+  return line.includes('\\') && line.replaceAll('\\"', '').includes('\\');
+}
+
+/** True when the line certainly matches no signature (the caller may answer `unknown` unparsed). */
+export function cannotMatch(line: string): boolean {
+  if (hasRewritingEscape(line)) return false;
+  return !ANCHOR_RE.test(line.toLowerCase());
+}

@@ -1,0 +1,94 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { classifyLine, classifyToJson, LineBatcher } from '../../cli/classify-command.js';
+import { classify } from '../../lambdas/core/classifier.js';
+import { ANCHORS, anchorOf, cannotMatch, PrefilterError } from '../../lambdas/core/prefilter.js';
+import { SIGNATURES } from '../../lambdas/core/signatures.js';
+import { labelledCorpus } from '../support/corpus.js';
+import { fuzz } from '../support/fuzz.js';
+
+const corpus = labelledCorpus();
+
+/** Fragments that nearly or fully match signatures, in any case, plus corpus words. */
+const fragments = [
+  ...new Set(
+    SIGNATURES.flatMap((s) => [...s.all, ...(s.none ?? [])])
+      .flatMap((re) => re.source.split('|'))
+      .map((f) => f.replace(/\\b|\\/g, ''))
+      .filter((f) => f.length > 1),
+  ),
+  ...corpus.flatMap((l) => l.line.split(/\s+/)).filter((_, i) => i % 7 === 0),
+];
+const text = fc
+  .array(
+    fc.oneof(
+      fc.constantFrom(...fragments),
+      fc.constantFrom(...fragments).map((f) => f.toUpperCase()),
+      fc.constantFrom(': ', '\\"', '"', '\\n', '\\u0066', '\\\\', '\\/', ' ', '='),
+      fc.string({ maxLength: 6 }),
+    ),
+    { minLength: 1, maxLength: 10 },
+  )
+  .map((p) => p.join(''));
+/** The shapes records take: bare text, journal lines, logfmt with msg/error, JSON envelopes, describe rows. */
+const line = fc.oneof(
+  text,
+  text.map((t) => `Nov 30 10:00:00 ip-10-0-1-2 pull-sandbox-image.sh[12]: ${t}`),
+  fc.tuple(text, text).map(([m, e]) => `time="2026-11-30T10:00:00Z" level=error msg="${m}" error="${e}"`),
+  fc.tuple(text, text).map(([m, e]) => `level=info msg=${m} err="${e}`),
+  text.map((t) => `E1130 10:00:00.000001    3412 log.go:32] "RunPodSandbox failed" err="${t}"`),
+  text.map((t) => `  Warning  Failed  3s (x2 over 9s)  kubelet  ${t}`),
+  text.map((t) => JSON.stringify({ hostname: 'ip-10-0-1-2', systemd_unit: 'kubelet.service', message: t })),
+  text.map((t) => `{"level":"error","ts":"x","caller":"c","msg":"${t}"}`),
+  text.map((t) => `{"log":"${t}","kubernetes":{"host":"ip-10-0-1-2","container_name":"aws-node"}}`),
+);
+
+describe('the raw-line pre-filter (CLI fast path)', () => {
+  it('is equivalent to the full reader and catalogue: skipped lines are exactly unknown (differential fuzzing)', () => {
+    fc.assert(
+      fc.property(line, (l) => {
+        if (cannotMatch(l)) expect(classify(l).class, l).toBe('unknown');
+        expect(classifyToJson(l)).toBe(JSON.stringify(classifyLine(l)));
+      }),
+      fuzz(20_000),
+    );
+  });
+
+  it('skips no corpus line the catalogue classifies', () => {
+    const wronglySkipped = corpus.filter((l) => cannotMatch(l.line) && classify(l.line).class !== 'unknown');
+    expect(wronglySkipped.length).toBe(0);
+  });
+
+  it('skips everyday lines (it is a filter, not a pass-through)', () => {
+    expect(
+      cannotMatch('I1130 10:00:01.000004    3412 kubelet_pods.go:1075] "Clean up pod workers for terminated pods"'),
+    ).toBe(true);
+    expect(cannotMatch('no space left on device')).toBe(false);
+    expect(cannotMatch('no space\\nleft on device')).toBe(false); // an escape the reader rewrites: full path
+  });
+
+  it('anchors are literal pieces of each alternative, and a pattern that is not a flat alternation is refused', () => {
+    expect(anchorOf('\\b401\\b')).toBe('401');
+    expect(anchorOf('connect: connection refused')).toBe('connection refused');
+    expect(anchorOf('foo\\sbarbaz')).toBe('barbaz');
+    expect(() => anchorOf('a.b')).toThrow(PrefilterError);
+    for (const a of ANCHORS) expect(a).toMatch(/^[\x20-\x7e]{3,}$/);
+  });
+});
+
+describe('chunked reading, batched writing', () => {
+  it('splits lines across chunk boundaries, multi-byte characters and CRLF included', () => {
+    const input = Buffer.from('no space left on device\r\nnot a failure: ü\nI1130 tail without newline');
+    const whole = new LineBatcher();
+    const expected = whole.push(input) + whole.end();
+    for (let cut = 1; cut < input.length; cut++) {
+      const b = new LineBatcher();
+      expect(b.push(input.subarray(0, cut)) + b.push(input.subarray(cut)) + b.end(), `cut at ${cut}`).toBe(expected);
+    }
+    const out = expected
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { class: string });
+    expect(out.map((o) => o.class)).toEqual(['disk-full', 'unknown', 'unknown']);
+  });
+});
