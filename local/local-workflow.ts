@@ -274,7 +274,9 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
         }),
       ),
     ),
-    'Resolve node': crashable('Resolve node', (i: { node: string }) => resolveNode(aws.ec2, aws.iam, i.node)),
+    'Resolve node': crashable('Resolve node', (i: { node: string; cluster: string }) =>
+      resolveNode(aws.ec2, aws.iam, i.node, i.cluster),
+    ),
     'Check IAM': check('iam'),
     'Check ECR': check('ecr'),
     'Check network': check('network'),

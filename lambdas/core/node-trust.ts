@@ -11,6 +11,8 @@ export interface NodeTrustInput {
   readonly loggedImage?: string;
   /** The resolved instance: its id and the cluster its tags name. */
   readonly node?: { readonly instanceId?: string; readonly clusterName?: string };
+  /** Why Resolve node found no instance to act on (not found, other cluster). */
+  readonly resolveError?: string;
   /** The probe-node run of the Diagnose step. */
   readonly probe?: CommandResult;
   readonly findings: readonly Finding[];
@@ -53,7 +55,9 @@ export function probedSandboxImage(probe: CommandResult | undefined): string | u
 export function nodeTrust(i: NodeTrustInput): NodeTrust {
   const reasons: string[] = [];
   let instanceId = i.node?.instanceId;
-  if (!instanceId) {
+  if (!instanceId && i.resolveError) {
+    reasons.push(`diagnose only: ${i.resolveError}`);
+  } else if (!instanceId) {
     if (NODE_ACTION_CLASSES.has(i.class))
       reasons.push(
         'diagnose only: no node from the record envelope (ec2_instance_id / hostname) resolved to an instance; log text never names the target',

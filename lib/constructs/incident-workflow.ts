@@ -1,7 +1,8 @@
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { Rule } from 'aws-cdk-lib/aws-events';
-import { SnsTopic } from 'aws-cdk-lib/aws-events-targets';
+import { type IRule, type IRuleTarget, Rule, type RuleTargetConfig } from 'aws-cdk-lib/aws-events';
+import { addToDeadLetterQueueResourcePolicy, bindBaseTargetConfig } from 'aws-cdk-lib/aws-events-targets';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
@@ -125,7 +126,9 @@ export class IncidentWorkflow extends Construct {
           removalPolicy: RemovalPolicy.RETAIN,
         }),
         level: LogLevel.ALL,
-        includeExecutionData: true,
+        // Task inputs and outputs (the approval task token, node command output) stay in the
+        // execution history, readable with states:GetExecutionHistory, not copied into a log group.
+        includeExecutionData: false,
       },
     });
     commands.grantSendCommand(
@@ -162,18 +165,43 @@ function workflowConfig(scope: Construct, props: IncidentWorkflowProps): string 
     historyRetentionDays: config.historyRetentionDays,
     evidenceBucket: props.evidenceBucket.bucketName,
     tableName: props.incidentTable.tableName,
+    trustedSandboxImages: config.trustedSandboxImages,
   });
 }
 
 /** An execution that fails, times out or is aborted outside the Catch path still reaches a human. */
 function notifyOnFailedExecutions(scope: Construct, stateMachine: IStateMachine, props: IncidentWorkflowProps): void {
-  new Rule(scope, 'ExecutionFailedRule', {
+  const rule = new Rule(scope, 'ExecutionFailedRule', {
     description: 'pod-doctor: notify when an incident workflow execution fails, times out or is aborted',
     eventPattern: {
       source: ['aws.states'],
       detailType: ['Step Functions Execution Status Change'],
       detail: { status: ['FAILED', 'TIMED_OUT', 'ABORTED'], stateMachineArn: [stateMachine.stateMachineArn] },
     },
-    targets: [new SnsTopic(props.topic, { deadLetterQueue: props.deliveryDeadLetterQueue })],
   });
+  rule.addTarget(new TopicFromRule(props.topic, props.deliveryDeadLetterQueue));
+}
+
+/**
+ * An SNS target whose topic-policy grant names the one rule that may publish (aws:SourceArn), where
+ * the stock SnsTopic target lets any EventBridge rule of any account publish.
+ */
+class TopicFromRule implements IRuleTarget {
+  constructor(
+    private readonly topic: ITopic,
+    private readonly deadLetterQueue: IQueue,
+  ) {}
+
+  bind(rule: IRule): RuleTargetConfig {
+    this.topic.addToResourcePolicy(
+      new PolicyStatement({
+        principals: [new ServicePrincipal('events.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: { ArnEquals: { 'aws:SourceArn': rule.ruleArn } },
+      }),
+    );
+    addToDeadLetterQueueResourcePolicy(rule, this.deadLetterQueue);
+    return { ...bindBaseTargetConfig({ deadLetterQueue: this.deadLetterQueue }), arn: this.topic.topicArn };
+  }
 }

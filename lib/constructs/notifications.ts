@@ -1,3 +1,4 @@
+import { Stack } from 'aws-cdk-lib';
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
@@ -32,9 +33,11 @@ export class Notifications extends Construct {
     });
     // EventBridge rules (failed executions) publish to the topic: the AWS managed SNS key cannot
     // grant them, a customer managed key can.
-    key.grantEncryptDecrypt(new ServicePrincipal('events.amazonaws.com'));
+    // Only on behalf of this account's rules and alarms (the topic policy names the one rule that may publish).
+    const sameAccount = { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } };
+    key.grantEncryptDecrypt(new ServicePrincipal('events.amazonaws.com').withConditions(sameAccount));
     // CloudWatch alarms (dead-letter queues) publish to it too.
-    key.grantEncryptDecrypt(new ServicePrincipal('cloudwatch.amazonaws.com'));
+    key.grantEncryptDecrypt(new ServicePrincipal('cloudwatch.amazonaws.com').withConditions(sameAccount));
     this.deadLetterQueue = createDeadLetterQueue(this, 'DeliveryDeadLetterQueue');
     const topic = new Topic(this, 'Topic', { masterKey: key, enforceSSL: true, displayName: 'pod-doctor' });
     for (const email of props.emails ?? []) {

@@ -25,10 +25,24 @@ export class NodeNotFoundError extends Error {
   override readonly name = 'NodeNotFoundError';
 }
 
+/** The instance exists but its tags put it in another cluster than the incident's. */
+export class NodeNotInClusterError extends Error {
+  override readonly name = 'NodeNotInClusterError';
+}
+
 const INSTANCE_ID = /^i-[0-9a-f]{8,17}$/;
 
-/** Finds the instance behind a node name (private DNS name) or instance id, and its role. */
-export async function resolveNode(ec2: EC2Client, iam: IAMClient, node: string): Promise<NodeContext> {
+/**
+ * Finds the instance behind a node name (private DNS name) or instance id, and its role. With
+ * `cluster`, the instance must carry that cluster's tag (eks:cluster-name, aws:eks:cluster-name or
+ * kubernetes.io/cluster/<name>=owned), or NodeNotInClusterError.
+ */
+export async function resolveNode(
+  ec2: EC2Client,
+  iam: IAMClient,
+  node: string,
+  cluster?: string,
+): Promise<NodeContext> {
   const byId = INSTANCE_ID.test(node);
   const r = await ec2.send(
     new DescribeInstancesCommand(
@@ -39,6 +53,11 @@ export async function resolveNode(ec2: EC2Client, iam: IAMClient, node: string):
   );
   const instance = r.Reservations?.flatMap((x) => x.Instances ?? [])[0];
   if (!instance?.InstanceId) throw new NodeNotFoundError(`no EC2 instance for node ${node}`);
+  if (cluster !== undefined && clusterOfTags(instance.Tags) !== cluster) {
+    throw new NodeNotInClusterError(
+      `instance ${instance.InstanceId} is tagged for cluster ${clusterOfTags(instance.Tags) ?? '(none)'}, not ${cluster}: diagnose only`,
+    );
+  }
   const profileArn = instance.IamInstanceProfile?.Arn;
   let roleName: string | undefined;
   let roleArn: string | undefined;

@@ -11,6 +11,8 @@ import type { OpenResult } from './open-incident.js';
 export interface DecideInput extends IncidentInput {
   readonly open: OpenResult;
   readonly node?: Partial<NodeContext>;
+  /** Set by the Catch of Resolve node. */
+  readonly resolveError?: { readonly Error?: string; readonly Cause?: string };
   readonly diagnosis: readonly ({ findings?: Finding[] } | { probe?: CommandResult })[];
 }
 
@@ -54,6 +56,7 @@ export async function decideIncident(input: DecideInput, deps: DecideDeps): Prom
     cluster: input.cluster,
     loggedImage: input.entities.sandboxImage,
     node: input.node,
+    resolveError: input.resolveError?.Cause,
     probe,
     findings,
     trustedSandboxImages: deps.config.trustedSandboxImages ?? [],

@@ -1,10 +1,13 @@
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { Grant, IGrantable } from 'aws-cdk-lib/aws-iam';
-import { FunctionUrlAuthType, type IFunction } from 'aws-cdk-lib/aws-lambda';
+import { type CfnFunction, FunctionUrlAuthType, type IFunction } from 'aws-cdk-lib/aws-lambda';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { acknowledgeApprovalKey } from '../nag.js';
 import { type WorkflowFunctionSettings, workflowFunction } from './workflow-function.js';
+
+/** Concurrent executions reserved for (and capping) the public approval endpoint. */
+export const APPROVAL_CONCURRENCY = 5;
 
 /** Props of {@link ApprovalEndpoint}. */
 export interface ApprovalEndpointProps extends WorkflowFunctionSettings {
@@ -40,6 +43,8 @@ export class ApprovalEndpoint extends Construct {
       props,
       { APPROVAL_SECRET_ARN: key.secretArn },
     );
+    // Whoever finds the URL cannot run up the account's Lambda concurrency (or pod-doctor's bill).
+    (callback.node.defaultChild as CfnFunction).reservedConcurrentExecutions = APPROVAL_CONCURRENCY;
     key.grantRead(callback);
     props.incidentTable.grant(callback, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
     // Approvers click links in an e-mail: no AWS credentials; the HMAC signature and expiry are the authentication.

@@ -307,7 +307,7 @@ export class IncidentStateGraph extends StateMachineFragment {
     const resolve = retried(
       new LambdaInvoke(this, 'Resolve node', {
         lambdaFunction: f.resolveNode,
-        payload: TaskInput.fromObject({ 'node.$': '$.open.node' }),
+        payload: TaskInput.fromObject({ 'node.$': '$.open.node', 'cluster.$': '$.cluster' }),
         // The function's result is the node context itself.
         payloadResponseOnly: true,
         resultPath: '$.node',
@@ -315,7 +315,10 @@ export class IncidentStateGraph extends StateMachineFragment {
       }),
     );
     const nodeNotFound = new Pass(this, 'Node not found', { result: Result.fromObject({}), resultPath: '$.node' });
-    resolve.addCatch(nodeNotFound.next(diagnose), { errors: ['NodeNotFoundError'], resultPath: '$.resolveError' });
+    resolve.addCatch(nodeNotFound.next(diagnose), {
+      errors: ['NodeNotFoundError', 'NodeNotInClusterError'],
+      resultPath: '$.resolveError',
+    });
     this.onError(resolve);
     resolve.next(diagnose);
     const start = new Pass(this, 'Start', {
