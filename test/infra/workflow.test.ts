@@ -11,11 +11,11 @@ describe('incident workflow infrastructure', () => {
     Properties: Record<string, unknown>;
   };
 
-  it('is a Standard state machine with tracing and full execution logging', () => {
+  it('is a Standard state machine with tracing and execution logging without execution data (task tokens, command output)', () => {
     expect(sm.Properties).toMatchObject({
       StateMachineType: 'STANDARD',
       TracingConfiguration: { Enabled: true },
-      LoggingConfiguration: { Level: 'ALL', IncludeExecutionData: true },
+      LoggingConfiguration: { Level: 'ALL', IncludeExecutionData: false },
     });
   });
 
