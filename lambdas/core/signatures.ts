@@ -52,7 +52,7 @@ const AUTH =
   /\b401\b|\b403\b|Unauthorized|Forbidden|no basic auth credentials|authorization failed|authentication required|pull access denied|denied: requested access|access to the resource is denied|may require 'docker login'|not authorized to perform: ecr:|AccessDenied|Unable to locate credentials|credential provider|NoCredentialProviders|Status 403|Status 401|failed to authorize|anonymous token|oauth token|unauthenticated|failed to retrieve credentials|no EC2 IMDS role found|: denied$|: denied\.$|: denied: |daemon: denied|registry: denied/i;
 /** The network path to the registry failed. */
 const UNREACHABLE =
-  /i\/o timeout|Client\.Timeout exceeded|request canceled|connection refused|no such host|network is unreachable|TLS handshake timeout|context deadline exceeded|connection reset|no route to host|unexpected EOF|: EOF\b|server misbehaving|dial tcp|timed out|API error \(5|503 Service Unavailable|502 Bad Gateway/i;
+  /i\/o timeout|Client\.Timeout exceeded|request canceled|connection refused|no such host|network is unreachable|TLS handshake timeout|context deadline exceeded|connection reset|no route to host|Temporary failure in name resolution|unexpected EOF|: EOF\b|server misbehaving|dial tcp|timed out|API error \(5|503 Service Unavailable|502 Bad Gateway/i;
 /** Calls to the Kubernetes API server (their network errors are not registry errors). */
 const API_SERVER =
   /\.eks\.amazonaws\.com|\/apis\/|\/api\/v1|\/version|\/healthz|\/leases\/|node-lease|update lease|ensure lease|apiserver/i;
@@ -219,7 +219,7 @@ export const SIGNATURES: readonly Signature[] = [
     class: 'cni-failure',
     cause: 'the CNI plugin failed to set up the pod network',
     all: [
-      /failed to set up sandbox container|failed to set bridge addr|failed to call cni|Error adding network|HNSEndpoint|hnsCall failed|hcn endpoint|hcnOpenNamespace|of network plugin|failed to setup network for sandbox|failed to set up network for sandbox|failed \(add\)|networkPlugin cni failed|NetworkPlugin cni failed|failed to set up pod network|failed to setup network|add cmd: |plugin type=/i,
+      /failed to set up sandbox container|failed to find plugin|failed to set bridge addr|failed to call cni|Error adding network|HNSEndpoint|hnsCall failed|hcn endpoint|hcnOpenNamespace|of network plugin|failed to setup network for sandbox|failed to set up network for sandbox|failed \(add\)|networkPlugin cni failed|NetworkPlugin cni failed|failed to set up pod network|failed to setup network|add cmd: |plugin type=/i,
       /fail|error/i,
     ],
     filter: ['ailed', 'rror', 'HNS', 'hcn', 'network plugin', 'add cmd', 'plugin type'],
@@ -269,7 +269,7 @@ export const SIGNATURES: readonly Signature[] = [
     class: 'registry-tls',
     cause: "the registry's TLS certificate is not trusted by the node (CA or TLS-intercepting proxy)",
     all: [
-      /x509: |tls: failed to verify certificate|certificate signed by unknown authority|remote error: tls:|tls: bad certificate|certificate is not valid|certificate has expired/i,
+      /x509: |tls: failed to verify certificate|certificate signed by unknown authority|remote error: tls:|tls: bad certificate|certificate is not valid|certificate has expired|server gave HTTP response to HTTPS client/i,
       /pull|image|registry|docker|\/v2\/|\/v1\/|manifest|blob|PullImage|resolve reference/i,
     ],
     filter: ['x509', 'tls:', 'ertificate'],

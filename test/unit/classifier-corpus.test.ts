@@ -64,8 +64,8 @@ describe('field corpus', () => {
   });
 });
 
-/** Measured on the held-out split when the catalogue was frozen (see the report): a floor, not the goal. */
-const HELD_OUT_FLOOR = 0.87;
+/** Measured on the held-out split when the catalogue was frozen: 214/240 = 89.2% (npm run corpus:report). A floor, not the goal. */
+const HELD_OUT_FLOOR = 0.89;
 
 describe('fast path', () => {
   it('the pre-filter never hides a match: random mixes of signature fragments classify alike with and without it', () => {

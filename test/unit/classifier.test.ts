@@ -145,6 +145,23 @@ describe('precision', () => {
     );
   });
 
+  it.each([
+    [
+      'Error response from daemon: Get "https://registry.corp/v2/": dial tcp: lookup registry.corp: Temporary failure in name resolution',
+      'registry-unreachable',
+    ],
+    [
+      'Failed to pull image "registry.corp:5000/app:1": failed to do request: Head "https://registry.corp:5000/v2/app/manifests/1": http: server gave HTTP response to HTTPS client',
+      'registry-tls',
+    ],
+    [
+      'Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox "abc": failed to find plugin "aws-cni" in path [/opt/cni/bin]',
+      'cni-failure',
+    ],
+  ])('names the cause of %j', (line, cls) => {
+    expect(classify(line).class).toBe(cls);
+  });
+
   it('records the catalogue version', () => {
     expect(classify(SEED_401).catalogueVersion).toBe(CATALOGUE_VERSION);
   });
