@@ -57,10 +57,13 @@ export function anchorOf(alternative: string): string {
   return best;
 }
 
-/** Anchors of every signature's first pattern, deduplicated, shortest first. */
-export const ANCHORS: readonly string[] = [
-  ...new Set(SIGNATURES.flatMap((s) => alternatives(s.all[0]).map(anchorOf))),
-].sort((a, b) => a.length - b.length || a.localeCompare(b));
+/**
+ * Anchors of every signature's first pattern, minimal: an anchor that contains a shorter one is
+ * dropped (a line holding the longer holds the shorter, so the test is unchanged and the regex smaller).
+ */
+export const ANCHORS: readonly string[] = [...new Set(SIGNATURES.flatMap((s) => alternatives(s.all[0]).map(anchorOf)))]
+  .sort((a, b) => a.length - b.length || a.localeCompare(b))
+  .filter((a, i, sorted) => !sorted.slice(0, i).some((shorter) => a.includes(shorter)));
 
 const ANCHOR_RE = new RegExp(ANCHORS.map((a) => a.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|'));
 
