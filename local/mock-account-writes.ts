@@ -185,7 +185,8 @@ export function mockReservationWrites(
             'InvalidParameterValue',
             `The CIDR ${i.Cidr} is not within the subnet CIDR ${subnet.CidrBlock}`,
           );
-        const list = (account.cidrReservations[i.SubnetId ?? ''] ??= []);
+        account.cidrReservations[i.SubnetId ?? ''] ??= [];
+        const list = account.cidrReservations[i.SubnetId ?? ''];
         const overlaps = list.some((r) => {
           const o = parseCidr(r.Cidr ?? '');
           return c.start < o.start + o.size && o.start < c.start + c.size;
