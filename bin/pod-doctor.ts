@@ -1,11 +1,10 @@
+#!/usr/bin/env node
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { COMMANDS, type Command } from '../cli/commands.js';
+import { PROJECT_ROOT } from '../lib/constructs/paths.js';
 
-const pkg = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'package.json'), 'utf8')) as {
-  version: string;
-};
+const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -38,7 +37,16 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(`pod-doctor: unknown command "${name}"\n\n${usage()}\n`);
     return 2;
   }
-  return command.run(rest);
+  try {
+    return await command.run(rest);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw e;
+    // demo and replay run the local runtime, whose emulators are development dependencies.
+    process.stderr.write(
+      `pod-doctor ${name}: ${(e as Error).message}\nThis command needs pod-doctor's development dependencies: run it from a checkout (npm ci, then npx pod-doctor ${name}).\n`,
+    );
+    return 1;
+  }
 }
 
 process.exitCode = await main(process.argv.slice(2));

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test tier and prints one closing line: "N passed, N failed".
 # Tiers: static (lint, typecheck, shellcheck, cdk synth with cdk-nag) and the vitest projects
-# unit, handlers, infra, workflow, node (real containerd + registry), cli.
+# unit, handlers, infra, workflow, node (real containerd + registry), cli, package (npm pack → empty CDK app).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 

@@ -1,16 +1,26 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { dirname } from 'node:path';
+import { AssetHashType, DockerImage, Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, type NodejsFunctionProps, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import {
+  Architecture,
+  Code,
+  type FunctionOptions,
+  Function as LambdaFunction,
+  LoggingFormat,
+  Runtime,
+  Tracing,
+} from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { BUNDLE_FILE, bundleHandler } from './bundling.js';
 import { acknowledgeFunction } from './nag.js';
+import { type HandlerEntry, RUNNING_COMPILED } from './paths.js';
 
 /** Props of {@link PodDoctorFunction}. */
 export interface PodDoctorFunctionProps
-  extends Omit<NodejsFunctionProps, 'runtime' | 'architecture' | 'tracing' | 'logGroup' | 'role' | 'entry'> {
-  /** Path of the handler module (TypeScript), bundled with esbuild. */
-  readonly entry: string;
+  extends Omit<FunctionOptions, 'architecture' | 'tracing' | 'logGroup' | 'role' | 'logRetention'> {
+  /** The handler (see `lambdaEntry`). */
+  readonly entry: HandlerEntry;
   /** Retention of the function's log group. */
   readonly logRetention: RetentionDays;
   /**
@@ -28,11 +38,16 @@ export interface PodDoctorFunctionProps
 
 /**
  * The one way pod-doctor builds a Lambda function: Node.js 22 on ARM64, X-Ray tracing, JSON logs
- * into an explicit log group with retention, ESM bundle with minify and source maps.
+ * into an explicit log group with retention, one ESM bundle with a source map. Installed (compiled)
+ * code uses the bundles `npm run build` shipped in the package; from TypeScript sources the handler
+ * is bundled at synth with the same options.
  */
-export class PodDoctorFunction extends NodejsFunction {
+export class PodDoctorFunction extends LambdaFunction {
+  /** Name of the function's own log group. */
+  readonly logGroupName: string;
+
   constructor(scope: Construct, id: string, props: PodDoctorFunctionProps) {
-    const { logRetention, logRemovalPolicy, synchronousOnly, ...functionProps } = props;
+    const { logRetention, logRemovalPolicy, synchronousOnly, entry, ...functionProps } = props;
     const logScope = new Construct(scope, `${id}Logs`);
     const logGroup = new LogGroup(logScope, 'LogGroup', {
       retention: logRetention,
@@ -49,6 +64,8 @@ export class PodDoctorFunction extends NodejsFunction {
       memorySize: 256,
       timeout: Duration.seconds(30),
       ...functionProps,
+      code: handlerCode(entry),
+      handler: 'index.handler',
       role,
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
@@ -61,21 +78,27 @@ export class PodDoctorFunction extends NodejsFunction {
         NODE_OPTIONS: '--enable-source-maps',
         ...props.environment,
       },
-      bundling: {
-        format: OutputFormat.ESM,
-        minify: true,
-        sourceMap: true,
-        target: 'node22',
-        mainFields: ['module', 'main'],
-        // Some dependencies (X-Ray SDK) still call require(); give the ESM bundle one.
-        banner: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
-        ...props.bundling,
-      },
     });
     this.logGroupName = logGroup.logGroupName;
     acknowledgeFunction(this, role, synchronousOnly ?? false);
   }
+}
 
-  /** Name of the function's own log group. */
-  readonly logGroupName: string;
+/** The pre-bundled asset when running compiled; otherwise the handler bundled at synth (local esbuild). */
+function handlerCode(entry: HandlerEntry): Code {
+  if (RUNNING_COMPILED) return Code.fromAsset(entry.prebuilt);
+  return Code.fromAsset(dirname(entry.source), {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: {
+      // Only used if local bundling declined, which it never does: it bundles or throws.
+      image: DockerImage.fromRegistry('public.ecr.aws/sam/build-nodejs22.x'),
+      command: ['esbuild', entry.name, BUNDLE_FILE],
+      local: {
+        tryBundle(outputDir: string): boolean {
+          bundleHandler(entry.source, outputDir);
+          return true;
+        },
+      },
+    },
+  });
 }

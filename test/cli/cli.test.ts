@@ -8,7 +8,7 @@ import { PROJECT_ROOT } from '../../lib/constructs/paths.js';
 import { corpus } from '../support/fixtures.js';
 
 function cli(args: string[], input?: string) {
-  return spawnSync('node', [join(PROJECT_ROOT, 'bin', 'pod-doctor.js'), ...args], {
+  return spawnSync('node', ['--import', 'tsx', join(PROJECT_ROOT, 'bin', 'pod-doctor.ts'), ...args], {
     input,
     encoding: 'utf8',
     cwd: PROJECT_ROOT,
@@ -187,7 +187,16 @@ describe('pod-doctor diagnose', () => {
     const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AWS_')));
     const r = spawnSync(
       'node',
-      [join(PROJECT_ROOT, 'bin', 'pod-doctor.js'), 'diagnose', '--cluster', 'prod-eu', '--region', 'eu-west-1'],
+      [
+        '--import',
+        'tsx',
+        join(PROJECT_ROOT, 'bin', 'pod-doctor.ts'),
+        'diagnose',
+        '--cluster',
+        'prod-eu',
+        '--region',
+        'eu-west-1',
+      ],
       {
         encoding: 'utf8',
         cwd: PROJECT_ROOT,

@@ -157,7 +157,16 @@ describe('pod-doctor preflight command', () => {
     const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AWS_')));
     const r = spawnSync(
       'node',
-      [join(PROJECT_ROOT, 'bin', 'pod-doctor.js'), 'preflight', '--cluster', 'prod-eu', '--region', 'eu-west-1'],
+      [
+        '--import',
+        'tsx',
+        join(PROJECT_ROOT, 'bin', 'pod-doctor.ts'),
+        'preflight',
+        '--cluster',
+        'prod-eu',
+        '--region',
+        'eu-west-1',
+      ],
       {
         encoding: 'utf8',
         cwd: PROJECT_ROOT,
@@ -176,7 +185,9 @@ describe('pod-doctor preflight command', () => {
   });
 
   it('requires a cluster', () => {
-    const r = spawnSync('node', [join(PROJECT_ROOT, 'bin', 'pod-doctor.js'), 'preflight'], { encoding: 'utf8' });
+    const r = spawnSync('node', ['--import', 'tsx', join(PROJECT_ROOT, 'bin', 'pod-doctor.ts'), 'preflight'], {
+      encoding: 'utf8',
+    });
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('--cluster is required');
   });
