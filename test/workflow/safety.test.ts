@@ -15,7 +15,7 @@ const repairs = (r: Awaited<ReturnType<typeof runWorkflow>>) =>
   r.commands.filter((c) => c.document === DOCUMENTS.repairPauseImage);
 const summary = (r: Awaited<ReturnType<typeof runWorkflow>>) => (r.output.summary ?? {}) as { message: string };
 
-describe('finding 1: the repair image is the node configuration, not the log', () => {
+describe('finding 1: the repair image is the node configuration, not the log', { timeout: 30_000 }, () => {
   it('an incident naming evil.example.com/x/pause:1 never sends that image; no repair runs', async () => {
     const r = await run(incident({ entities: { instanceId: NODE_ID, sandboxImage: 'evil.example.com/x/pause:1' } }));
     expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
@@ -30,7 +30,7 @@ describe('finding 1: the repair image is the node configuration, not the log', (
   });
 });
 
-describe('finding 2: the node comes from the envelope and must be in the incident cluster', () => {
+describe('finding 2: the node comes from the envelope and must be in the incident cluster', { timeout: 30_000 }, () => {
   it('an incident without an envelope node targets nothing and says why', async () => {
     const r = await run(
       incident({ scope: 'cluster', scopeValue: 'unknown-node', entities: { pod: 'i-0fedcba9876543210' } }),
@@ -49,7 +49,7 @@ describe('finding 2: the node comes from the envelope and must be in the inciden
   });
 });
 
-describe('finding 3: a pause-named tenant image spends no action', () => {
+describe('finding 3: a pause-named tenant image spends no action', { timeout: 30_000 }, () => {
   it('x.io/eks/pause:1 on a node whose own pause image is fine: no repair, the cap untouched', async () => {
     const r = await run(incident({ entities: { instanceId: NODE_ID, sandboxImage: 'x.io/eks/pause:1' } }));
     expect(repairs(r)).toEqual([]);
