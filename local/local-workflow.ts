@@ -11,7 +11,8 @@ import type { CheckGroup } from '../lambdas/aws/checks/groups.js';
 import { makeCheckHandler } from '../lambdas/aws/checks/handler-kit.js';
 import { resolveNode } from '../lambdas/aws/checks/node-context.js';
 import { openIncidentKey } from '../lambdas/aws/incident-table.js';
-import { handleApprovalCallback, requestApproval } from '../lambdas/aws/workflow/approval.js';
+import { requestApproval } from '../lambdas/aws/workflow/approval.js';
+import { handleApprovalHttp } from '../lambdas/aws/workflow/approval-page.js';
 import { decideIncident } from '../lambdas/aws/workflow/decide.js';
 import { openIncident } from '../lambdas/aws/workflow/open-incident.js';
 import { summarizeIncident } from '../lambdas/aws/workflow/summarize.js';
@@ -247,18 +248,35 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
       timeoutMinutes: 60,
       now: () => clock.t,
     });
-    // The approver clicks the link in the e-mail that was just sent.
-    const link = new RegExp(`${o.approval === 'approve' ? 'Approve' : 'Reject'}: +(\\S+)`).exec(
-      sns[sns.length - 1].message ?? '',
-    )?.[1];
-    const query = Object.fromEntries(new URL(String(link)).searchParams.entries());
-    const r = await handleApprovalCallback(query, {
-      ddb: table.client,
-      tableName: config.tableName,
-      secret,
-      sfn,
-      now: () => clock.t,
-    });
+    // A mail scanner fetches the link first (it must change nothing); then the approver opens the
+    // page and presses a button, which POSTs the page's form.
+    const link = /Review and decide: +(\S+)/.exec(sns[sns.length - 1].message ?? '')?.[1];
+    const pageDeps = { ddb: table.client, tableName: config.tableName, secret, sfn, now: () => clock.t };
+    const get = () =>
+      handleApprovalHttp(
+        {
+          method: 'GET',
+          query: Object.fromEntries(new URL(String(link)).searchParams.entries()),
+          sourceIp: '198.51.100.7',
+          userAgent: 'scanner',
+        },
+        pageDeps,
+      );
+    await get();
+    const form = new URLSearchParams(
+      [...(await get()).body.matchAll(/name="(\w+)" value="([^"]*)"/g)].map((m) => [m[1], m[2]] as [string, string]),
+    );
+    form.set('decision', o.approval);
+    const r = await handleApprovalHttp(
+      {
+        method: 'POST',
+        query: {},
+        body: form.toString(),
+        sourceIp: '203.0.113.10',
+        userAgent: 'Mozilla/5.0 (approver)',
+      },
+      pageDeps,
+    );
     if (r.statusCode !== 200) throw new Error(`approval callback answered ${r.statusCode}: ${r.body}`);
     return JSON.parse(taskOutputs[taskOutputs.length - 1]) as unknown;
   };

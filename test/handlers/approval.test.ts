@@ -2,7 +2,8 @@ import { SendTaskSuccessCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { handleApprovalCallback, requestApproval, sign } from '../../lambdas/aws/workflow/approval.js';
+import { requestApproval } from '../../lambdas/aws/workflow/approval.js';
+import { escapeHtml, handleApprovalHttp, reviewSignature } from '../../lambdas/aws/workflow/approval-page.js';
 import type { LocalTable } from '../../local/dynamo.js';
 import { freshTable } from '../../local/incident-table.js';
 
@@ -13,7 +14,7 @@ const sfn = new SFNClient({ region: 'eu-west-1' });
 const snsMock = mockClient(sns);
 const sfnMock = mockClient(sfn);
 let dynamo: LocalTable;
-let links: Record<'approve' | 'reject', Record<string, string>>;
+let link: Record<string, string>;
 
 beforeEach(async () => {
   dynamo = await freshTable('incidents');
@@ -46,66 +47,119 @@ beforeEach(async () => {
     },
   );
   const message = String(snsMock.commandCalls(PublishCommand)[0].args[0].input.Message);
-  const link = (d: string) =>
-    Object.fromEntries(new URL(String(new RegExp(`${d}: +(\\S+)`).exec(message)?.[1])).searchParams.entries());
-  links = { approve: link('Approve'), reject: link('Reject') };
+  link = Object.fromEntries(
+    new URL(String(/Review and decide: +(\S+)/.exec(message)?.[1])).searchParams.entries(),
+  ) as typeof link;
 });
 
-const callback = (q: Record<string, string>, now = NOW + 60_000) =>
-  handleApprovalCallback(q, { ddb: dynamo.client, tableName: 'incidents', secret: SECRET, sfn, now: () => now });
+const deps = (now: number) => ({
+  ddb: dynamo.client,
+  tableName: 'incidents',
+  secret: SECRET,
+  sfn,
+  now: () => now,
+});
+const get = (q: Record<string, string>, now = NOW + 60_000, userAgent = 'Microsoft Defender SafeLinks') =>
+  handleApprovalHttp({ method: 'GET', query: q, sourceIp: '40.94.1.1', userAgent }, deps(now));
+/** The hidden fields of the page's form. */
+const formOf = (html: string) =>
+  Object.fromEntries([...html.matchAll(/name="(\w+)" value="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+const post = (form: Record<string, string>, now = NOW + 120_000) =>
+  handleApprovalHttp(
+    {
+      method: 'POST',
+      query: {},
+      body: new URLSearchParams(form).toString(),
+      sourceIp: '203.0.113.10',
+      userAgent: 'Mozilla/5.0 (approver)',
+    },
+    deps(now),
+  );
+const decided = () => sfnMock.commandCalls(SendTaskSuccessCommand);
 
-describe('approval links', () => {
-  it('the e-mail carries the plan and the evidence, never the task token', () => {
+describe('approval: a page, then a decision by POST (finding 4)', () => {
+  it('the e-mail carries the plan and the evidence and one review link, never the task token', () => {
     const m = String(snsMock.commandCalls(PublishCommand)[0].args[0].input.Message);
     expect(m).toContain('PLAN      restart kubelet and containerd');
     expect(m).toContain('FAIL node.pids: PID use at 97%');
     expect(m).not.toContain('AQCE-secret-task-token');
+    expect(m).not.toMatch(/decision=/);
   });
 
-  it('a valid approve link resumes the execution with approved=true, once', async () => {
-    expect(await callback(links.approve)).toMatchObject({ statusCode: 200 });
-    const out = JSON.parse(String(sfnMock.commandCalls(SendTaskSuccessCommand)[0].args[0].input.output));
-    expect(out).toMatchObject({ approved: true });
-    expect(sfnMock.commandCalls(SendTaskSuccessCommand)[0].args[0].input.taskToken).toBe('AQCE-secret-task-token');
-    expect(await callback(links.approve)).toMatchObject({ statusCode: 409 });
-    expect(await callback(links.reject)).toMatchObject({ statusCode: 409 });
-    expect(sfnMock.commandCalls(SendTaskSuccessCommand)).toHaveLength(1);
+  it('a mail scanner fetching the link (GET, many times) decides nothing; the human still can', async () => {
+    for (let i = 0; i < 3; i++) {
+      const page = await get(link);
+      expect(page.statusCode).toBe(200);
+      expect(page.body).toContain('PLAN      restart kubelet and containerd');
+      expect(page.body).toContain('FAIL node.pids: PID use at 97%');
+      expect(page.body).toContain('Deadline: <strong>2026-11-29T11:00:00.000Z');
+    }
+    expect(decided()).toHaveLength(0);
+    const r = await post({ ...formOf((await get(link, NOW + 90_000, 'Mozilla/5.0')).body), decision: 'approve' });
+    expect(r.statusCode).toBe(200);
+    expect(decided()).toHaveLength(1);
   });
 
-  it('a reject link resumes with approved=false', async () => {
-    await callback(links.reject);
-    expect(JSON.parse(String(sfnMock.commandCalls(SendTaskSuccessCommand)[0].args[0].input.output))).toMatchObject({
-      approved: false,
+  it('the decision records who and when (source IP, user agent) and resumes once', async () => {
+    const form = formOf((await get(link)).body);
+    await post({ ...form, decision: 'approve' });
+    const out = JSON.parse(String(decided()[0].args[0].input.output));
+    expect(out).toMatchObject({
+      approved: true,
+      decidedAt: '2026-11-29T10:02:00.000Z',
+      decidedBy: { sourceIp: '203.0.113.10', userAgent: 'Mozilla/5.0 (approver)' },
     });
+    expect(decided()[0].args[0].input.taskToken).toBe('AQCE-secret-task-token');
+    const row = (await dynamo.scan()).find((i) => String(i.pk).startsWith('APPROVAL#'));
+    expect(row).toMatchObject({ decision: 'approve', decidedBy: { sourceIp: '203.0.113.10' }, usedAt: NOW + 120_000 });
+    expect(await post({ ...form, decision: 'reject' })).toMatchObject({ statusCode: 409 });
+    expect((await get(link)).statusCode).toBe(409);
+    expect(decided()).toHaveLength(1);
   });
 
-  it('refuses a link whose decision was changed (the signature covers it)', async () => {
-    expect(await callback({ ...links.reject, decision: 'approve' })).toMatchObject({ statusCode: 403 });
-    expect(sfnMock.commandCalls(SendTaskSuccessCommand)).toHaveLength(0);
+  it('reject resumes with approved=false', async () => {
+    await post({ ...formOf((await get(link)).body), decision: 'reject' });
+    expect(JSON.parse(String(decided()[0].args[0].input.output))).toMatchObject({ approved: false });
   });
 
-  it('refuses an extended expiry', async () => {
-    expect(await callback({ ...links.approve, exp: String(Number(links.approve.exp) + 86_400_000) })).toMatchObject({
+  it('a POST without the page token, with a forged one, or from a stale page decides nothing', async () => {
+    const form = formOf((await get(link)).body);
+    expect(await post({ ...link, decision: 'approve' })).toMatchObject({ statusCode: 400 });
+    expect(
+      await post({ ...form, token: form.token.replace(/^./, (c) => (c === 'A' ? 'B' : 'A')), decision: 'approve' }),
+    ).toMatchObject({ statusCode: 403 });
+    expect(await post({ ...form, issued: String(NOW + 100_000), decision: 'approve' })).toMatchObject({
       statusCode: 403,
     });
+    expect(await post({ ...form, decision: 'approve' }, NOW + 60_000 + 16 * 60_000)).toMatchObject({ statusCode: 410 });
+    expect(await post({ ...form, decision: 'maybe' })).toMatchObject({ statusCode: 400 });
+    expect(decided()).toHaveLength(0);
   });
 
-  it('refuses a link signed with another key', async () => {
-    const forged = sign('another-key', links.approve.id, Number(links.approve.exp), 'approve');
-    expect(await callback({ ...links.approve, sig: forged })).toMatchObject({ statusCode: 403 });
-  });
-
-  it('refuses an expired link', async () => {
-    expect(await callback(links.approve, NOW + 61 * 60_000)).toMatchObject({ statusCode: 410 });
-    expect(sfnMock.commandCalls(SendTaskSuccessCommand)).toHaveLength(0);
+  it('refuses an extended expiry, a link signed with another key, an expired link, other methods', async () => {
+    expect(await get({ ...link, exp: String(Number(link.exp) + 86_400_000) })).toMatchObject({ statusCode: 403 });
+    expect(await get({ ...link, sig: reviewSignature('another-key', link.id, Number(link.exp)) })).toMatchObject({
+      statusCode: 403,
+    });
+    expect(await get(link, NOW + 61 * 60_000)).toMatchObject({ statusCode: 410 });
+    expect(
+      await handleApprovalHttp({ method: 'PUT', query: link, sourceIp: 'x', userAgent: 'x' }, deps(NOW)),
+    ).toMatchObject({ statusCode: 405 });
+    expect(decided()).toHaveLength(0);
   });
 
   it.each([
     [{}],
-    [{ id: '../../etc', exp: '1', decision: 'approve', sig: 'x' }],
-    [{ id: '00000000-0000-0000-0000-000000000000', exp: 'soon', decision: 'approve', sig: 'x' }],
+    [{ id: '../../etc', exp: '1', sig: 'x' }],
+    [{ id: '00000000-0000-0000-0000-000000000000', exp: 'soon', sig: 'x' }],
   ])('refuses malformed link %j', async (q) => {
-    expect(await callback(q as Record<string, string>)).toMatchObject({ statusCode: 400 });
+    expect(await get(q as Record<string, string>)).toMatchObject({ statusCode: 400 });
+  });
+
+  it('escapes tenant text on the page', () => {
+    expect(escapeHtml('<script>alert(1)</script>"\'`&')).toBe(
+      '&#60;script&#62;alert(1)&#60;/script&#62;&#34;&#39;&#96;&#38;',
+    );
   });
 });
 

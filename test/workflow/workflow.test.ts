@@ -99,7 +99,7 @@ describe('in-place tier, auto mode', () => {
 });
 
 describe('approval', () => {
-  it('approve mode mails signed links; an approval resumes the execution and the repair runs', async () => {
+  it('approve mode mails a signed review link; a scanner GET decides nothing, the POST from the page resumes the execution and the repair runs', async () => {
     const r = await run(incident(), {
       node: simulatedPauseNode(),
       modes: { 'sandbox-image': 'approve' },
@@ -108,7 +108,7 @@ describe('approval', () => {
     const request = r.sns[0];
     expect(request.subject).toMatch(/^\[pod-doctor\] approval needed: repair-pause-image on prod-eu/);
     expect(request.message).toMatch(
-      /Approve: https:\/\/abc\.lambda-url\.eu-west-1\.on\.aws\/\?id=[0-9a-f-]{36}&exp=\d{13}&decision=approve&sig=[\w-]{43}/,
+      /Review and decide: https:\/\/abc\.lambda-url\.eu-west-1\.on\.aws\/\?id=[0-9a-f-]{36}&exp=\d{13}&sig=[\w-]{43}/,
     );
     expect(request.message).not.toContain('task-token-for-tests');
     expect(docsRun(r)).toContain(DOCUMENTS.repairPauseImage);

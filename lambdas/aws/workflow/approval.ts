@@ -1,10 +1,9 @@
-import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { SendTaskSuccessCommand, type SFNClient } from '@aws-sdk/client-sfn';
+import { randomUUID } from 'node:crypto';
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { snsSubject } from '../../core/sns-subject.js';
 import { approvalKey } from '../incident-table.js';
+import { reviewSignature } from './approval-page.js';
 
 export interface ApprovalRequest {
   readonly taskToken: string;
@@ -30,16 +29,13 @@ export interface ApprovalDeps {
   readonly now: () => number;
 }
 
-export type ApprovalDecision = 'approve' | 'reject';
-
-/** The signature of one decision link: HMAC-SHA256 over id, expiry and decision. */
-export function sign(secret: string, id: string, exp: number, decision: ApprovalDecision): string {
-  return createHmac('sha256', secret).update(`${id}.${exp}.${decision}`).digest('base64url');
-}
+/** Most characters of the plan text kept for the review page. */
+const MAX_PAGE_CHARS = 32 * 1024;
 
 /**
- * Request approval: stores the task token server-side (the links carry only an id), and mails the
- * plan with two signed, expiring links.
+ * Request approval: stores the task token and the plan server-side (the link carries only an id),
+ * and mails the plan with one signed, expiring review link. Opening it changes nothing: the page
+ * it shows decides by POST (see approval-page.ts), so a mail scanner fetching links cannot.
  */
 export async function requestApproval(
   r: ApprovalRequest,
@@ -47,6 +43,8 @@ export async function requestApproval(
 ): Promise<{ approvalId: string; expiresAt: number }> {
   const id = randomUUID();
   const exp = deps.now() + deps.timeoutMinutes * 60_000;
+  const where = r.node?.privateDnsName ?? r.node?.instanceId ?? '';
+  const plan = planText(r, where, exp);
   await deps.ddb.send(
     new PutCommand({
       TableName: deps.tableName,
@@ -54,19 +52,32 @@ export async function requestApproval(
         ...approvalKey(id),
         taskToken: r.taskToken,
         incidentId: r.incidentId,
+        page: plan.slice(0, MAX_PAGE_CHARS),
         exp,
         expiresAt: Math.floor(exp / 1000) + 86_400,
       },
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
   );
-  const link = (d: ApprovalDecision) =>
-    `${deps.callbackUrl}?id=${id}&exp=${exp}&decision=${d}&sig=${sign(deps.secret, id, exp, d)}`;
-  const where = r.node?.privateDnsName ?? r.node?.instanceId ?? '';
+  const link = `${deps.callbackUrl}?id=${id}&exp=${exp}&sig=${reviewSignature(deps.secret, id, exp)}`;
   const subject = snsSubject(
     `[pod-doctor] approval needed: ${r.remedy?.remedy ?? r.plan.nodeAction?.id ?? 'action'} on ${r.cluster}/${where}`,
   );
   const message = [
+    plan,
+    '',
+    `Review and decide: ${link}`,
+    '(opening the link changes nothing; approve or reject with the buttons on the page)',
+    '',
+    `Execution: ${r.executionArn}`,
+  ].join('\n');
+  await deps.sns.send(new PublishCommand({ TopicArn: deps.topicArn, Subject: subject, Message: message }));
+  return { approvalId: id, expiresAt: exp };
+}
+
+/** What the approver reads, in the e-mail and on the review page. */
+function planText(r: ApprovalRequest, where: string, exp: number): string {
+  return [
     `pod-doctor asks before acting on incident ${r.incidentId} (${r.class}).`,
     '',
     `PLAN      ${r.remedy ? r.remedy.change : (r.plan.nodeAction?.description ?? 'no node action')}`,
@@ -79,71 +90,5 @@ export async function requestApproval(
       .filter((f) => f.status !== 'pass')
       .map((f) => `  ${f.status.toUpperCase()} ${f.id}: ${f.summary}`),
     ...(r.plan.reasons?.length ? ['', 'SAFETY', ...r.plan.reasons.map((x) => `  - ${x}`)] : []),
-    '',
-    `Approve: ${link('approve')}`,
-    `Reject:  ${link('reject')}`,
-    '',
-    `Execution: ${r.executionArn}`,
   ].join('\n');
-  await deps.sns.send(new PublishCommand({ TopicArn: deps.topicArn, Subject: subject, Message: message }));
-  return { approvalId: id, expiresAt: exp };
-}
-
-export interface CallbackResult {
-  readonly statusCode: number;
-  readonly body: string;
-}
-
-/** The approval link endpoint: checks signature and expiry, then resumes the waiting execution once. */
-export async function handleApprovalCallback(
-  query: Record<string, string | undefined>,
-  deps: ApprovalDeps & { sfn: SFNClient },
-): Promise<CallbackResult> {
-  const { id, exp, decision, sig } = query;
-  if (
-    !id ||
-    !/^[0-9a-f-]{36}$/.test(id) ||
-    !exp ||
-    !/^\d{13}$/.test(exp) ||
-    (decision !== 'approve' && decision !== 'reject') ||
-    !sig
-  ) {
-    return { statusCode: 400, body: 'malformed approval link' };
-  }
-  const expected = Buffer.from(sign(deps.secret, id, Number(exp), decision));
-  const given = Buffer.from(sig);
-  if (expected.length !== given.length || !timingSafeEqual(expected, given))
-    return { statusCode: 403, body: 'invalid signature' };
-  if (deps.now() > Number(exp)) return { statusCode: 410, body: 'this approval link has expired; no action was taken' };
-  const item = (await deps.ddb.send(new GetCommand({ TableName: deps.tableName, Key: approvalKey(id) }))).Item;
-  if (!item) return { statusCode: 404, body: 'unknown approval' };
-  try {
-    await deps.ddb.send(
-      new UpdateCommand({
-        TableName: deps.tableName,
-        Key: approvalKey(id),
-        UpdateExpression: 'SET usedAt = :now, decision = :d',
-        ConditionExpression: 'attribute_not_exists(usedAt)',
-        ExpressionAttributeValues: { ':now': deps.now(), ':d': decision },
-      }),
-    );
-  } catch (e) {
-    if (e instanceof ConditionalCheckFailedException)
-      return { statusCode: 409, body: 'this approval was already answered' };
-    throw e;
-  }
-  await deps.sfn.send(
-    new SendTaskSuccessCommand({
-      taskToken: String(item.taskToken),
-      output: JSON.stringify({
-        approved: decision === 'approve',
-        reason: decision === 'approve' ? 'approved' : 'rejected by the approver',
-        decidedAt: new Date(deps.now()).toISOString(),
-      }),
-    }),
-  );
-  return {
-    statusCode: 200,
-    body: decision === 'approve' ? 'approved: pod-doctor will act now' : 'rejected: pod-doctor will not act',
-  };
 }

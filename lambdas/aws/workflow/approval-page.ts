@@ -1,0 +1,164 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { SendTaskSuccessCommand, type SFNClient } from '@aws-sdk/client-sfn';
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { approvalKey } from '../incident-table.js';
+
+/**
+ * The approval endpoint. Mail scanners (Safe Links and the like) fetch every link of a message, so
+ * a GET never decides: it shows the plan, the evidence and the deadline with two buttons. Only a
+ * POST from that page decides, carrying a per-request form token (HMAC over the approval id, a
+ * random nonce and the time the page was served) that only the page holds. The decision records
+ * who answered (source IP, user agent) and when, and resumes the execution once.
+ */
+
+export interface ApprovalHttpRequest {
+  readonly method: string;
+  readonly query: Readonly<Record<string, string | undefined>>;
+  /** Form body (application/x-www-form-urlencoded), already base64-decoded. */
+  readonly body?: string;
+  readonly sourceIp: string;
+  readonly userAgent: string;
+}
+
+export interface ApprovalPageDeps {
+  readonly ddb: DynamoDBDocumentClient;
+  readonly sfn: SFNClient;
+  readonly tableName: string;
+  readonly secret: string;
+  readonly now: () => number;
+}
+
+export interface ApprovalResponse {
+  readonly statusCode: number;
+  readonly contentType: 'text/html; charset=utf-8';
+  readonly body: string;
+}
+
+/** How long a served page's buttons stay valid (the link itself expires with the approval). */
+export const FORM_TTL_MS = 15 * 60_000;
+const ID = /^[0-9a-f-]{36}$/;
+const EXP = /^\d{13}$/;
+
+/** HMAC-SHA256 of the parts, base64url (the link signature and the form token). */
+export function mac(secret: string, ...parts: readonly (string | number)[]): string {
+  return createHmac('sha256', secret).update(parts.join('.')).digest('base64url');
+}
+
+/** The signature of a review link: it may show the page, never decide. */
+export function reviewSignature(secret: string, id: string, exp: number): string {
+  return mac(secret, 'view', id, exp);
+}
+
+function same(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** HTML-escapes text that came from logs, nodes or the account (tenant-influenced). */
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"'`]/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+const page = (statusCode: number, title: string, inner: string): ApprovalResponse => ({
+  statusCode,
+  contentType: 'text/html; charset=utf-8',
+  body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>body{font:15px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem}pre{white-space:pre-wrap;background:#f4f4f4;padding:.75rem}button{font-size:1rem;padding:.5rem 1.5rem;margin-right:1rem}</style></head><body><h1>${escapeHtml(title)}</h1>${inner}</body></html>`,
+});
+const message = (statusCode: number, text: string) =>
+  page(statusCode, 'pod-doctor approval', `<p>${escapeHtml(text)}</p>`);
+
+type Checked = { id: string; exp: number } | { error: ApprovalResponse };
+
+/** The link's id and expiry, if well-formed, correctly signed and not expired. */
+function checkLink(q: Readonly<Record<string, string | undefined>>, deps: ApprovalPageDeps): Checked {
+  const { id, exp, sig } = q;
+  if (!id || !ID.test(id) || !exp || !EXP.test(exp) || !sig) return { error: message(400, 'malformed approval link') };
+  if (!same(reviewSignature(deps.secret, id, Number(exp)), sig)) return { error: message(403, 'invalid signature') };
+  if (deps.now() > Number(exp)) return { error: message(410, 'this approval link has expired; no action was taken') };
+  return { id, exp: Number(exp) };
+}
+
+/** GET shows the page, POST decides; anything else is refused. */
+export async function handleApprovalHttp(req: ApprovalHttpRequest, deps: ApprovalPageDeps): Promise<ApprovalResponse> {
+  if (req.method === 'GET') return showPage(req, deps);
+  if (req.method === 'POST') return decide(req, deps);
+  return message(405, 'only GET (review) and POST (decide) are accepted');
+}
+
+async function showPage(req: ApprovalHttpRequest, deps: ApprovalPageDeps): Promise<ApprovalResponse> {
+  const link = checkLink(req.query, deps);
+  if ('error' in link) return link.error;
+  const item = (await deps.ddb.send(new GetCommand({ TableName: deps.tableName, Key: approvalKey(link.id) }))).Item;
+  if (!item) return message(404, 'unknown approval');
+  if (item.usedAt !== undefined)
+    return message(
+      409,
+      `this approval was already answered: ${String(item.decision)} at ${new Date(Number(item.usedAt)).toISOString()}`,
+    );
+  const issued = deps.now();
+  const nonce = randomBytes(16).toString('base64url');
+  const token = mac(deps.secret, 'form', link.id, link.exp, nonce, issued);
+  const hidden = {
+    id: link.id,
+    exp: String(link.exp),
+    sig: String(req.query.sig),
+    nonce,
+    issued: String(issued),
+    token,
+  };
+  const fields = Object.entries(hidden)
+    .map(([k, v]) => `<input type="hidden" name="${k}" value="${escapeHtml(v)}">`)
+    .join('');
+  const summary = typeof item.page === 'string' ? item.page : `incident ${String(item.incidentId)}`;
+  return page(
+    200,
+    'pod-doctor asks before acting',
+    `<pre>${escapeHtml(summary)}</pre><p>Deadline: <strong>${new Date(link.exp).toISOString()}</strong> (no answer = no action). Opening this page changed nothing.</p><form method="post">${fields}<button name="decision" value="approve">Approve</button><button name="decision" value="reject">Reject</button></form>`,
+  );
+}
+
+async function decide(req: ApprovalHttpRequest, deps: ApprovalPageDeps): Promise<ApprovalResponse> {
+  const form = Object.fromEntries(new URLSearchParams(req.body ?? '').entries());
+  const link = checkLink(form, deps);
+  if ('error' in link) return link.error;
+  const { nonce, issued, token, decision } = form;
+  if (!nonce || !issued || !/^\d{13}$/.test(issued) || !token || (decision !== 'approve' && decision !== 'reject'))
+    return message(400, 'the decision must come from the approval page');
+  if (!same(mac(deps.secret, 'form', link.id, link.exp, nonce, Number(issued)), token))
+    return message(403, 'invalid form token: open the link from the e-mail again');
+  if (deps.now() - Number(issued) > FORM_TTL_MS) return message(410, 'this page is stale: open the link again');
+  const item = (await deps.ddb.send(new GetCommand({ TableName: deps.tableName, Key: approvalKey(link.id) }))).Item;
+  if (!item) return message(404, 'unknown approval');
+  const by = { sourceIp: req.sourceIp.slice(0, 64), userAgent: req.userAgent.slice(0, 512) };
+  try {
+    await deps.ddb.send(
+      new UpdateCommand({
+        TableName: deps.tableName,
+        Key: approvalKey(link.id),
+        UpdateExpression: 'SET usedAt = :now, decision = :d, decidedBy = :by',
+        ConditionExpression: 'attribute_not_exists(usedAt)',
+        ExpressionAttributeValues: { ':now': deps.now(), ':d': decision, ':by': by },
+      }),
+    );
+  } catch (e) {
+    if (e instanceof ConditionalCheckFailedException) return message(409, 'this approval was already answered');
+    throw e;
+  }
+  await deps.sfn.send(
+    new SendTaskSuccessCommand({
+      taskToken: String(item.taskToken),
+      output: JSON.stringify({
+        approved: decision === 'approve',
+        reason: decision === 'approve' ? 'approved' : 'rejected by the approver',
+        decidedAt: new Date(deps.now()).toISOString(),
+        decidedBy: by,
+      }),
+    }),
+  );
+  return message(
+    200,
+    decision === 'approve' ? 'approved: pod-doctor will act now' : 'rejected: pod-doctor will not act',
+  );
+}
