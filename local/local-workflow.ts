@@ -17,6 +17,7 @@ import { decideIncident } from '../lambdas/aws/workflow/decide.js';
 import { openIncident } from '../lambdas/aws/workflow/open-incident.js';
 import { summarizeIncident } from '../lambdas/aws/workflow/summarize.js';
 import { verifyRepair } from '../lambdas/aws/workflow/verify.js';
+import { clusterOfTags } from '../lambdas/core/node-tags.js';
 import { incidentInputSchema, parseWorkflowConfig, type WorkflowConfig } from '../lambdas/core/workflow-config.js';
 import type { AccountSnapshot } from './account-snapshot.js';
 import { LocalDynamo, type LocalTable, tableSchema } from './dynamo.js';
@@ -204,6 +205,18 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
         { name: 'Ssm.InvalidInstanceIdException' },
       );
     }
+    // The grant's tag conditions (NodeCommands.grantSendCommand): a node whose tags name no
+    // configured cluster is denied, as IAM denies it (Step Functions reports Ssm.SsmException).
+    const target = o.account.instances.find((x) => x.InstanceId === input.InstanceIds[0]);
+    const owner = clusterOfTags(target?.Tags);
+    if (target && !config.clusters.some((c) => c.name === owner)) {
+      throw Object.assign(
+        new Error(
+          `User: arn:aws:sts::${ACCOUNT}:assumed-role/PodDoctorWorkflowRole/pod-doctor is not authorized to perform: ssm:SendCommand on resource: arn:aws:ec2:${REGION}:${ACCOUNT}:instance/${target.InstanceId} because no identity-based policy allows the ssm:SendCommand action (Service: Ssm, Status Code: 400, Error Code: AccessDeniedException)`,
+        ),
+        { name: 'Ssm.SsmException' },
+      );
+    }
     commands.push({ document: input.DocumentName, parameters: input.Parameters });
     const n = (runs.get(input.DocumentName) ?? 0) + 1;
     runs.set(input.DocumentName, n);
@@ -295,11 +308,11 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
     'Resolve node': crashable('Resolve node', (i: { node: string; cluster: string }) =>
       resolveNode(aws.ec2, aws.iam, i.node, i.cluster),
     ),
-    'Check IAM': check('iam'),
-    'Check ECR': check('ecr'),
-    'Check network': check('network'),
-    'Check EKS': check('eks'),
-    'Check recent changes': check('changes'),
+    'Check IAM': crashable('Check IAM', check('iam')),
+    'Check ECR': crashable('Check ECR', check('ecr')),
+    'Check network': crashable('Check network', check('network')),
+    'Check EKS': crashable('Check EKS', check('eks')),
+    'Check recent changes': crashable('Check recent changes', check('changes')),
     Decide: lambda(crashable('Decide', (i) => decideIncident(i, { eks: aws.eks, config, now: () => clock.t }))),
     'Request approval': approve as never,
     'Check repair': lambda((i) => verifyRepair(i, { ddb: table.client, tableName: config.tableName })),
@@ -313,7 +326,7 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
       sns.push({ subject: i.Subject, message: i.Message }) && { MessageId: 'b' },
   };
   for (const prefix of ['Probe', 'Act', 'Verify probe']) {
-    handlers[`${prefix}: send command`] = sendCommand as never;
+    handlers[`${prefix}: send command`] = crashable(`${prefix}: send command`, sendCommand) as never;
     handlers[`${prefix}: get result`] = getInvocation as never;
   }
   const definition = o.definition ?? definitionOf(template);

@@ -7,6 +7,16 @@ export interface CommandResult {
   readonly stderr?: string;
   readonly responseCode?: number;
   readonly commandId?: string;
+  /** Why the command could not be sent or read (status `CommandError`): the Step Functions error. */
+  readonly error?: { readonly Error?: string; readonly Cause?: string };
+}
+
+/** SendCommand was denied: the node carries no tag the grant accepts (or the grant is missing). */
+function deniedRemediation(result: CommandResult): string | null {
+  const text = `${result.error?.Error ?? ''} ${result.error?.Cause ?? ''}`;
+  return /AccessDenied|not authorized/i.test(text)
+    ? 'SendCommand was denied: pod-doctor may run commands only on instances whose eks:cluster-name, eks:eks-cluster-name or kubernetes.io/cluster/<name>=owned tag names a configured cluster; tag the node (launch template tag specifications)'
+    : null;
 }
 
 /** The last line of a node script's stdout, parsed (the scripts' contract); undefined when absent. */
@@ -32,12 +42,16 @@ export function probeFindings(result: CommandResult | undefined): Finding[] {
       {
         id: 'node.probe',
         status: 'error',
-        summary: `node probe did not run: ${result.status}`,
-        evidence: { status: result.status, stderr: (result.stderr ?? '').slice(-500) },
+        summary: `node probe did not run: ${result.status}${result.error?.Error ? ` (${result.error.Error})` : ''}`,
+        evidence: {
+          status: result.status,
+          stderr: (result.stderr ?? '').slice(-500),
+          ...(result.error ? { error: result.error.Error, cause: (result.error.Cause ?? '').slice(0, 500) } : {}),
+        },
         remediation:
           result.status === 'NotManaged' || result.status === 'Undeliverable'
             ? 'the node is not reachable through SSM: check the SSM agent and the node role (AmazonSSMManagedInstanceCore)'
-            : null,
+            : deniedRemediation(result),
       },
     ];
   }

@@ -16,6 +16,7 @@ import {
   StateMachineType,
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { NODE_COMMANDS, type NodeCommandName } from '../../ssm/documents.js';
 import type { PodDoctorConfig } from '../config.js';
 import type { AccountChecks } from './account-checks.js';
 import { acknowledgeStateMachine, acknowledgeTopicKey } from './nag.js';
@@ -81,6 +82,8 @@ export class IncidentWorkflow extends Construct {
   constructor(scope: Construct, id: string, props: IncidentWorkflowProps) {
     super(scope, id);
     const approvalTimeout = props.approvalTimeout ?? Duration.hours(1);
+    const verificationWindow = props.verificationWindow ?? Duration.minutes(2);
+    const polling = pollBudgets(props.pollInterval ?? Duration.seconds(5), props.maxPolls);
     const settings = {
       environment: { WORKFLOW_CONFIG: workflowConfig(this, props) },
       logRetention: props.logRetention,
@@ -112,20 +115,22 @@ export class IncidentWorkflow extends Construct {
       probeDocumentName: commands.documents.probeNode.ref,
       documentArns: commands.names.map((n) => commands.documentArn(n)),
       approvalTimeout,
-      verificationWindow: props.verificationWindow ?? Duration.minutes(2),
-      polling: { pollInterval: props.pollInterval, maxPolls: props.maxPolls },
+      verificationWindow,
+      polling,
     });
     const stateMachine = new StateMachine(this, 'StateMachine', {
       stateMachineType: StateMachineType.STANDARD,
       definitionBody: DefinitionBody.fromChainable(graph),
-      timeout: Duration.hours(6),
+      timeout: executionTimeout(approvalTimeout, verificationWindow, polling),
       tracingEnabled: true,
+      // Errors only, without execution data: state carries the approval task token and node output,
+      // which do not belong in CloudWatch Logs. The history (90 days) and the evidence bucket keep it.
       logs: {
         destination: new LogGroup(this, 'ExecutionLogs', {
           retention: props.logRetention,
           removalPolicy: RemovalPolicy.RETAIN,
         }),
-        level: LogLevel.ALL,
+        level: LogLevel.ERROR,
         // Task inputs and outputs (the approval task token, node command output) stay in the
         // execution history, readable with states:GetExecutionHistory, not copied into a log group.
         includeExecutionData: false,
@@ -145,6 +150,43 @@ export class IncidentWorkflow extends Construct {
     this.stateMachine = stateMachine;
     notifyOnFailedExecutions(this, stateMachine, props);
   }
+}
+
+/** Delivery and output upload around a document's own executionTimeout. */
+const COMMAND_MARGIN = Duration.seconds(60);
+
+/**
+ * Polls before a node command counts as timed out, derived from the documents' executionTimeout
+ * (the probe's, and the longest of the action documents': collect-logs may run 10 minutes).
+ */
+export function pollBudgets(pollInterval: Duration, maxPolls?: number) {
+  const polls = (seconds: number) =>
+    maxPolls ?? Math.ceil((seconds + COMMAND_MARGIN.toSeconds()) / pollInterval.toSeconds());
+  const actions = (Object.keys(NODE_COMMANDS) as NodeCommandName[]).filter((n) => n !== 'probeNode');
+  return {
+    pollInterval,
+    probePolls: polls(NODE_COMMANDS.probeNode.timeoutSeconds),
+    actPolls: polls(Math.max(...actions.map((n) => NODE_COMMANDS[n].timeoutSeconds))),
+  };
+}
+
+/**
+ * The execution timeout: the longest path (probe, approval wait, action, verification window and
+ * probe) plus an hour for the Lambda steps and retries; never less than 6 hours.
+ */
+export function executionTimeout(
+  approvalTimeout: Duration,
+  verificationWindow: Duration,
+  polling: ReturnType<typeof pollBudgets>,
+): Duration {
+  const pollSeconds = (n: number) => n * (polling.pollInterval.toSeconds() + 2);
+  const seconds =
+    pollSeconds(polling.probePolls) * 2 +
+    approvalTimeout.toSeconds() +
+    pollSeconds(polling.actPolls) +
+    verificationWindow.toSeconds() +
+    3600;
+  return Duration.seconds(Math.max(seconds, Duration.hours(6).toSeconds()));
 }
 
 /** The configuration every workflow function reads (`WORKFLOW_CONFIG`). */

@@ -166,6 +166,11 @@ export function acknowledgeStateMachine(stateMachine: IConstruct, invoked: reado
     ['*'],
     'Step Functions log delivery and X-Ray actions, and ssm:GetCommandInvocation, do not support resource-level permissions.',
   );
+  acknowledge(
+    stateMachine,
+    'AwsSolutions::AwsSolutions-SF1',
+    'Execution logs at level ERROR without execution data on purpose: the state carries the approval task token and node command output, which must not be copied into CloudWatch Logs; the execution history (90 days) and the evidence bucket keep every step.',
+  );
   // LambdaInvoke grants invoke on the function and its versions (":*").
   acknowledgeWildcardResources(
     stateMachine,

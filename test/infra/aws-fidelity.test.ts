@@ -1,5 +1,7 @@
+import { Duration } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
+import { executionTimeout, pollBudgets } from '../../lib/constructs/incident-workflow.js';
 import { identityStatements } from '../support/iam.js';
 import { synth } from '../support/synth.js';
 
@@ -75,6 +77,34 @@ describe('AWS fidelity of the template', () => {
         ]),
       },
     });
+  });
+
+  it('sends the document version the deployment wrote ($LATEST), explicitly, in every SendCommand', () => {
+    const definition = JSON.stringify(
+      (Object.values(template.findResources('AWS::StepFunctions::StateMachine'))[0] as { Properties: unknown })
+        .Properties,
+    );
+    const sends = definition.match(/\\"DocumentName.\$\\":[^}]*\}/g) ?? [];
+    expect(sends.length).toBe(3);
+    for (const send of sends) expect(send).toContain('\\"DocumentVersion\\":\\"$LATEST\\"');
+  });
+
+  it('times out after the approval wait plus every command budget, not after a fixed 6 h', () => {
+    const sevenDays = 7 * 24 * 60;
+    const { templateJson: long } = synth({ ...config, limits: { approvalTimeoutMinutes: sevenDays } });
+    const definition = JSON.stringify(
+      (long.Resources as Record<string, { Type: string; Properties: unknown }>)
+        ? Object.values(long.Resources as Record<string, { Type: string; Properties: unknown }>).find(
+            (r) => r.Type === 'AWS::StepFunctions::StateMachine',
+          )?.Properties
+        : {},
+    );
+    // The approval task's TimeoutSeconds is the 7 days; the execution's is the largest.
+    const timeout = Math.max(...[...definition.matchAll(/\\"TimeoutSeconds\\":(\d+)/g)].map((m) => Number(m[1])));
+    expect(timeout).toBeGreaterThan(sevenDays * 60 + 132 * 5 + 2 * 36 * 5 + 120);
+    expect(executionTimeout(Duration.hours(1), Duration.minutes(2), pollBudgets(Duration.seconds(5))).toHours()).toBe(
+      6,
+    );
   });
 
   it('writes no hard-coded arn:aws: partition into IAM policies (China, GovCloud)', () => {

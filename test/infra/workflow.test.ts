@@ -11,11 +11,11 @@ describe('incident workflow infrastructure', () => {
     Properties: Record<string, unknown>;
   };
 
-  it('is a Standard state machine with tracing and execution logging without execution data (task tokens, command output)', () => {
+  it('is a Standard state machine with tracing; execution logs at ERROR without execution data (no task token, no node output)', () => {
     expect(sm.Properties).toMatchObject({
       StateMachineType: 'STANDARD',
       TracingConfiguration: { Enabled: true },
-      LoggingConfiguration: { Level: 'ALL', IncludeExecutionData: false },
+      LoggingConfiguration: { Level: 'ERROR', IncludeExecutionData: false },
     });
   });
 

@@ -1,4 +1,6 @@
+import { Duration } from 'aws-cdk-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { pollBudgets } from '../../lib/constructs/incident-workflow.js';
 import { ENDPOINT_SG, healthyAccount, NODE_ID } from '../../local/account-snapshot.js';
 import { DOCUMENTS, freshIncidentTable, runWorkflow, synthesizedDefinition } from '../../local/local-workflow.js';
 import { simulatedPauseNode } from '../../local/node-adapters.js';
@@ -258,7 +260,9 @@ describe('safety', () => {
 describe('SSM orchestration', () => {
   it('a command that never finishes times out after the poll limit', async () => {
     const r = await run(incident(), { node: simulatedPauseNode({ repair: { pollsBeforeDone: 10_000 } }) });
-    expect(r.states.filter((s) => s === 'Act: get result')).toHaveLength(60);
+    // The budget of the longest action document's executionTimeout (collect-logs, 600 s) + 60 s, every 5 s.
+    expect(pollBudgets(Duration.seconds(5)).actPolls).toBe(132);
+    expect(r.states.filter((s) => s === 'Act: get result')).toHaveLength(132);
     expect(summaryOf(r).outcome).toBe('action timed out');
   });
 
@@ -296,5 +300,60 @@ describe('failure path', () => {
     });
     expect(r.status).toBe('FAILED');
     expect(r.sns.length).toBe(1);
+  });
+});
+
+describe('AWS fidelity of the workflow (issue 10)', () => {
+  it('a check function that fails or times out is an error finding; the incident fails closed, not failed', async () => {
+    const r = await run(incident(), {
+      node: simulatedPauseNode(),
+      crash: {
+        'Check IAM': Object.assign(new Error('Task timed out after 60.00 seconds'), { name: 'Sandbox.Timedout' }),
+      },
+    });
+    expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
+    expect(r.states).toContain('IAM checks failed');
+    expect(r.states).not.toContain('Record failure');
+    expect(summaryOf(r).message).toContain('ERR   check.iam: the IAM checks could not run: Sandbox.Timedout');
+    expect(summaryOf(r).message).toContain('fail closed: check(s) could not run: check.iam');
+    expect(docsRun(r)).not.toContain(DOCUMENTS.repairPauseImage);
+  });
+
+  it('SendCommand denied (AccessDenied from IAM): an error finding, not a failed incident', async () => {
+    const denied = Object.assign(
+      new Error(
+        'User: arn:aws:sts::111122223333:assumed-role/PodDoctorWorkflowRole/x is not authorized to perform: ssm:SendCommand on resource: arn:aws:ec2:eu-west-1:111122223333:instance/i-0a1b2c3d4e5f60718 (Service: Ssm, Status Code: 400, Error Code: AccessDeniedException)',
+      ),
+      { name: 'Ssm.SsmException' },
+    );
+    const r = await run(incident(), { node: simulatedPauseNode(), crash: { 'Probe: send command': denied } });
+    expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
+    expect(r.states).toContain('Probe: could not run');
+    expect(r.states).not.toContain('Record failure');
+    expect(docsRun(r)).toEqual([]);
+    expect(summaryOf(r).message).toContain('ERR   node.probe: node probe did not run: CommandError (Ssm.SsmException)');
+  });
+
+  it.each([
+    [
+      'Karpenter / Auto Mode',
+      [
+        { Key: 'eks:eks-cluster-name', Value: 'prod-eu' },
+        { Key: 'karpenter.sh/nodepool', Value: 'default' },
+      ],
+    ],
+    ['self-managed', [{ Key: 'kubernetes.io/cluster/prod-eu', Value: 'owned' }]],
+  ])('a %s node is probed and repaired', async (_, Tags) => {
+    const account = healthyAccount();
+    account.instances[0].Tags = Tags;
+    const r = await run(incident(), { node: simulatedPauseNode(), account });
+    expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
+    expect(docsRun(r)).toEqual([DOCUMENTS.probeNode, DOCUMENTS.repairPauseImage, DOCUMENTS.probeNode]);
+  });
+
+  it('an action running past the old 5-minute poll limit is polled to its end (budget from executionTimeout)', async () => {
+    const r = await run(incident(), { node: simulatedPauseNode({ repair: { pollsBeforeDone: 65 } }) });
+    expect(r.states.filter((s) => s === 'Act: get result')).toHaveLength(66);
+    expect(summaryOf(r).outcome).toBe('repaired and verified');
   });
 });

@@ -51,8 +51,14 @@ export interface IncidentStateGraphProps {
   readonly approvalTimeout: Duration;
   /** How long after a repair to wait before probing again. */
   readonly verificationWindow: Duration;
-  /** Poll settings of every node command. */
-  readonly polling: Pick<SsmCommandProps, 'pollInterval' | 'maxPolls'>;
+  /** Poll settings of the node commands: interval, and polls before the probe / an action times out. */
+  readonly polling: {
+    readonly pollInterval: Duration;
+    /** Polls of probe-node (first probe and verification), from its executionTimeout. */
+    readonly probePolls: number;
+    /** Polls of the plan's action, from the longest executionTimeout among the action documents. */
+    readonly actPolls: number;
+  };
 }
 
 const SUMMARY_FIELDS = ['subject', 'message', 'outcome'];
@@ -141,8 +147,12 @@ export class IncidentStateGraph extends StateMachineFragment {
     return summarize;
   }
 
-  private command(id: string, props: Omit<SsmCommandProps, 'documentArns' | 'pollInterval' | 'maxPolls'>) {
-    return new SsmCommand(this, id, { ...props, ...this.props.polling, documentArns: this.props.documentArns });
+  private command(id: string, props: Omit<SsmCommandProps, 'documentArns' | 'pollInterval'>) {
+    return new SsmCommand(this, id, {
+      ...props,
+      pollInterval: this.props.polling.pollInterval,
+      documentArns: this.props.documentArns,
+    });
   }
 
   /** Act (the plan's document) → [wait verification window → probe again → Check repair] → summarize. */
@@ -169,6 +179,7 @@ export class IncidentStateGraph extends StateMachineFragment {
       resultPath: '$.verifyProbe',
       notManaged: new Pass(this, 'Verify probe: node not managed').next(summarize),
       onError: this.recordFailure,
+      maxPolls: this.props.polling.probePolls,
     }).next(checkRepair);
     const verifyWindow = new Wait(this, 'Wait verification window', {
       time: WaitTime.duration(this.props.verificationWindow),
@@ -189,6 +200,7 @@ export class IncidentStateGraph extends StateMachineFragment {
       resultPath: '$.action',
       notManaged: new Pass(this, 'Node not managed by SSM').next(summarize),
       onError: this.recordFailure,
+      maxPolls: this.props.polling.actPolls,
     }).next(repairToVerify);
   }
 
@@ -266,6 +278,24 @@ export class IncidentStateGraph extends StateMachineFragment {
       }),
       ['findings'],
     );
+    // A check function that fails or times out is an `error` finding (the policy then fails closed),
+    // never a failed Diagnose and so never a failed incident.
+    run.addCatch(
+      new Pass(this, `${label} checks failed`, {
+        parameters: {
+          findings: [
+            {
+              id: `check.${group}`,
+              status: 'error',
+              'summary.$': `States.Format('the ${label} checks could not run: {}', $.checkError.Error)`,
+              'evidence.$': '$.checkError',
+              remediation: null,
+            },
+          ],
+        },
+      }),
+      { resultPath: '$.checkError' },
+    );
     const skip = new Pass(this, `Skip ${label} checks`, { result: Result.fromObject({ findings: [] }) });
     const when = Condition.booleanEquals(`$.open.checks.${group}`, true);
     return new Choice(this, `Run ${label} checks?`)
@@ -278,11 +308,18 @@ export class IncidentStateGraph extends StateMachineFragment {
     const probeNotManaged = new Pass(this, 'Probe: node not managed by SSM', {
       parameters: { probe: { status: 'NotManaged', 'stderr.$': '$.probeRun.error.Cause' } },
     });
+    // SendCommand denied (the node lacks a tag the grant accepts) or any other error of the probe's
+    // calls: an `error` finding through the probe result, never a failed Diagnose.
+    const probeFailed = new Pass(this, 'Probe: could not run', {
+      parameters: { probe: { status: 'CommandError', 'error.$': '$.error' } },
+    });
     const probeRun = this.command('Probe', {
       documentPath: '$.open.commands.probeNode',
       parametersPath: '$.open.commands.probeParameters',
       resultPath: '$.probeRun',
       notManaged: probeNotManaged,
+      onError: probeFailed,
+      maxPolls: this.props.polling.probePolls,
     }).next(new Pass(this, 'Keep probe result', { parameters: { 'probe.$': '$.probeRun.result' } }));
     const probeBranch = new Choice(this, 'Probe node?')
       .when(

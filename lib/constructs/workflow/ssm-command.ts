@@ -105,6 +105,8 @@ export class SsmCommand extends StateMachineFragment {
         'DocumentName.$': props.documentPath,
         'InstanceIds.$': 'States.Array($.node.instanceId)',
         'Parameters.$': props.parametersPath,
+        // Documents update with UpdateMethod NewVersion: run the version this deployment wrote, by name.
+        DocumentVersion: '$LATEST',
         Comment: 'pod-doctor',
       },
       iamResources: [...props.documentArns],
