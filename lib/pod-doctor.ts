@@ -9,6 +9,7 @@ import { Detection } from './constructs/detection.js';
 import { EvidenceBucket } from './constructs/evidence-bucket.js';
 import { IncidentStore } from './constructs/incident-store.js';
 import { IncidentWorkflow } from './constructs/incident-workflow.js';
+import { KubernetesAccess } from './constructs/kubernetes-access.js';
 import { NodeCommands } from './constructs/node-commands.js';
 import { Notifications } from './constructs/notifications.js';
 import { requireClustersInStackRegion, warnIamEventsNotSeen } from './regions.js';
@@ -41,6 +42,8 @@ export class PodDoctor extends Construct {
   readonly killSwitch: StringParameter;
   readonly nodeCommands: NodeCommands;
   readonly checks: AccountChecks;
+  /** Kubernetes API access of the configured clusters (absent without clusters). */
+  readonly kubernetes?: KubernetesAccess;
 
   constructor(scope: Construct, id: string, props: PodDoctorProps = {}) {
     super(scope, id);
@@ -65,7 +68,11 @@ export class PodDoctor extends Construct {
     });
     this.nodeCommands = new NodeCommands(this, 'NodeCommands');
     this.checks = new AccountChecks(this, 'Checks', { clusters: config.clusters, logRetention });
+    if (config.clusters.length > 0) {
+      this.kubernetes = new KubernetesAccess(this, 'Kubernetes', { clusters: config.clusters, logRetention });
+    }
     this.workflow = new IncidentWorkflow(this, 'Workflow', {
+      kubernetes: this.kubernetes?.function,
       config,
       checks: this.checks,
       nodeCommands: this.nodeCommands,

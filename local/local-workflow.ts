@@ -21,6 +21,7 @@ import { clusterOfTags } from '../lambdas/core/node-tags.js';
 import { incidentInputSchema, parseWorkflowConfig, type WorkflowConfig } from '../lambdas/core/workflow-config.js';
 import type { AccountSnapshot } from './account-snapshot.js';
 import { LocalDynamo, type LocalTable, tableSchema } from './dynamo.js';
+import { type LocalKubernetes, unreachableCluster } from './kubernetes.js';
 import { type Faults, mockAccount } from './mock-account.js';
 import { ACCOUNT, idsOfType, REGION, type ResolvedTemplate, refOf, synthesizedTemplate } from './template.js';
 
@@ -96,6 +97,8 @@ export interface RunOptions {
   readonly template?: ResolvedTemplate;
   /** The state machine definition (default: the template's). */
   readonly definition?: Record<string, unknown>;
+  /** The cluster's Kubernetes API (default: a cluster that does not accept pod-doctor's token). */
+  readonly kubernetes?: LocalKubernetes;
 }
 
 export interface RunResult {
@@ -315,6 +318,8 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
     'Check recent changes': crashable('Check recent changes', check('changes')),
     Decide: lambda(crashable('Decide', (i) => decideIncident(i, { eks: aws.eks, config, now: () => clock.t }))),
     'Request approval': approve as never,
+    'Inspect cluster': lambda((i) => (o.kubernetes ?? unreachableCluster)(i)),
+    'Watch pods start': lambda((i) => (o.kubernetes ?? unreachableCluster)(i)),
     'Check repair': lambda((i) => verifyRepair(i, { ddb: table.client, tableName: config.tableName })),
     Summarize: summarize,
     'Record failure': summarize,

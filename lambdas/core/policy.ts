@@ -173,12 +173,21 @@ export function candidateActions(
 }
 
 /**
+ * Kubernetes findings (`k8s.*`) are evidence for the e-mail and for verification, not a gate: when
+ * the cluster cannot be read (RBAC not applied, API unreachable) they are `error` and reported,
+ * but the account checks and the node probe still decide.
+ */
+export function isAdvisory(findingId: string): boolean {
+  return findingId.startsWith('k8s.');
+}
+
+/**
  * The safety policy: per-class mode, risk tiers, kill switch, fail closed on check errors, hourly
  * cap, node-group breaker and per-node cooldown. Pure; every rule names itself in `reason`.
  */
 export function decide(input: PolicyInput): Plan {
   const reasons: string[] = [];
-  const errors = input.findings.filter((f) => f.status === 'error').map((f) => f.id);
+  const errors = input.findings.filter((f) => f.status === 'error' && !isAdvisory(f.id)).map((f) => f.id);
   const share = input.nodeGroupSize > 0 ? input.affectedNodes / input.nodeGroupSize : 0;
   const cooldownUntil =
     input.lastNodeActionAt !== undefined

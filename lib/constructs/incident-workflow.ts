@@ -3,6 +3,7 @@ import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { type IRule, type IRuleTarget, Rule, type RuleTargetConfig } from 'aws-cdk-lib/aws-events';
 import { addToDeadLetterQueueResourcePolicy, bindBaseTargetConfig } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
@@ -45,6 +46,11 @@ export interface IncidentWorkflowProps {
   readonly nodeCommands: NodeCommands;
   /** Retention of function and execution logs. */
   readonly logRetention: RetentionDays;
+  /**
+   * The Kubernetes function (inspect the cluster, verify by pods starting).
+   * @default - no cluster access: diagnosis without Kubernetes findings, verification after a fixed window
+   */
+  readonly kubernetes?: IFunction;
   /**
    * How long an approval request waits; no answer means no action.
    * @default Duration.hours(1)
@@ -110,6 +116,7 @@ export class IncidentWorkflow extends Construct {
         summarize: this.functions.summarize,
         resolveNode: props.checks.resolveNode,
         checks: props.checks.functions,
+        ...(props.kubernetes ? { kubernetes: props.kubernetes } : {}),
       },
       topic: props.topic,
       probeDocumentName: commands.documents.probeNode.ref,
@@ -145,6 +152,7 @@ export class IncidentWorkflow extends Construct {
       ...this.functions.all,
       ...Object.values(props.checks.functions),
       props.checks.resolveNode,
+      ...(props.kubernetes ? [props.kubernetes] : []),
     ]);
     acknowledgeTopicKey(stateMachine.role);
     this.stateMachine = stateMachine;

@@ -7,7 +7,7 @@ import {
   KubernetesUnauthorizedError,
 } from '../../lambdas/aws/kubernetes/cluster-api.js';
 import { EksTokenCache, TOKEN_PREFIX } from '../../lambdas/aws/kubernetes/token.js';
-import { KubeApiServer, recordedCluster } from '../support/kube-api-server.js';
+import { KubeApiServer, recordedCluster } from '../../local/kube-api-server.js';
 
 const NODE = 'ip-192-168-149-143.us-east-2.compute.internal';
 const CREDS = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret', sessionToken: 'session' };
@@ -211,7 +211,7 @@ describe('verification by positive signal: the stuck pods start', () => {
 describe('cluster inspection: findings for the incident', () => {
   it('lists the stuck pods of a node with the class their events support', async () => {
     const { inspectCluster } = await import('../../lambdas/aws/kubernetes/inspect.js');
-    const f = await inspectCluster(api(), { nodeName: NODE, failureClass: 'sandbox-image' });
+    const { findings: f } = await inspectCluster(api(), { nodeName: NODE, failureClass: 'sandbox-image' });
     const stuck = f.find((x) => x.id === 'k8s.stuck-pods');
     expect(stuck?.status).toBe('fail');
     expect(stuck?.evidence).toMatchObject({ count: 4 });
@@ -223,7 +223,7 @@ describe('cluster inspection: findings for the incident', () => {
 
   it('narrows a pull incident to the pods waiting on its image', async () => {
     const { inspectCluster } = await import('../../lambdas/aws/kubernetes/inspect.js');
-    const f = await inspectCluster(api(), { image: 'nginxx:latest', failureClass: 'image-not-found' });
+    const { findings: f } = await inspectCluster(api(), { image: 'nginxx:latest', failureClass: 'image-not-found' });
     expect(f.find((x) => x.id === 'k8s.stuck-pods')?.evidence).toMatchObject({
       count: 1,
       scope: 'image nginxx:latest',
@@ -232,7 +232,7 @@ describe('cluster inspection: findings for the incident', () => {
 
   it('reads aws-node and the VPC CNI settings for CNI classes; windows IPAM from the ConfigMap', async () => {
     const { inspectCluster } = await import('../../lambdas/aws/kubernetes/inspect.js');
-    const f = await inspectCluster(api(), { nodeName: NODE, failureClass: 'windows-ipam' });
+    const { findings: f } = await inspectCluster(api(), { nodeName: NODE, failureClass: 'windows-ipam' });
     expect(f.find((x) => x.id === 'k8s.aws-node')).toMatchObject({ status: 'fail', evidence: { restarts: 7 } });
     const cni = f.find((x) => x.id === 'k8s.vpc-cni-config');
     expect(cni).toMatchObject({ status: 'warn', evidence: { ENABLE_PREFIX_DELEGATION: 'true' } });
@@ -243,9 +243,12 @@ describe('cluster inspection: findings for the incident', () => {
 
   it('recognises EKS Auto Mode and Bottlerocket nodes: no SSM document on their host', async () => {
     const { inspectCluster } = await import('../../lambdas/aws/kubernetes/inspect.js');
-    const auto = await inspectCluster(api(), { nodeName: 'i-0a1b2c3d4e5f60718', failureClass: 'sandbox-image' });
+    const { findings: auto } = await inspectCluster(api(), {
+      nodeName: 'i-0a1b2c3d4e5f60718',
+      failureClass: 'sandbox-image',
+    });
     expect(auto.find((x) => x.id === 'k8s.node')?.evidence.hostAccess).toBe('eks-auto-mode');
-    const br = await inspectCluster(api(), {
+    const { findings: br } = await inspectCluster(api(), {
       nodeName: 'ip-192-168-153-54.us-east-2.compute.internal',
       failureClass: 'sandbox-image',
     });
@@ -255,7 +258,7 @@ describe('cluster inspection: findings for the incident', () => {
   it('turns a forbidden read into an error finding, never a pass', async () => {
     const { inspectCluster } = await import('../../lambdas/aws/kubernetes/inspect.js');
     server.faults.push({ path: '/api/v1/pods', status: 403, times: 5 });
-    const f = await inspectCluster(api(), { nodeName: NODE, failureClass: 'sandbox-image' });
+    const { findings: f } = await inspectCluster(api(), { nodeName: NODE, failureClass: 'sandbox-image' });
     expect(f.find((x) => x.id === 'k8s.stuck-pods')).toMatchObject({
       status: 'error',
       evidence: { error: 'KubernetesForbiddenError' },
@@ -272,7 +275,7 @@ describe('the shipped RBAC manifest (k8s/pod-doctor-rbac.yaml) as the authorizer
   });
 
   it('refuses what it does not grant: secrets, other ConfigMaps, deleting pods', async () => {
-    const { allowed, groupGrants } = await import('../support/rbac.js');
+    const { allowed, groupGrants } = await import('../../local/rbac.js');
     const g = groupGrants('pod-doctor');
     expect(allowed(g, { verb: 'get', apiGroup: '', resource: 'secrets', namespace: 'kube-system', name: 'x' })).toBe(
       false,

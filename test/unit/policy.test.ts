@@ -79,6 +79,14 @@ describe('safety rules', () => {
     expect(p.reasons[0]).toContain('fail closed: check(s) could not run: iam.node-role.ecr-read');
   });
 
+  it('a Kubernetes inspection that could not run is reported, not a gate (the account checks still are)', () => {
+    expect(decide({ ...base, findings: [f('k8s.stuck-pods', 'error')] }).decision).toBe('act');
+    const p = decide({ ...base, findings: [f('k8s.stuck-pods', 'error'), f('iam.node-role.ecr-read', 'error')] });
+    expect(p.decision).toBe('blocked');
+    expect(p.reasons[0]).toContain('could not run: iam.node-role.ecr-read');
+    expect(p.reasons[0]).not.toContain('k8s.');
+  });
+
   it('the breaker stops node actions when the class hits more than the share of a node group', () => {
     expect(decide({ ...base, affectedNodes: 3, nodeGroupSize: 10 }).decision).toBe('act');
     const p = decide({ ...base, affectedNodes: 4, nodeGroupSize: 10 });

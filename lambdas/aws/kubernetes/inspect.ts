@@ -49,19 +49,31 @@ const CNI_CLASSES: readonly FailureClass[] = [
  * the node (Auto Mode / Bottlerocket: no SSM on the host), aws-node on the node, and the VPC CNI
  * settings. Each check that cannot run becomes an `error` finding (never a pass).
  */
-export async function inspectCluster(api: ClusterApi, input: InspectInput): Promise<Finding[]> {
-  const checks: Promise<Finding[]>[] = [runCheck('k8s.stuck-pods', () => stuckPodsFinding(api, input))];
+export interface Inspection {
+  readonly findings: Finding[];
+  /** The stuck pods of the incident's scope (at most 50), for verification by their start. */
+  readonly stuckPods: { namespace: string; name: string; uid?: string }[];
+}
+
+export async function inspectCluster(api: ClusterApi, input: InspectInput): Promise<Inspection> {
+  const stuck: StuckPod[] = [];
+  const checks: Promise<Finding[]>[] = [runCheck('k8s.stuck-pods', () => stuckPodsFinding(api, input, stuck))];
   if (input.nodeName) checks.push(runCheck('k8s.node', () => nodeFinding(api, input.nodeName ?? '')));
   if (CNI_CLASSES.includes(input.failureClass)) {
     if (input.nodeName) checks.push(runCheck('k8s.aws-node', () => awsNodeFinding(api, input.nodeName ?? '')));
     checks.push(runCheck('k8s.vpc-cni-config', () => cniConfigFindings(api, input.failureClass)));
   }
-  return (await Promise.all(checks)).flat();
+  const findings = (await Promise.all(checks)).flat();
+  const stuckPods = stuck
+    .slice(0, 50)
+    .map((p) => ({ namespace: p.namespace, name: p.name, ...(p.uid ? { uid: p.uid } : {}) }));
+  return { findings, stuckPods };
 }
 
-async function stuckPodsFinding(api: ClusterApi, input: InspectInput): Promise<Finding> {
+async function stuckPodsFinding(api: ClusterApi, input: InspectInput, out: StuckPod[]): Promise<Finding> {
   const all = await api.stuckPods(input.nodeName);
   const pods = input.image ? all.filter((p) => p.images.includes(input.image ?? '')) : all;
+  out.push(...pods);
   if (pods.length === 0) {
     return finding('k8s.stuck-pods', 'pass', 'no pod is stuck any more', { scope: scopeOf(input) });
   }

@@ -154,7 +154,8 @@ export async function summarizeIncident(s: SummarizeInput, deps: SummarizeDeps) 
     recommendations: s.plan?.recommendations ?? [],
     reasons: [
       ...(s.plan?.reasons ?? []),
-      ...(s.verification && !s.verification.verified ? [s.verification.reason] : []),
+      // How the repair was (or was not) verified: the pods that started, or what still fails.
+      ...(s.verification ? [`verification: ${s.verification.reason}`] : []),
     ],
     executionArn: s.execution.arn,
     region: s.open?.region ?? process.env.AWS_REGION ?? 'us-east-1',

@@ -1,6 +1,7 @@
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { type CommandResult, probeFindings } from '../../core/probe.js';
 import { openIncidentKey } from '../incident-table.js';
+import type { PodVerdict } from '../kubernetes/verify-pods.js';
 
 export interface VerifyInput {
   readonly incidentKey: string;
@@ -8,6 +9,8 @@ export interface VerifyInput {
   /** When the repair command was sent (ISO, from $$.State.EnteredTime). */
   readonly actionSentAt: string;
   readonly verifyProbe: CommandResult;
+  /** The positive signal: the stuck pods watched after the repair (absent or `watched: false`: none). */
+  readonly pods?: { readonly watched?: boolean; readonly verdict?: PodVerdict };
 }
 
 export interface Verification {
@@ -41,6 +44,8 @@ export async function verifyRepair(
       reason: `still failing after the repair: ${bad.map((f) => `${f.id} ${f.status}`).join(', ')}`,
       nextStep: REPLACE,
     };
+  const podVerdict = input.pods?.verdict;
+  if (podVerdict) return podVerification(podVerdict);
   const row = await deps.ddb.send(
     new GetCommand({ TableName: deps.tableName, Key: openIncidentKey(input.incidentKey) }),
   );
@@ -58,5 +63,24 @@ export async function verifyRepair(
     verified: true,
     reason: 'pause image present and pinned; no new failure lines from the node since the repair',
     nextStep: 'none: pod-doctor keeps watching for a recurrence',
+  };
+}
+
+/** The verdict when the stuck pods were watched: they started, or they did not within the window. */
+function podVerification(v: PodVerdict): Verification {
+  const started = v.started.map((p) => `${p.pod} after ${p.afterSeconds} s`).join(', ');
+  if (v.verified) {
+    return {
+      verified: true,
+      reason: `pause image present and pinned; the stuck pods started: ${started}`,
+      nextStep: 'none: pod-doctor keeps watching for a recurrence',
+    };
+  }
+  const stuck = v.stillStuck.length ? `still not running after ${v.windowSeconds} s: ${v.stillStuck.join(', ')}` : '';
+  const gone = v.gone.length ? `deleted or replaced meanwhile: ${v.gone.join(', ')}` : '';
+  return {
+    verified: false,
+    reason: [stuck, gone, started ? `started: ${started}` : ''].filter(Boolean).join('; ') || 'no watched pod started',
+    nextStep: v.stillStuck.length ? REPLACE : 'check that the re-created pods run',
   };
 }

@@ -36,6 +36,8 @@ export interface IncidentStateFunctions {
   readonly requestApproval: IFunction;
   readonly verify: IFunction;
   readonly summarize: IFunction;
+  /** Kubernetes API of the cluster (inspect, verify by pods starting); absent: no cluster access. */
+  readonly kubernetes?: IFunction;
 }
 
 /** Props of {@link IncidentStateGraph}. */
@@ -62,6 +64,8 @@ export interface IncidentStateGraphProps {
 }
 
 const SUMMARY_FIELDS = ['subject', 'message', 'outcome'];
+/** The Kubernetes function runs at most 15 minutes; the watch ends before that. */
+const MAX_WATCH_SECONDS = 13 * 60;
 
 /**
  * The incident workflow's states (JSONPath): open → gate → resolve node → diagnose (checks in
@@ -155,7 +159,7 @@ export class IncidentStateGraph extends StateMachineFragment {
     });
   }
 
-  /** Act (the plan's document) → [wait verification window → probe again → Check repair] → summarize. */
+  /** Act (the plan's document) → [watch the stuck pods start | wait the window] → probe again → Check repair. */
   private actAndVerify(summarize: TaskStateBase): IChainable {
     const f = this.props.functions;
     const checkRepair = this.onError(
@@ -167,6 +171,7 @@ export class IncidentStateGraph extends StateMachineFragment {
           'class.$': '$.class',
           'actionSentAt.$': '$.action.sentAt',
           'verifyProbe.$': '$.verifyProbe.result',
+          'pods.$': '$.podSignal',
         }),
         ['verified', 'reason', 'nextStep'],
         '$.verification',
@@ -181,9 +186,10 @@ export class IncidentStateGraph extends StateMachineFragment {
       onError: this.recordFailure,
       maxPolls: this.props.polling.probePolls,
     }).next(checkRepair);
-    const verifyWindow = new Wait(this, 'Wait verification window', {
-      time: WaitTime.duration(this.props.verificationWindow),
-    });
+    const verifyWindow = new Pass(this, 'No pod signal', {
+      result: Result.fromObject({ watched: false }),
+      resultPath: '$.podSignal',
+    }).next(new Wait(this, 'Wait verification window', { time: WaitTime.duration(this.props.verificationWindow) }));
     verifyWindow.next(verifyProbe);
     const repairToVerify = new Choice(this, 'Repair to verify?')
       .when(
@@ -191,7 +197,7 @@ export class IncidentStateGraph extends StateMachineFragment {
           Condition.stringEquals('$.action.result.status', 'Success'),
           Condition.stringEquals('$.plan.nodeAction.id', 'repair-pause-image'),
         ),
-        verifyWindow,
+        this.podSignal(verifyWindow, verifyProbe),
       )
       .otherwise(summarize);
     return this.command('Act', {
@@ -202,6 +208,32 @@ export class IncidentStateGraph extends StateMachineFragment {
       onError: this.recordFailure,
       maxPolls: this.props.polling.actPolls,
     }).next(repairToVerify);
+  }
+
+  /**
+   * The positive signal: watch the pods that were stuck on the node until they run (or the window
+   * closes). Without cluster access, stuck pods or a working watch: the fixed window instead.
+   */
+  private podSignal(verifyWindow: IChainable, verifyProbe: IChainable): IChainable {
+    const fn = this.props.functions.kubernetes;
+    if (!fn) return verifyWindow;
+    const pods = `$.diagnosis[${this.kubernetesBranchIndex}].stuckPods`;
+    const watch = this.invoke(
+      'Watch pods start',
+      fn,
+      TaskInput.fromObject({
+        action: 'verify',
+        'cluster.$': '$.cluster',
+        'node.$': '$.node',
+        'pods.$': pods,
+        windowSeconds: Math.min(this.props.verificationWindow.toSeconds(), MAX_WATCH_SECONDS),
+      }),
+      ['verdict'],
+      '$.podSignal',
+    );
+    watch.addCatch(verifyWindow, { resultPath: '$.podSignalError' });
+    watch.next(verifyProbe);
+    return new Choice(this, 'Pods to watch?').when(Condition.isPresent(`${pods}[0]`), watch).otherwise(verifyWindow);
   }
 
   /** Request approval (task token, deadline) → Approved? → act or summarize. */
@@ -334,8 +366,44 @@ export class IncidentStateGraph extends StateMachineFragment {
         .branch(this.checkBranch('network', 'network', true))
         .branch(this.checkBranch('eks', 'EKS', true))
         .branch(this.checkBranch('changes', 'recent changes', false))
-        .branch(probeBranch),
+        .branch(probeBranch)
+        .branch(this.kubernetesBranch()),
     );
+  }
+
+  /** Index of the Kubernetes branch in the Diagnose output (after the five check groups and the probe). */
+  private readonly kubernetesBranchIndex = 6;
+
+  /** Inspect cluster: stuck pods and their events, the node, aws-node, VPC CNI settings. */
+  private kubernetesBranch(): IChainable {
+    const fn = this.props.functions.kubernetes;
+    const none = (id: string, findings: Record<string, unknown>[]) =>
+      new Pass(this, id, { result: Result.fromObject({ findings, stuckPods: [] }) });
+    if (!fn) return none('No cluster access', []);
+    const inspect = this.invoke(
+      'Inspect cluster',
+      fn,
+      TaskInput.fromObject({
+        action: 'inspect',
+        'cluster.$': '$.cluster',
+        'node.$': '$.node',
+        'entities.$': '$.entities',
+        'failureClass.$': '$.class',
+      }),
+      ['findings', 'stuckPods'],
+    );
+    // A failed inspection is an error finding (never a pass), not a failed incident.
+    const failed = {
+      id: 'k8s.stuck-pods',
+      status: 'error',
+      summary: 'the Kubernetes inspection failed: see the execution history',
+      evidence: {},
+      remediation: 'check the access entry and k8s/pod-doctor-rbac.yaml on the cluster',
+    };
+    inspect.addCatch(none('Cluster not inspected', [failed]), {
+      resultPath: JsonPath.DISCARD,
+    });
+    return inspect;
   }
 
   /** Start → Open incident → Already running? → Note probe command → Node known? → [Resolve node]. */

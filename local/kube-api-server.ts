@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../../lib/constructs/paths.js';
+import { PROJECT_ROOT } from '../lib/constructs/paths.js';
 import { allowed, attributesOf, forbiddenMessage, groupGrants } from './rbac.js';
 
 /**
@@ -31,6 +31,8 @@ export interface Fault {
   readonly headers?: Record<string, string>;
   /** Only requests that carry a `continue` token (an expired list continuation answers 410). */
   readonly onContinue?: boolean;
+  /** Only watch requests. */
+  readonly onWatch?: boolean;
 }
 
 /** One event a watch sends, `afterMs` after the watch opened. */
@@ -180,7 +182,10 @@ export class KubeApiServer {
   private faultFor(url: URL): Fault | undefined {
     return this.faults.find(
       (f) =>
-        url.pathname.startsWith(f.path) && (f.times ?? 1) > 0 && (!f.onContinue || url.searchParams.has('continue')),
+        url.pathname.startsWith(f.path) &&
+        (f.times ?? 1) > 0 &&
+        (!f.onContinue || url.searchParams.has('continue')) &&
+        (!f.onWatch || url.searchParams.get('watch') === 'true'),
     );
   }
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadAllYaml } from '@kubernetes/client-node';
-import { PROJECT_ROOT } from '../../lib/constructs/paths.js';
+import { PROJECT_ROOT } from '../lib/constructs/paths.js';
 
 /**
  * Kubernetes RBAC as the API server's authorizer decides it, for the manifest pod-doctor ships
