@@ -55,6 +55,9 @@ export class LocalDynamo {
     LocalDynamo.shared ??= new Promise((resolve, reject) => {
       const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
       server.once('error', reject);
+      // Clients keep connections alive between workflow steps; a slow step (a watch, a busy CI
+      // machine) must not find its socket closed by the server's 5 s idle default (ECONNRESET).
+      (server as unknown as { keepAliveTimeout: number }).keepAliveTimeout = 10 * 60_000;
       server.listen(0, '127.0.0.1', () => {
         server.unref();
         const { port } = server.address() as AddressInfo;

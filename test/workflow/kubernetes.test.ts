@@ -37,7 +37,10 @@ function running(pod: Record<string, unknown>): Record<string, unknown> {
   return copy;
 }
 
-describe('verification by positive signal (the synthesized workflow, Kubernetes API on a local HTTPS server)', () => {
+// A real TLS handshake per API call and a watch: slower than the other workflow tests.
+describe('verification by positive signal (the synthesized workflow, Kubernetes API on a local HTTPS server)', {
+  timeout: 60_000,
+}, () => {
   it('verifies the repair when the stuck pods of the node start, naming each pod', async () => {
     const stuck = (server.cluster.pods as Record<string, unknown>[]).slice(0, 5);
     server.watchSteps = stuck.map((p, i) => ({ afterMs: 30 + 10 * i, type: 'MODIFIED' as const, object: running(p) }));
