@@ -9,13 +9,13 @@ import { PROJECT_ROOT } from '../lib/constructs/paths.js';
  * bound by RoleBindings in their namespace; `resourceNames` limits get/patch/update/delete.
  * https://kubernetes.io/docs/reference/access-authn-authz/rbac/
  */
-interface Rule {
+export interface Rule {
   apiGroups?: string[];
   resources?: string[];
   resourceNames?: string[];
   verbs?: string[];
 }
-interface Grant {
+export interface Grant {
   readonly namespace?: string;
   readonly rules: readonly Rule[];
 }
