@@ -1,4 +1,5 @@
 import type { Finding } from './findings.js';
+import { codeBlock, codeSpan, inlineText } from './markdown.js';
 import type { PlannedAction } from './policy.js';
 import { lastJsonLine } from './probe.js';
 import { snsSubject } from './sns-subject.js';
@@ -101,34 +102,34 @@ export function renderSummary(s: SummaryInput): Summary {
   const markdown = [
     `# ${subjectOf(s)}`,
     '',
-    `- **What failed:** \`${i.class}\` — ${i.cause}`,
-    `- **Cluster:** ${i.cluster}${s.node?.instanceId ? ` · **node** ${s.node.privateDnsName ?? ''} (\`${s.node.instanceId}\`)` : ''}`,
-    ...(i.pods.length ? [`- **Pods:** ${i.pods.join(', ')}`] : []),
-    ...(e.image ? [`- **Image:** \`${e.image}\``] : []),
+    `- **What failed:** ${codeSpan(i.class)} — ${inlineText(i.cause)}`,
+    `- **Cluster:** ${inlineText(i.cluster)}${s.node?.instanceId ? ` · **node** ${inlineText(s.node.privateDnsName ?? '')} (${codeSpan(s.node.instanceId)})` : ''}`,
+    ...(i.pods.length ? [`- **Pods:** ${i.pods.map(codeSpan).join(', ')}`] : []),
+    ...(e.image ? [`- **Image:** ${codeSpan(e.image)}`] : []),
     `- **Outcome:** ${s.outcome}`,
     `- **Next step:** ${s.nextStep}`,
     '',
     '## Evidence',
     '',
-    '```',
-    ...i.samples.slice(0, 5),
-    '```',
+    ...codeBlock(i.samples.slice(0, 5)),
     '',
     '## Checks',
     '',
     '| status | check | summary |',
     '|---|---|---|',
-    ...s.findings.map((f) => `| ${f.status} | \`${f.id}\` | ${f.summary.replace(/\|/g, '\\|')} |`),
+    ...s.findings.map((f) => `| ${inlineText(f.status)} | ${codeSpan(f.id)} | ${inlineText(f.summary)} |`),
     '',
     '## Actions',
     '',
     ...(s.actions.length
       ? s.actions.map(
           (a) =>
-            `- \`${a.id}\`: ${a.status}${a.commandId ? ` (command \`${a.commandId}\`)` : ''}${a.outputExcerpt ? ` — ${a.outputExcerpt}` : ''}`,
+            `- ${codeSpan(a.id)}: ${inlineText(a.status)}${a.commandId ? ` (command ${codeSpan(a.commandId)})` : ''}${a.outputExcerpt ? ` — ${codeSpan(a.outputExcerpt)}` : ''}`,
         )
       : ['- none taken']),
-    ...(s.recommendations.length ? ['', '## Recommended', '', ...s.recommendations.map((r) => `- ${r}`)] : []),
+    ...(s.recommendations.length
+      ? ['', '## Recommended', '', ...s.recommendations.map((r) => `- ${inlineText(r)}`)]
+      : []),
     '',
     `[Step Functions execution](${link})`,
     '',
