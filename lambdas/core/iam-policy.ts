@@ -1,3 +1,4 @@
+import { partitionOfArn } from './partition.js';
 /**
  * Just enough IAM policy evaluation to answer "can this principal pull from ECR / manage ENIs":
  * Action/NotAction, Resource/NotResource with wildcards, explicit Deny wins, and conditions reported
@@ -132,6 +133,10 @@ export function namesPrincipal(s: PolicyStatement, roleArn: string): boolean {
   const account = /^arn:aws[\w-]*:(?:iam|sts)::(\d{12}):/.exec(roleArn)?.[1];
   return aws.some(
     (a) =>
-      a === '*' || a === roleArn || a === account || a === `arn:aws:iam::${account}:root` || wildcardMatch(a, roleArn),
+      a === '*' ||
+      a === roleArn ||
+      a === account ||
+      a === `arn:${partitionOfArn(roleArn)}:iam::${account}:root` ||
+      wildcardMatch(a, roleArn),
   );
 }

@@ -9,6 +9,7 @@ import {
 import { freePrefixBlocks, parseCidr, parseIpv4 } from '../../core/cidr.js';
 import { type Finding, finding } from '../../core/findings.js';
 import { evaluate, namesPrincipal, type PolicyDocument } from '../../core/iam-policy.js';
+import { partitionOf } from '../../core/partition.js';
 import type { NodeContext } from './node-context.js';
 import { subnetUsage } from './subnet-usage.js';
 
@@ -176,7 +177,7 @@ export async function checkEndpoints(ec2: EC2Client, input: NetworkFindingsInput
 
   // ECR layers come from S3: without internet egress the S3 gateway endpoint must be on the node route table.
   const s3 = endpoints.find((e) => e.ServiceName === `com.amazonaws.${region}.s3` && e.VpcEndpointType === 'Gateway');
-  const layerBucket = `arn:aws:s3:::prod-${region}-starport-layer-bucket/*`;
+  const layerBucket = `arn:${partitionOf(region)}:s3:::prod-${region}-starport-layer-bucket/*`;
   const onRouteTable = s3 && rt?.RouteTableId && s3.RouteTableIds?.includes(rt.RouteTableId);
   const s3Evidence = {
     endpoint: s3?.VpcEndpointId ?? null,
