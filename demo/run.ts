@@ -3,14 +3,13 @@ import '../local/quiet.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { IncidentStore } from '../lambdas/aws/incident-store.js';
 import { openIncidentKey } from '../lambdas/aws/incident-table.js';
-import { ingest } from '../lambdas/aws/ingest-service.js';
 import { aggregate, type IncidentCandidate } from '../lambdas/core/incidents.js';
 import { readEvent } from '../lambdas/core/ingest.js';
 import { PROJECT_ROOT } from '../lib/constructs/paths.js';
 import { healthyAccount } from '../local/account-snapshot.js';
 import type { LocalTable } from '../local/dynamo.js';
+import { localIngest } from '../local/ingest-runtime.js';
 import { AL2023_PAUSE, LocalNode, missingLocalNodePackages, REGISTRY_TOKEN } from '../local/local-node.js';
 import {
   freshIncidentTable,
@@ -20,6 +19,7 @@ import {
   synthesizedDefinition,
 } from '../local/local-workflow.js';
 import { realNode, simulatedNode, simulatedPauseNode } from '../local/node-adapters.js';
+import { synthesizedTemplate } from '../local/template.js';
 import type { Scenario } from './scenarios.js';
 
 export interface ScenarioResult {
@@ -101,27 +101,18 @@ async function nodeFor(
   };
 }
 
-/** The real ingest path on the dynalite incident table; returns the workflow inputs of the incidents it opened. */
+/**
+ * The real ingest path as the deployed function runs it (its role, environment and limits) on the
+ * dynalite incident table; returns the workflow inputs of the executions it started.
+ */
 async function ingestAll(
   events: readonly unknown[],
   table: LocalTable,
   tag: string,
 ): Promise<Record<string, unknown>[]> {
-  const started: Record<string, unknown>[] = [];
-  const deps = {
-    incidents: new IncidentStore(table.client, { tableName: table.name, windowMs: 30 * 60_000, retentionDays: 365 }),
-    rejects: { keep: async () => undefined },
-    workflow: {
-      start: async (id: string, input: string) => {
-        started.push(JSON.parse(input) as Record<string, unknown>);
-        return `arn:aws:states:eu-west-1:111122223333:execution:PodDoctorWorkflow:${id}`;
-      },
-    },
-    config: CONFIG,
-    now: () => START + 60_000,
-  };
-  for (const [i, e] of events.entries()) await ingest(e, `${tag}-${i}`, deps);
-  return started;
+  const ingest = localIngest(synthesizedTemplate(), table, { config: CONFIG, now: () => START + 60_000 });
+  for (const [i, e] of events.entries()) await ingest.invoke(e, `${tag}-${i}`);
+  return ingest.started;
 }
 
 type WorkflowOutput = {

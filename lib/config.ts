@@ -49,6 +49,20 @@ const clusterSchema = z.strictObject({
       subnets: z.array(z.string().regex(/^subnet-[0-9a-f]{8,17}$/, 'must be a subnet id (subnet-...)')).default([]),
     })
     .default({ roles: [], endpointSecurityGroups: [], subnets: [] }),
+  /**
+   * IAM roles of the cluster's nodes (instance profile roles). The evidence bucket lets them put
+   * collect-logs bundles under `incidents/`; without them collect-logs cannot upload.
+   */
+  nodeRoleArns: z
+    .array(
+      z
+        .string()
+        .regex(
+          /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/,
+          'must be an IAM role ARN (arn:aws:iam::<account>:role/<name>)',
+        ),
+    )
+    .default([]),
 });
 
 const modesSchema = z

@@ -1,4 +1,5 @@
 import { CfnOutput, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { ArnPrincipal } from 'aws-cdk-lib/aws-iam';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
@@ -66,6 +67,8 @@ export class PodDoctor extends Construct {
       retentionDays: config.evidenceRetentionDays,
       removalPolicy,
     });
+    for (const arn of new Set(config.clusters.flatMap((c) => c.nodeRoleArns)))
+      this.evidence.grantNodeUpload(new ArnPrincipal(arn));
     this.nodeCommands = new NodeCommands(this, 'NodeCommands');
     this.checks = new AccountChecks(this, 'Checks', { clusters: config.clusters, logRetention });
     if (config.clusters.length > 0) {

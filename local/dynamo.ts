@@ -89,7 +89,11 @@ export class LocalDynamo {
     }
     await ddb.send(new CreateTableCommand(schema));
     await this.waitFor(ddb, name, 'ACTIVE');
-    return new LocalTable(name, DynamoDBDocumentClient.from(ddb, { marshallOptions: WORKFLOW_MARSHALL }));
+    return new LocalTable(
+      name,
+      this.endpoint,
+      DynamoDBDocumentClient.from(ddb, { marshallOptions: WORKFLOW_MARSHALL }),
+    );
   }
 
   private async waitFor(ddb: DynamoDBClient, name: string, want: 'ACTIVE' | 'gone'): Promise<void> {
@@ -115,6 +119,8 @@ export class LocalDynamo {
 export class LocalTable {
   constructor(
     readonly name: string,
+    /** The dynalite endpoint, for clients of its own (the workflow runtime guards its clients). */
+    readonly endpoint: string,
     readonly client: DynamoDBDocumentClient,
   ) {}
 

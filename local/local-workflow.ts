@@ -1,12 +1,7 @@
 import './polyfills.js';
 import './quiet.js';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { SendTaskSuccessCommand, SFNClient } from '@aws-sdk/client-sfn';
-import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
-import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { StateMachine } from 'aws-local-stepfunctions';
-import { mockClient } from 'aws-sdk-client-mock';
 import type { CheckGroup } from '../lambdas/aws/checks/groups.js';
 import { makeCheckHandler } from '../lambdas/aws/checks/handler-kit.js';
 import { resolveNode } from '../lambdas/aws/checks/node-context.js';
@@ -17,13 +12,26 @@ import { decideIncident } from '../lambdas/aws/workflow/decide.js';
 import { openIncident } from '../lambdas/aws/workflow/open-incident.js';
 import { summarizeIncident } from '../lambdas/aws/workflow/summarize.js';
 import { verifyRepair } from '../lambdas/aws/workflow/verify.js';
-import { clusterOfTags } from '../lambdas/core/node-tags.js';
 import { incidentInputSchema, parseWorkflowConfig, type WorkflowConfig } from '../lambdas/core/workflow-config.js';
 import type { AccountSnapshot } from './account-snapshot.js';
 import { LocalDynamo, type LocalTable, tableSchema } from './dynamo.js';
+import { asRole } from './guard.js';
+import { AccessDeniedError, type AwsRequest, type Decision, type PolicyDocument, TemplateAuthorizer } from './iam.js';
 import { type LocalKubernetes, unreachableCluster } from './kubernetes.js';
-import { type Faults, mockAccount } from './mock-account.js';
+import {
+  checkExecutionInput,
+  checkExecutionName,
+  checkLambdaPayload,
+  checkPublish,
+  checkStatePayload,
+} from './limits.js';
+import type { Faults } from './mock-account.js';
+import { documentsOf, type LocalNodeBehaviour, LocalRunCommand } from './ssm-runtime.js';
+import { collectStates, StackRoles } from './stack-roles.js';
 import { ACCOUNT, idsOfType, REGION, type ResolvedTemplate, refOf, synthesizedTemplate } from './template.js';
+import { topicKeyRequests, workflowClients } from './workflow-clients.js';
+
+export type { LocalNodeBehaviour, NodeCommandAnswer } from './ssm-runtime.js';
 
 /** The incident state machine definition exactly as CDK synthesizes it, intrinsics resolved. */
 export function synthesizedDefinition(config?: unknown): Record<string, unknown> {
@@ -53,27 +61,6 @@ export async function freshIncidentTable(template: ResolvedTemplate = synthesize
   if (!id) throw new Error('no DynamoDB table in the template');
   const dynamo = await LocalDynamo.get();
   return dynamo.freshTable(tableSchema(template.Resources[id], refOf(template, id)));
-}
-
-/** What a node answers to one SSM document run. */
-export interface NodeCommandAnswer {
-  /** Final GetCommandInvocation status (Success, Failed, Undeliverable ...). */
-  readonly status: string;
-  readonly stdout: string;
-  readonly stderr?: string;
-  /** Polls answering InProgress before the final status. */
-  readonly pollsBeforeDone?: number;
-}
-
-/** A node as SSM sees it: managed or not, and how it answers each document. */
-export interface LocalNodeBehaviour {
-  readonly managed: boolean;
-  /** Called for each SendCommand; `n` counts runs of that document. */
-  run(
-    document: string,
-    parameters: Record<string, string[]>,
-    n: number,
-  ): NodeCommandAnswer | Promise<NodeCommandAnswer>;
 }
 
 export interface RunOptions {
@@ -113,6 +100,8 @@ export interface RunResult {
   readonly commands: { document: string; parameters: Record<string, string[]> }[];
   readonly evidence: Map<string, string>;
   readonly table: LocalTable;
+  /** Every authorisation the run took (role, action, resource, allowed), in order. */
+  readonly decisions: readonly Decision[];
 }
 
 export const DOCUMENTS = {
@@ -122,16 +111,47 @@ export const DOCUMENTS = {
   restartRuntime: 'pod-doctor-restartRuntime',
 };
 
+/** The ARN of the template's state machine. */
+function stateMachineArn(template: ResolvedTemplate): string {
+  const [id] = idsOfType(template, 'AWS::StepFunctions::StateMachine');
+  return refOf(template, id);
+}
+
+/** The IAM role of an instance and its identity policies, as the recorded account holds them. */
+function nodeRole(account: AccountSnapshot, instanceId: string): { arn: string; identity: PolicyDocument[] } {
+  const instance = account.instances.find((x) => x.InstanceId === instanceId);
+  const profile = account.instanceProfiles.find((p) => p.Arn === instance?.IamInstanceProfile?.Arn);
+  const role = profile?.Roles?.[0];
+  const held = account.roles[role?.RoleName ?? ''];
+  const identity = [
+    ...(held?.attached ?? []).map((arn) => account.managedPolicies[arn]),
+    ...Object.values(held?.inline ?? {}),
+  ].filter(Boolean) as PolicyDocument[];
+  return { arn: role?.Arn ?? `arn:aws:iam::${ACCOUNT}:role/unknown`, identity };
+}
+
+/** A denial inside a Task integration, named as Step Functions reports it (`SNS.…`, `Ssm.…`, `Lambda.…`). */
+function taskError(prefix: string, e: unknown, as?: string): Error {
+  if (!(e instanceof AccessDeniedError) && !(e as { $fault?: string }).$fault) return e as Error;
+  const err = e as Error;
+  return Object.assign(new Error(err.message), { name: `${prefix}.${as ?? err.name}` });
+}
+
+type Handler = (input: never) => unknown;
+
 /**
  * Runs the synthesized state machine locally (aws-local-stepfunctions) with every Task state bound
- * to the real handler code; AWS APIs answer from a recorded account, DynamoDB from dynalite, SSM from
- * the given node behaviour.
+ * to the real handler code. Every Task and every AWS call a function makes is authorised against
+ * the template (the state machine role, each function's role, resource policies) and service
+ * limits apply; AWS APIs answer from a recorded account, DynamoDB from dynalite, SSM from the
+ * given node behaviour.
  */
 export async function runWorkflow(incident: Record<string, unknown>, o: RunOptions): Promise<RunResult> {
   const now = o.now ?? Date.parse('2026-11-29T10:05:00Z');
   const clock = { t: now };
   const tick = () => (clock.t += 1000);
   const template = o.template ?? synthesizedTemplate();
+  const definition = o.definition ?? definitionOf(template);
   const synthesized = workflowConfigOf(template);
   const config: WorkflowConfig = {
     ...synthesized,
@@ -140,229 +160,232 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
     trustedSandboxImages: o.trustedSandboxImages ? [...o.trustedSandboxImages] : synthesized.trustedSandboxImages,
   };
   const table = o.table ?? (await freshIncidentTable(template));
-  const aws = mockAccount(o.account, o.faults);
-  const ssm = new SSMClient({ region: REGION, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
-  const ssmMock = mockClient(ssm);
-  if (o.killSwitch === 'unreadable')
-    ssmMock.on(GetParameterCommand).rejects(
-      Object.assign(new Error('User is not authorized to perform: ssm:GetParameter'), {
-        name: 'AccessDeniedException',
-      }),
-    );
-  else
-    ssmMock.on(GetParameterCommand).resolves({
-      Parameter: { Name: config.killSwitchParameterName, Value: o.killSwitch ?? 'off', Type: 'String', Version: 1 },
-      $metadata: {},
-    });
-  const sns: { subject?: string; message?: string }[] = [];
-  const snsClient = new SNSClient({ region: REGION, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
-  mockClient(snsClient)
-    .on(PublishCommand)
-    .callsFake((i) => {
-      sns.push({ subject: i.Subject, message: i.Message });
-      return { MessageId: `m-${sns.length}` };
-    });
-  const evidence = new Map<string, string>();
-  const s3 = new S3Client({ region: REGION, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
-  mockClient(s3)
-    .on(PutObjectCommand)
-    .callsFake((i) => {
-      evidence.set(String(i.Key), String(i.Body));
-      return { ETag: '"e"' };
-    });
-  const taskOutputs: string[] = [];
-  const sfn = new SFNClient({ region: REGION, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
-  mockClient(sfn)
-    .on(SendTaskSuccessCommand)
-    .callsFake((i) => {
-      taskOutputs.push(String(i.output));
-      return {};
-    });
+  const authz = new TemplateAuthorizer(template);
+  const roles = new StackRoles(template, definition);
+  const smRole = roles.stateMachineRole();
+  authz.taskTokenOwner = stateMachineArn(template);
+  const c = workflowClients({ ...o, template, authz, table, killSwitchName: config.killSwitchParameterName });
   const metrics = new Metrics({ namespace: 'PodDoctor', serviceName: 'pod-doctor' });
-  const secret = 'test-approval-key-0123456789abcdef';
-  const commands: RunResult['commands'] = [];
-  const runs = new Map<string, number>();
-  const invocations = new Map<string, { answer: NodeCommandAnswer; polls: number }>();
-  // The optimized Lambda integration sends {FunctionName, Payload} and answers {Payload, StatusCode, ...}.
-  const lambda = (f: (input: never) => unknown) => async (input: unknown) => ({
-    Payload: await f((input as { Payload: never }).Payload),
-    StatusCode: 200,
-    ExecutedVersion: '$LATEST',
+  const ssmRun = new LocalRunCommand(documentsOf(template), o.node, async (i, answer) => {
+    const bucket = i.Parameters?.Bucket?.[0];
+    if (i.DocumentName !== config.documents.collectLogs || answer.status !== 'Success' || !bucket) return answer;
+    // The node uploads its bundle with its own role: the bucket policy must let it.
+    const node = nodeRole(o.account, i.InstanceIds[0]);
+    const key = `${i.Parameters?.Prefix?.[0] ?? 'incidents'}/logs.tar.gz`;
+    const why = await authz.deniedBecause(
+      node.arn,
+      { action: 's3:PutObject', resource: `arn:aws:s3:::${bucket}/${key}` },
+      node.identity,
+    );
+    return why
+      ? {
+          status: 'Failed',
+          stdout: '',
+          stderr: `upload failed: An error occurred (AccessDenied) when calling the PutObject operation: Access Denied (${why})`,
+        }
+      : answer;
   });
+  /** The state machine role makes the request, or the Task fails as Step Functions reports it. */
+  const asStateMachine = async (prefix: string, requests: AwsRequest[], as?: string) => {
+    try {
+      for (const r of requests) await authz.authorize(smRole, r);
+    } catch (e) {
+      throw taskError(prefix, e, as);
+    }
+  };
   const crashable =
-    <T extends (input: never) => unknown>(name: string, f: T) =>
-    (input: unknown) => {
+    (name: string, f: Handler): Handler =>
+    (input) => {
       const err = o.crash?.[name];
       if (err) throw err;
-      return (f as unknown as (i: unknown) => unknown)(input);
+      return f(input);
     };
-  const check = (g: CheckGroup) => lambda((i) => makeCheckHandler(g, aws, () => new Date(clock.t))(i));
-  const sendCommand = async (input: {
-    DocumentName: string;
-    InstanceIds: string[];
-    Parameters: Record<string, string[]>;
-  }) => {
-    if (!o.node.managed) {
-      throw Object.assign(
-        new Error(`Instances [[${input.InstanceIds[0]}]] not in a valid state for account ${ACCOUNT}`),
-        { name: 'Ssm.InvalidInstanceIdException' },
-      );
-    }
-    // The grant's tag conditions (NodeCommands.grantSendCommand): a node whose tags name no
-    // configured cluster is denied, as IAM denies it (Step Functions reports Ssm.SsmException).
-    const target = o.account.instances.find((x) => x.InstanceId === input.InstanceIds[0]);
-    const owner = clusterOfTags(target?.Tags);
-    if (target && !config.clusters.some((c) => c.name === owner)) {
-      throw Object.assign(
-        new Error(
-          `User: arn:aws:sts::${ACCOUNT}:assumed-role/PodDoctorWorkflowRole/pod-doctor is not authorized to perform: ssm:SendCommand on resource: arn:aws:ec2:${REGION}:${ACCOUNT}:instance/${target.InstanceId} because no identity-based policy allows the ssm:SendCommand action (Service: Ssm, Status Code: 400, Error Code: AccessDeniedException)`,
-        ),
-        { name: 'Ssm.SsmException' },
-      );
-    }
-    commands.push({ document: input.DocumentName, parameters: input.Parameters });
-    const n = (runs.get(input.DocumentName) ?? 0) + 1;
-    runs.set(input.DocumentName, n);
-    const answer = await o.node.run(input.DocumentName, input.Parameters, n);
-    const id = `${String(commands.length).padStart(8, '0')}-aaaa-bbbb-cccc-0123456789ab`;
-    invocations.set(id, { answer, polls: 0 });
-    if (input.DocumentName === DOCUMENTS.repairPauseImage && o.newLinesAfterRepair) {
-      const key = openIncidentKey(String(incident.incidentKey));
-      const row = await table.get(key);
-      if (row) await table.put({ ...row, lastSeen: clock.t + 10 * 60_000 });
-    }
-    return { Command: { CommandId: id, DocumentName: input.DocumentName, Status: 'Pending' } };
-  };
-  const getInvocation = (input: { CommandId: string; InstanceId: string }) => {
-    const inv = invocations.get(input.CommandId);
-    if (!inv)
-      throw Object.assign(new Error('invocation does not exist'), { name: 'Ssm.InvocationDoesNotExistException' });
-    inv.polls++;
-    const done = inv.polls > (inv.answer.pollsBeforeDone ?? 0);
-    const status = done ? inv.answer.status : 'InProgress';
-    return {
-      CommandId: input.CommandId,
-      InstanceId: input.InstanceId,
-      Status: status,
-      StatusDetails: status,
-      ResponseCode: done ? (status === 'Success' ? 0 : 1) : -1,
-      StandardOutputContent: done ? inv.answer.stdout : '',
-      StandardErrorContent: done ? (inv.answer.stderr ?? '') : '',
+  /** A Lambda Task: invoke permission, payload limits, then the handler as the function's role. */
+  const lambda =
+    (state: string, f: Handler, bare = false) =>
+    async (input: unknown) => {
+      const fn = roles.functionOfState(state);
+      await asStateMachine('Lambda', [{ action: 'lambda:InvokeFunction', resource: fn }], 'AWSLambdaException');
+      const payload = bare ? input : (input as { Payload: unknown }).Payload;
+      checkLambdaPayload(payload, 'RequestResponse');
+      const out = await asRole(roles.roleOf(fn), () => crashable(state, f)(payload as never));
+      checkStatePayload(state, out);
+      return bare ? out : { Payload: out, StatusCode: 200, ExecutedVersion: '$LATEST' };
     };
+  const check = (state: string, g: CheckGroup) =>
+    lambda(state, (i) => makeCheckHandler(g, c.aws, () => new Date(clock.t))(i));
+  const secretOf = async (fn: string) => {
+    const { GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
+    const r = await c.secrets.send(new GetSecretValueCommand({ SecretId: roles.envOf(fn).APPROVAL_SECRET_ARN }));
+    return String(r.SecretString);
   };
-  const approve = async (params: { Payload: Record<string, unknown> }) => {
-    const input = params.Payload;
+  const approve = async (params: { FunctionName: string; Payload: Record<string, unknown> }) => {
+    const state = 'Request approval';
+    const fn = roles.functionOfState(state);
+    await asStateMachine('Lambda', [{ action: 'lambda:InvokeFunction', resource: fn }], 'AWSLambdaException');
     if (o.approval === 'timeout' || o.approval === undefined)
       throw Object.assign(new Error('States.Timeout'), { name: 'States.Timeout' });
-    await requestApproval(input as never, {
-      ddb: table.client,
+    const env = roles.envOf(fn);
+    await asRole(roles.roleOf(fn), async () =>
+      requestApproval(params.Payload as never, {
+        ddb: c.ddb,
+        tableName: config.tableName,
+        secret: await secretOf(fn),
+        sns: c.sns,
+        topicArn: env.TOPIC_ARN,
+        callbackUrl: env.CALLBACK_URL,
+        timeoutMinutes: Number(env.APPROVAL_TIMEOUT_MINUTES ?? 60),
+        now: () => clock.t,
+      }),
+    );
+    // A mail scanner fetches the link first (it must change nothing); then the approver opens the
+    // page and presses a button, which POSTs the page's form: unsigned requests to the function URL.
+    const link = /Review and decide: +(\S+)/.exec(c.published.at(-1)?.message ?? '')?.[1];
+    const callback = roles.functionUrl().fn;
+    const pageDeps = async () => ({
+      ddb: c.ddb,
       tableName: config.tableName,
-      secret,
-      sns: snsClient,
-      topicArn: 'arn:aws:sns:eu-west-1:111122223333:topic',
-      callbackUrl: 'https://abc.lambda-url.eu-west-1.on.aws/',
-      timeoutMinutes: 60,
+      secret: await secretOf(callback),
+      sfn: c.sfn,
       now: () => clock.t,
     });
-    // A mail scanner fetches the link first (it must change nothing); then the approver opens the
-    // page and presses a button, which POSTs the page's form.
-    const link = /Review and decide: +(\S+)/.exec(sns[sns.length - 1].message ?? '')?.[1];
-    const pageDeps = { ddb: table.client, tableName: config.tableName, secret, sfn, now: () => clock.t };
-    const get = () =>
-      handleApprovalHttp(
-        {
-          method: 'GET',
-          query: Object.fromEntries(new URL(String(link)).searchParams.entries()),
-          sourceIp: '198.51.100.7',
-          userAgent: 'scanner',
-        },
-        pageDeps,
-      );
+    const http = async (req: Parameters<typeof handleApprovalHttp>[0]) => {
+      await authz.authorize('anonymous', {
+        action: 'lambda:InvokeFunctionUrl',
+        resource: callback,
+        context: { 'lambda:FunctionUrlAuthType': 'NONE' },
+      });
+      return asRole(roles.roleOf(callback), async () => handleApprovalHttp(req, await pageDeps()));
+    };
+    const query = Object.fromEntries(new URL(String(link)).searchParams.entries());
+    const get = () => http({ method: 'GET', query, sourceIp: '198.51.100.7', userAgent: 'scanner' });
     await get();
     const form = new URLSearchParams(
       [...(await get()).body.matchAll(/name="(\w+)" value="([^"]*)"/g)].map((m) => [m[1], m[2]] as [string, string]),
     );
     form.set('decision', o.approval);
-    const r = await handleApprovalHttp(
-      {
-        method: 'POST',
-        query: {},
-        body: form.toString(),
-        sourceIp: '203.0.113.10',
-        userAgent: 'Mozilla/5.0 (approver)',
-      },
-      pageDeps,
-    );
+    const r = await http({
+      method: 'POST',
+      query: {},
+      body: form.toString(),
+      sourceIp: '203.0.113.10',
+      userAgent: 'Mozilla/5.0 (approver)',
+    });
     if (r.statusCode !== 200) throw new Error(`approval callback answered ${r.statusCode}: ${r.body}`);
-    return JSON.parse(taskOutputs[taskOutputs.length - 1]) as unknown;
+    return JSON.parse(c.taskOutputs.at(-1) ?? '{}') as unknown;
   };
-  const summarize = lambda((i) => summarizeIncident(i, { ddb: table.client, s3, config, metrics, now: tick }));
-  const handlers: Record<string, (input: never) => unknown> = {
-    'Open incident': lambda(
-      crashable('Open incident', (i: { incident: unknown; executionId: string }) =>
-        openIncident(incidentInputSchema.parse(i.incident), i.executionId, {
-          ddb: table.client,
-          ssm,
-          config,
-          now: tick,
-        }),
-      ),
+  /** The sns:publish integration: publish permission, the topic key, SNS's own limits. */
+  const notify = (id: string) => async (i: { TopicArn: string; Subject?: string; Message: string }) => {
+    await asStateMachine('SNS', [
+      { action: 'sns:Publish', resource: i.TopicArn, deniedAs: 'AuthorizationErrorException' },
+      ...topicKeyRequests(template, i.TopicArn),
+    ]);
+    try {
+      checkPublish(i);
+    } catch (e) {
+      throw taskError('SNS', e);
+    }
+    c.published.push({ subject: i.Subject, message: i.Message });
+    return { MessageId: id };
+  };
+  const instanceTags = (id: string) =>
+    Object.fromEntries(
+      (o.account.instances.find((x) => x.InstanceId === id)?.Tags ?? []).flatMap((t) => [
+        [`ssm:resourceTag/${t.Key}`, String(t.Value)],
+        [`aws:ResourceTag/${t.Key}`, String(t.Value)],
+      ]),
+    );
+  const sendCommand = async (i: {
+    DocumentName: string;
+    InstanceIds: string[];
+    Parameters: Record<string, string[]>;
+  }) => {
+    // Step Functions reports an AccessDenied of the aws-sdk integration as Ssm.SsmException.
+    await asStateMachine(
+      'Ssm',
+      [
+        { action: 'ssm:SendCommand', resource: `arn:aws:ssm:${REGION}:${ACCOUNT}:document/${i.DocumentName}` },
+        ...i.InstanceIds.map((id) => ({
+          action: 'ssm:SendCommand',
+          resource: `arn:aws:ec2:${REGION}:${ACCOUNT}:instance/${id}`,
+          context: instanceTags(id),
+        })),
+      ],
+      'SsmException',
+    );
+    const out = await ssmRun.send(i);
+    if (i.DocumentName === config.documents.repairPauseImage && o.newLinesAfterRepair) {
+      const row = await table.get(openIncidentKey(String(incident.incidentKey)));
+      if (row) await table.put({ ...row, lastSeen: clock.t + 10 * 60_000 });
+    }
+    return out;
+  };
+  const getInvocation = async (i: { CommandId: string; InstanceId: string }) => {
+    await asStateMachine('Ssm', [{ action: 'ssm:GetCommandInvocation', resource: '*' }]);
+    return ssmRun.get(i);
+  };
+  const summarize = (state: string) =>
+    lambda(state, (i) => summarizeIncident(i, { ddb: c.ddb, s3: c.s3, config, metrics, now: tick }));
+  const handlers: Record<string, Handler> = {
+    'Open incident': lambda('Open incident', (i: { incident: unknown; executionId: string }) =>
+      openIncident(incidentInputSchema.parse(i.incident), i.executionId, { ddb: c.ddb, ssm: c.ssm, config, now: tick }),
     ),
-    'Resolve node': crashable('Resolve node', (i: { node: string; cluster: string }) =>
-      resolveNode(aws.ec2, aws.iam, i.node, i.cluster),
+    'Resolve node': lambda(
+      'Resolve node',
+      (i: { node: string; cluster: string }) => resolveNode(c.aws.ec2, c.aws.iam, i.node, i.cluster),
+      true,
     ),
-    'Check IAM': crashable('Check IAM', check('iam')),
-    'Check ECR': crashable('Check ECR', check('ecr')),
-    'Check network': crashable('Check network', check('network')),
-    'Check EKS': crashable('Check EKS', check('eks')),
-    'Check recent changes': crashable('Check recent changes', check('changes')),
-    Decide: lambda(crashable('Decide', (i) => decideIncident(i, { eks: aws.eks, config, now: () => clock.t }))),
+    'Check IAM': check('Check IAM', 'iam'),
+    'Check ECR': check('Check ECR', 'ecr'),
+    'Check network': check('Check network', 'network'),
+    'Check EKS': check('Check EKS', 'eks'),
+    'Check recent changes': check('Check recent changes', 'changes'),
+    Decide: lambda('Decide', (i) => decideIncident(i, { eks: c.aws.eks, config, now: () => clock.t })),
     'Request approval': approve as never,
-    'Inspect cluster': lambda((i) => (o.kubernetes ?? unreachableCluster)(i)),
-    'Watch pods start': lambda((i) => (o.kubernetes ?? unreachableCluster)(i)),
-    'Check repair': lambda((i) => verifyRepair(i, { ddb: table.client, tableName: config.tableName })),
-    Summarize: summarize,
-    'Record failure': summarize,
-    Notify: (i: { Subject: string; Message: string }) =>
-      sns.push({ subject: i.Subject, message: i.Message }) && { MessageId: 'n' },
-    'Notify failure': (i: { Subject: string; Message: string }) =>
-      sns.push({ subject: i.Subject, message: i.Message }) && { MessageId: 'f' },
-    'Notify bare failure': (i: { Subject: string; Message: string }) =>
-      sns.push({ subject: i.Subject, message: i.Message }) && { MessageId: 'b' },
+    'Inspect cluster': lambda('Inspect cluster', (i) => (o.kubernetes ?? unreachableCluster)(i)),
+    'Watch pods start': lambda('Watch pods start', (i) => (o.kubernetes ?? unreachableCluster)(i)),
+    'Check repair': lambda('Check repair', (i) => verifyRepair(i, { ddb: c.ddb, tableName: config.tableName })),
+    Summarize: summarize('Summarize'),
+    'Record failure': summarize('Record failure'),
+    Notify: notify('n') as never,
+    'Notify failure': notify('f') as never,
+    'Notify bare failure': notify('b') as never,
   };
   for (const prefix of ['Probe', 'Act', 'Verify probe']) {
-    handlers[`${prefix}: send command`] = crashable(`${prefix}: send command`, sendCommand) as never;
+    handlers[`${prefix}: send command`] = crashable(`${prefix}: send command`, sendCommand as Handler) as never;
     handlers[`${prefix}: get result`] = getInvocation as never;
   }
-  const definition = o.definition ?? definitionOf(template);
-  const waits = Object.fromEntries(
-    collectStates(definition)
-      .filter(([, s]) => s.Type === 'Wait')
-      .map(([n]) => [n, 0]),
-  );
-  const sm = new StateMachine(definition as never, { validationOptions: { checkArn: false } });
-  const executionArn = `arn:aws:states:${REGION}:${ACCOUNT}:execution:PodDoctorWorkflow:${String(incident.incidentId)}`;
-  const execution = sm.run(incident as never, {
-    overrides: {
-      taskResourceLocalHandlers: handlers as never,
-      waitTimeOverrides: waits,
-      retryIntervalOverrides: Object.fromEntries(
-        collectStates(definition)
-          .filter(([, s]) => s.Retry)
-          .map(([n]) => [n, 0]),
-      ),
-    },
-    context: {
-      Execution: {
-        Id: executionArn,
-        Name: String(incident.incidentId),
-        StartTime: new Date(now).toISOString(),
-        Input: incident as never,
+  const name = String(incident.incidentId);
+  checkExecutionName(name);
+  checkExecutionInput(JSON.stringify(incident));
+  const execution = new StateMachine(definition as never, { validationOptions: { checkArn: false } }).run(
+    incident as never,
+    {
+      overrides: {
+        taskResourceLocalHandlers: handlers as never,
+        waitTimeOverrides: Object.fromEntries(
+          collectStates(definition)
+            .filter(([, s]) => s.Type === 'Wait')
+            .map(([n]) => [n, 0]),
+        ),
+        retryIntervalOverrides: Object.fromEntries(
+          collectStates(definition)
+            .filter(([, s]) => s.Retry)
+            .map(([n]) => [n, 0]),
+        ),
       },
-      State: { EnteredTime: new Date(now).toISOString(), Name: 'x', RetryCount: 0 },
-      Task: { Token: 'AQCEAAAAKgAAAAMAAAAAAAAAAT0task-token-for-tests' },
+      context: {
+        Execution: {
+          Id: `arn:aws:states:${REGION}:${ACCOUNT}:execution:PodDoctorWorkflow:${name}`,
+          Name: name,
+          StartTime: new Date(now).toISOString(),
+          Input: incident as never,
+        },
+        State: { EnteredTime: new Date(now).toISOString(), Name: 'x', RetryCount: 0 },
+        Task: { Token: 'AQCEAAAAKgAAAAMAAAAAAAAAAT0task-token-for-tests' },
+      },
     },
-  });
+  );
   const states: string[] = [];
   const failures: string[] = [];
   const collect = (async () => {
@@ -387,19 +410,18 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
     error = { name: (e as Error).name, cause: (e as Error).message };
   }
   await collect;
-  aws.restore();
-  return { status, output, error, states, failures, transitions: states.length, sns, commands, evidence, table };
-}
-
-function collectStates(def: Record<string, unknown>): [string, Record<string, unknown>][] {
-  const out: [string, Record<string, unknown>][] = [];
-  const walk = (states: Record<string, Record<string, unknown>>) => {
-    for (const [name, s] of Object.entries(states)) {
-      out.push([name, s]);
-      for (const b of (s.Branches as { States: Record<string, Record<string, unknown>> }[] | undefined) ?? [])
-        walk(b.States);
-    }
+  c.aws.restore();
+  return {
+    status,
+    output,
+    error,
+    states,
+    failures,
+    transitions: states.length,
+    sns: c.published,
+    commands: ssmRun.commands,
+    evidence: c.evidence,
+    table,
+    decisions: authz.decisions,
   };
-  walk(def.States as Record<string, Record<string, unknown>>);
-  return out;
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createApp } from '../lib/app.js';
 import { CONFIG_CONTEXT_KEY } from '../lib/config.js';
+import { NODE_ROLE } from './account-snapshot.js';
 
 /** The fixed account and region the local runtime deploys into. */
 export const ACCOUNT = '111122223333';
@@ -31,13 +32,14 @@ function physicalName(id: string, r: CfnResource): string {
   const p = r.Properties ?? {};
   const explicit = p.TableName ?? p.BucketName ?? p.TopicName ?? p.FunctionName ?? p.RoleName ?? p.Name;
   if (typeof explicit === 'string') return explicit;
-  if (r.Type === 'AWS::S3::Bucket') return `poddoctor-${id.toLowerCase()}-${shortHash(id)}`.slice(0, 63);
+  if (r.Type === 'AWS::S3::Bucket') return `poddoctor-${id.toLowerCase().slice(0, 44)}-${shortHash(id)}`;
   if (r.Type === 'AWS::SSM::Document') {
     // The step name stands for the document: the local nodes answer per document.
     const content = p.Content as { mainSteps?: { name: string }[] } | undefined;
     return `pod-doctor-${content?.mainSteps?.[0]?.name ?? id}`;
   }
-  return `PodDoctor-${id}-${shortHash(id, 12).toUpperCase()}`.slice(0, 64);
+  // Like CloudFormation: a truncated logical id and a unique suffix, within 64 characters.
+  return `PodDoctor-${id.slice(0, 40)}-${shortHash(id, 12).toUpperCase()}`;
 }
 
 const arn = (service: string, resource: string, region = REGION, account: string = ACCOUNT) =>
@@ -173,10 +175,13 @@ export function idsOfType(t: { Resources: Record<string, CfnResource> }, type: s
 
 const cache = new Map<string, ResolvedTemplate>();
 
+/** The configuration the local runtime deploys by default: the recorded cluster and its node role. */
+export const LOCAL_CONFIG = {
+  clusters: [{ name: 'prod-eu', region: REGION, nodeRoleArns: [`arn:${PARTITION}:iam::${ACCOUNT}:role/${NODE_ROLE}`] }],
+};
+
 /** Synthesizes the project app (cdk-nag included, no bundling) for `config` and resolves it; cached. */
-export function synthesizedTemplate(
-  config: unknown = { clusters: [{ name: 'prod-eu', region: REGION }] },
-): ResolvedTemplate {
+export function synthesizedTemplate(config: unknown = LOCAL_CONFIG): ResolvedTemplate {
   const key = JSON.stringify(config);
   const hit = cache.get(key);
   if (hit) return hit;

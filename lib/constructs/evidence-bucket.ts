@@ -1,4 +1,5 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { type IPrincipal, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { acknowledgeAccessLogBucket } from './nag.js';
@@ -22,7 +23,10 @@ export interface EvidenceBucketProps {
  * expired after the retention period, with server access logs into a second bucket.
  */
 export class EvidenceBucket extends Construct {
+  /** Key prefix of the per-incident evidence (summaries, collect-logs bundles). */
+  static readonly INCIDENTS_PREFIX = 'incidents/';
   readonly bucket: Bucket;
+  private nodeUploads = 0;
   readonly accessLogs: Bucket;
 
   constructor(scope: Construct, id: string, props: EvidenceBucketProps) {
@@ -57,5 +61,22 @@ export class EvidenceBucket extends Construct {
       ],
       removalPolicy,
     });
+  }
+
+  /**
+   * Lets a node role upload collect-logs bundles: a bucket policy statement allowing
+   * `s3:PutObject` under `incidents/*` only (no read, no list, no other prefix). The bucket policy is
+   * enough for a role in this account; a node role in another account also needs the same grant in
+   * its own identity policy (S3 evaluates both sides across accounts).
+   */
+  grantNodeUpload(nodeRole: IPrincipal): PolicyStatement {
+    const statement = new PolicyStatement({
+      sid: `NodeUpload${this.nodeUploads++}`,
+      principals: [nodeRole],
+      actions: ['s3:PutObject'],
+      resources: [this.bucket.arnForObjects(`${EvidenceBucket.INCIDENTS_PREFIX}*`)],
+    });
+    this.bucket.addToResourcePolicy(statement);
+    return statement;
   }
 }

@@ -154,7 +154,10 @@ export class IncidentWorkflow extends Construct {
       props.checks.resolveNode,
       ...(props.kubernetes ? [props.kubernetes] : []),
     ]);
+    // The sns:publish task's own grant has no KMS: the topic's customer managed key needs it too.
+    props.topic.grantPublish(stateMachine);
     acknowledgeTopicKey(stateMachine.role);
+    this.approval.grantResume(stateMachine);
     this.stateMachine = stateMachine;
     notifyOnFailedExecutions(this, stateMachine, props);
   }

@@ -7,6 +7,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LocalDynamo, type LocalTable } from '../../local/dynamo.js';
 import { freshTable } from '../../local/incident-table.js';
+import { checkExecutionInput, checkExecutionName } from '../../local/limits.js';
 import { corpus, fixture, subscriptionEvent } from '../support/fixtures.js';
 
 const STATE_MACHINE = 'arn:aws:states:eu-west-1:111122223333:stateMachine:PodDoctorWorkflow';
@@ -55,10 +56,15 @@ beforeEach(async () => {
   s3.reset();
   sfn.reset();
   s3.on(PutObjectCommand).resolves({ ETag: '"d41d8cd98f00b204e9800998ecf8427e"', $metadata: {} });
-  sfn.on(StartExecutionCommand).callsFake((input) => ({
-    executionArn: `${STATE_MACHINE.replace(':stateMachine:', ':execution:')}:${input.name}`,
-    startDate: new Date('2026-11-29T10:00:05Z'),
-  }));
+  sfn.on(StartExecutionCommand).callsFake((input) => {
+    // Step Functions refuses what it refuses: bad execution names, inputs over 256 KB.
+    checkExecutionName(String(input.name));
+    checkExecutionInput(String(input.input));
+    return {
+      executionArn: `${STATE_MACHINE.replace(':stateMachine:', ':execution:')}:${input.name}`,
+      startDate: new Date('2026-11-29T10:00:05Z'),
+    };
+  });
 });
 afterEach(() => vi.useRealTimers());
 

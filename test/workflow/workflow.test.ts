@@ -110,7 +110,7 @@ describe('approval', () => {
     const request = r.sns[0];
     expect(request.subject).toMatch(/^\[pod-doctor\] approval needed: repair-pause-image on prod-eu/);
     expect(request.message).toMatch(
-      /Review and decide: https:\/\/abc\.lambda-url\.eu-west-1\.on\.aws\/\?id=[0-9a-f-]{36}&exp=\d{13}&sig=[\w-]{43}/,
+      /Review and decide: https:\/\/[a-z0-9]+\.lambda-url\.eu-west-1\.on\.aws\/\?id=[0-9a-f-]{36}&exp=\d{13}&sig=[\w-]{43}/,
     );
     expect(request.message).not.toContain('task-token-for-tests');
     expect(docsRun(r)).toContain(DOCUMENTS.repairPauseImage);

@@ -1,6 +1,12 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { SendTaskSuccessCommand, type SFNClient } from '@aws-sdk/client-sfn';
+import {
+  InvalidToken,
+  SendTaskSuccessCommand,
+  type SFNClient,
+  TaskDoesNotExist,
+  TaskTimedOut,
+} from '@aws-sdk/client-sfn';
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { approvalKey } from '../incident-table.js';
 
@@ -132,31 +138,39 @@ async function decide(req: ApprovalHttpRequest, deps: ApprovalPageDeps): Promise
   const item = (await deps.ddb.send(new GetCommand({ TableName: deps.tableName, Key: approvalKey(link.id) }))).Item;
   if (!item) return message(404, 'unknown approval');
   const by = { sourceIp: req.sourceIp.slice(0, 64), userAgent: req.userAgent.slice(0, 512) };
+  if (item.usedAt !== undefined) return message(409, 'this approval was already answered');
+  // Resume first, mark used after: a failed call (denied, throttled) leaves the link usable. Step
+  // Functions accepts one answer per task token, so a second POST, even a concurrent one, is refused.
+  try {
+    await deps.sfn.send(
+      new SendTaskSuccessCommand({
+        taskToken: String(item.taskToken),
+        output: JSON.stringify({
+          approved: decision === 'approve',
+          reason: decision === 'approve' ? 'approved' : 'rejected by the approver',
+          decidedAt: new Date(deps.now()).toISOString(),
+          decidedBy: by,
+        }),
+      }),
+    );
+  } catch (e) {
+    if (e instanceof TaskTimedOut || e instanceof TaskDoesNotExist || e instanceof InvalidToken)
+      return message(409, 'this approval was already answered or the request has timed out');
+    throw e;
+  }
   try {
     await deps.ddb.send(
       new UpdateCommand({
         TableName: deps.tableName,
         Key: approvalKey(link.id),
         UpdateExpression: 'SET usedAt = :now, decision = :d, decidedBy = :by',
-        ConditionExpression: 'attribute_not_exists(usedAt)',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(usedAt)',
         ExpressionAttributeValues: { ':now': deps.now(), ':d': decision, ':by': by },
       }),
     );
   } catch (e) {
-    if (e instanceof ConditionalCheckFailedException) return message(409, 'this approval was already answered');
-    throw e;
+    if (!(e instanceof ConditionalCheckFailedException)) throw e;
   }
-  await deps.sfn.send(
-    new SendTaskSuccessCommand({
-      taskToken: String(item.taskToken),
-      output: JSON.stringify({
-        approved: decision === 'approve',
-        reason: decision === 'approve' ? 'approved' : 'rejected by the approver',
-        decidedAt: new Date(deps.now()).toISOString(),
-        decidedBy: by,
-      }),
-    }),
-  );
   return message(
     200,
     decision === 'approve' ? 'approved: pod-doctor will act now' : 'rejected: pod-doctor will not act',

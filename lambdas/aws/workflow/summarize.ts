@@ -205,7 +205,9 @@ export async function summarizeIncident(s: SummarizeInput, deps: SummarizeDeps) 
       new PutCommand({
         TableName: config.tableName,
         Item: {
-          ...clusterActionKey(s.cluster, now, s.incidentId),
+          // Keyed by when the action was sent, not by this call: "Record failure" summarizing the same
+          // run again overwrites the row instead of counting the action twice against the hourly cap.
+          ...clusterActionKey(s.cluster, actionAt(s.action.sentAt, now), s.incidentId),
           action: s.plan.nodeAction.id,
           instanceId: s.node.instanceId,
           expiresAt: hour,
@@ -272,4 +274,10 @@ function remedyActions(s: SummarizeInput): ActionRecord[] {
       evidence: { before: r.before, after: r.after, applied: r.applied ?? null, verification: r.verification ?? null },
     },
   ];
+}
+
+/** When the node action was sent (epoch ms), or `fallback` when the state does not say. */
+function actionAt(sentAt: string | undefined, fallback: number): number {
+  const t = sentAt ? Date.parse(sentAt) : Number.NaN;
+  return Number.isFinite(t) ? t : fallback;
 }

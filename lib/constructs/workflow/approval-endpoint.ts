@@ -1,7 +1,8 @@
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import type { Grant, IGrantable } from 'aws-cdk-lib/aws-iam';
+import { type Grant, type IGrantable, Policy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { type CfnFunction, FunctionUrlAuthType, type IFunction } from 'aws-cdk-lib/aws-lambda';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { acknowledgeApprovalKey } from '../nag.js';
 import { type WorkflowFunctionSettings, workflowFunction } from './workflow-function.js';
@@ -50,6 +51,26 @@ export class ApprovalEndpoint extends Construct {
     // Approvers click links in an e-mail: no AWS credentials; the HMAC signature and expiry are the authentication.
     this.url = callback.addFunctionUrl({ authType: FunctionUrlAuthType.NONE }).url;
     this.callbackFunction = callback;
+  }
+
+  /**
+   * Lets the callback answer the tasks of `stateMachine` (states:SendTaskSuccess/Failure on that
+   * state machine: Step Functions authorises a task token against the state machine it belongs to).
+   */
+  grantResume(stateMachine: IStateMachine): Policy {
+    // A policy of its own, not the function's default policy: the function must not depend on the
+    // state machine, which depends (through the approval request function) on this function's URL.
+    const role = this.callbackFunction.role;
+    if (!role) throw new Error('the approval callback function has no role');
+    return new Policy(this, 'ResumePolicy', {
+      roles: [role],
+      statements: [
+        new PolicyStatement({
+          actions: ['states:SendTaskSuccess', 'states:SendTaskFailure'],
+          resources: [stateMachine.stateMachineArn],
+        }),
+      ],
+    });
   }
 
   /** Lets `grantee` sign links (read the key). */

@@ -1,0 +1,127 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { AwsRequest, TemplateAuthorizer } from './iam.js';
+import { ACCOUNT, PARTITION, REGION } from './template.js';
+
+/** The role the code running now acts as (a Lambda function's execution role, the state machine role). */
+const current = new AsyncLocalStorage<string>();
+
+/** Runs `f` as `roleArn`: every guarded client call inside is authorised for that role. */
+export function asRole<T>(roleArn: string, f: () => T): T {
+  return current.run(roleArn, f);
+}
+
+/** Error for a call the local runtime cannot map to an IAM request: unmapped means unchecked, so refuse. */
+export class UnmappedCallError extends Error {
+  override readonly name = 'UnmappedCallError';
+}
+
+type Input = Record<string, unknown>;
+const s = (v: unknown) => String(v ?? '');
+const arn = (service: string, resource: string, account = ACCOUNT) =>
+  `arn:${PARTITION}:${service}:${REGION}:${account}:${resource}`;
+const one = (action: string, resource: string, context?: AwsRequest['context']): AwsRequest[] => [
+  { action, resource, ...(context ? { context } : {}) },
+];
+
+/** lib-dynamodb command names → DynamoDB API actions. */
+const DOCUMENT_ACTIONS: Record<string, string> = {
+  Put: 'PutItem',
+  Get: 'GetItem',
+  Update: 'UpdateItem',
+  Delete: 'DeleteItem',
+  Query: 'Query',
+  Scan: 'Scan',
+};
+
+/** The IAM requests one SDK call makes: action(s) and resource ARN(s), per the Service Authorization Reference. */
+export function requestsOf(service: string, command: string, i: Input): AwsRequest[] {
+  const name = command.replace(/Command$/, '');
+  const action = `${service}:${service === 'dynamodb' ? (DOCUMENT_ACTIONS[name] ?? name) : name}`;
+  switch (service) {
+    case 'dynamodb': {
+      const table = arn('dynamodb', `table/${s(i.TableName)}`);
+      return one(action, i.IndexName ? `${table}/index/${s(i.IndexName)}` : table);
+    }
+    case 's3':
+      return one(action, `arn:${PARTITION}:s3:::${s(i.Bucket)}/${s(i.Key)}`);
+    case 'sns':
+      return one(action, s(i.TopicArn));
+    case 'states':
+      // SendTask* are wildcard-only: the token, not an ARN, names the execution.
+      return one(action, /^SendTask/.test(name) ? '*' : s(i.stateMachineArn));
+    case 'ssm':
+      if (name === 'GetParameter') return one(action, arn('ssm', `parameter/${s(i.Name).replace(/^\//, '')}`));
+      break;
+    case 'secretsmanager':
+      return one(action, s(i.SecretId));
+    case 'ec2':
+    case 'cloudtrail':
+      return one(action, '*');
+    case 'iam':
+      if (name === 'GetInstanceProfile')
+        return one(action, `arn:${PARTITION}:iam::${ACCOUNT}:instance-profile/${s(i.InstanceProfileName)}`);
+      if (/^(ListAttachedRolePolicies|ListRolePolicies|GetRolePolicy)$/.test(name))
+        return one(action, `arn:${PARTITION}:iam::${ACCOUNT}:role/${s(i.RoleName)}`);
+      if (/^GetPolicy(Version)?$/.test(name)) return one(action, s(i.PolicyArn));
+      break;
+    case 'eks':
+      return eksRequests(action, name, i);
+    case 'ecr': {
+      const repo = (n: unknown) => arn('ecr', `repository/${s(n)}`, s(i.registryId) || ACCOUNT);
+      if (name === 'DescribeRepositories') {
+        const names = (i.repositoryNames as string[] | undefined) ?? ['*'];
+        return names.map((n) => ({ action, resource: repo(n) }));
+      }
+      return one(action, repo(i.repositoryName));
+    }
+  }
+  throw new UnmappedCallError(`no IAM mapping for ${service}:${name}`);
+}
+
+function eksRequests(action: string, name: string, i: Input): AwsRequest[] {
+  // DescribeCluster names the cluster `name`; the other EKS calls `clusterName`.
+  const cluster = s(i.clusterName ?? i.name);
+  // Sub-resource ARNs end in an id the API does not take: the recorded account's fixed one stands in.
+  const id = '3ac5e6e2-1d7c-2a6e-8f3b-0123456789ab';
+  switch (name) {
+    case 'DescribeCluster':
+    case 'ListPodIdentityAssociations':
+      return one(action, arn('eks', `cluster/${cluster}`));
+    case 'DescribeAddon':
+      return one(action, arn('eks', `addon/${cluster}/${s(i.addonName)}/${id}`));
+    case 'DescribeNodegroup':
+      return one(action, arn('eks', `nodegroup/${cluster}/${s(i.nodegroupName)}/${id}`));
+    case 'DescribePodIdentityAssociation':
+      return one(action, arn('eks', `podidentityassociation/${cluster}/${s(i.associationId)}`));
+    case 'DescribeAddonVersions':
+      return one(action, '*');
+  }
+  throw new UnmappedCallError(`no IAM mapping for eks:${name}`);
+}
+
+interface Sendable {
+  send(command: unknown, ...rest: unknown[]): Promise<unknown>;
+}
+
+/**
+ * Makes every `send` of `client` authorised first, as the role running at the time (see
+ * {@link asRole}); `extra` adds requests a call implies (SNS → KMS for an encrypted topic). Works
+ * on clients stubbed with aws-sdk-client-mock too: call it after mocking.
+ */
+export function guard<C extends Sendable>(
+  client: C,
+  service: string,
+  authz: TemplateAuthorizer,
+  extra: (command: string, input: Input) => AwsRequest[] = () => [],
+): C {
+  const send = client.send.bind(client);
+  client.send = (async (command: { constructor: { name: string }; input: Input }, ...rest: unknown[]) => {
+    const role = current.getStore();
+    if (!role) throw new Error(`${service} call outside any role: wrap the caller in asRole()`);
+    const name = command.constructor.name;
+    for (const r of [...requestsOf(service, name, command.input), ...extra(name, command.input)])
+      await authz.authorize(role, r);
+    return send(command, ...rest);
+  }) as C['send'];
+  return client;
+}

@@ -1,0 +1,90 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { RejectStore } from '../lambdas/aws/evidence-store.js';
+import { IncidentStore } from '../lambdas/aws/incident-store.js';
+import { type IngestOutcome, ingest } from '../lambdas/aws/ingest-service.js';
+import { WorkflowStarter } from '../lambdas/aws/workflow-starter.js';
+import type { IngestConfig } from '../lambdas/core/ingest.js';
+import type { LocalTable } from './dynamo.js';
+import { asRole, guard } from './guard.js';
+import { TemplateAuthorizer } from './iam.js';
+import { checkExecutionInput, checkExecutionName, checkLambdaPayload } from './limits.js';
+import { REGION, type ResolvedTemplate } from './template.js';
+
+const CREDENTIALS = { accessKeyId: 'AKIDLOCAL', secretAccessKey: 'local' };
+
+/** The ingest function of a template: its role and environment. */
+function ingestFunction(template: ResolvedTemplate): { role: string; env: Record<string, string> } {
+  for (const r of Object.values(template.Resources)) {
+    const env = (r.Properties?.Environment as { Variables?: Record<string, string> } | undefined)?.Variables;
+    if (r.Type === 'AWS::Lambda::Function' && env?.INCIDENT_TABLE_NAME)
+      return { role: String(r.Properties?.Role), env };
+  }
+  throw new Error('no ingest function in the template');
+}
+
+export interface LocalIngest {
+  /** One asynchronous invocation of the ingest function with `event`. */
+  invoke(event: unknown, requestId: string): Promise<IngestOutcome>;
+  /** Workflow inputs of the executions started. */
+  readonly started: Record<string, unknown>[];
+  readonly authz: TemplateAuthorizer;
+}
+
+/**
+ * The ingest function as deployed: its role (every DynamoDB, S3 and StartExecution call authorised
+ * against the template), its environment, the 256 KB asynchronous payload limit, and Step
+ * Functions' execution name and input rules on StartExecution.
+ */
+export function localIngest(
+  template: ResolvedTemplate,
+  table: LocalTable,
+  o: { config: IngestConfig; now: () => number; windowMinutes?: number; retentionDays?: number },
+): LocalIngest {
+  const { role, env } = ingestFunction(template);
+  const authz = new TemplateAuthorizer(template);
+  const ddb = guard(
+    DynamoDBDocumentClient.from(
+      new DynamoDBClient({ region: REGION, endpoint: table.endpoint, credentials: CREDENTIALS, maxAttempts: 1 }),
+      { marshallOptions: { removeUndefinedValues: true } },
+    ),
+    'dynamodb',
+    authz,
+  );
+  const s3 = new S3Client({ region: REGION, credentials: CREDENTIALS });
+  mockClient(s3).on(PutObjectCommand).resolves({ ETag: '"e"' });
+  guard(s3, 's3', authz);
+  const started: Record<string, unknown>[] = [];
+  const sfn = new SFNClient({ region: REGION, credentials: CREDENTIALS });
+  mockClient(sfn)
+    .on(StartExecutionCommand)
+    .callsFake((i) => {
+      checkExecutionName(String(i.name));
+      checkExecutionInput(String(i.input));
+      started.push(JSON.parse(String(i.input)) as Record<string, unknown>);
+      return { executionArn: `${String(i.stateMachineArn).replace(':stateMachine:', ':execution:')}:${i.name}` };
+    });
+  guard(sfn, 'states', authz);
+  const deps = {
+    incidents: new IncidentStore(ddb, {
+      tableName: env.INCIDENT_TABLE_NAME,
+      windowMs: Number(env.INCIDENT_WINDOW_MINUTES ?? o.windowMinutes ?? 30) * 60_000,
+      retentionDays: Number(env.HISTORY_RETENTION_DAYS ?? o.retentionDays ?? 365),
+    }),
+    rejects: new RejectStore(s3, env.EVIDENCE_BUCKET_NAME),
+    workflow: env.WORKFLOW_ARN ? new WorkflowStarter(sfn, env.WORKFLOW_ARN) : undefined,
+    config: o.config,
+    now: o.now,
+  };
+  return {
+    started,
+    authz,
+    invoke: (event, requestId) => {
+      checkLambdaPayload(event, 'Event');
+      return asRole(role, () => ingest(event, requestId, deps));
+    },
+  };
+}
