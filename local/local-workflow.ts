@@ -55,6 +55,20 @@ export function workflowConfigOf(template: ResolvedTemplate): WorkflowConfig {
   return parseWorkflowConfig(raw);
 }
 
+/**
+ * Loads what the first run would otherwise pay for inside a test's time budget: the synthesized
+ * template, the IAM data the simulator reads, the dynalite server.
+ */
+export async function warmUpRuntime(template: ResolvedTemplate = synthesizedTemplate()): Promise<void> {
+  const authz = new TemplateAuthorizer(template);
+  const roles = new StackRoles(template, definitionOf(template));
+  await authz.deniedBecause(roles.stateMachineRole(), {
+    action: 'lambda:InvokeFunction',
+    resource: roles.functionOfState('Open incident'),
+  });
+  await freshIncidentTable(template);
+}
+
 /** An empty incident table (dynalite) with the template's name and key schema. */
 export async function freshIncidentTable(template: ResolvedTemplate = synthesizedTemplate()): Promise<LocalTable> {
   const [id] = [...idsOfType(template, 'AWS::DynamoDB::GlobalTable'), ...idsOfType(template, 'AWS::DynamoDB::Table')];

@@ -1,15 +1,16 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { healthyAccount, NODE_ID } from '../../local/account-snapshot.js';
 import { withoutGrant } from '../../local/iam.js';
-import { DOCUMENTS, freshIncidentTable, runWorkflow } from '../../local/local-workflow.js';
+import { DOCUMENTS, freshIncidentTable, runWorkflow, warmUpRuntime } from '../../local/local-workflow.js';
 import { simulatedPauseNode } from '../../local/node-adapters.js';
 import { admitCommand, documentsOf, INVOCATION_OUTPUT_LIMIT, LocalRunCommand } from '../../local/ssm-runtime.js';
 import { type ResolvedTemplate, synthesizedTemplate } from '../../local/template.js';
 import { incident } from './support.js';
 
 let template: ResolvedTemplate;
-beforeAll(() => {
+beforeAll(async () => {
   template = synthesizedTemplate();
+  await warmUpRuntime(template);
 });
 const run = (o: Partial<Parameters<typeof runWorkflow>[1]> = {}, i = incident()) =>
   runWorkflow(i, { account: healthyAccount(), node: simulatedPauseNode(), template, ...o });

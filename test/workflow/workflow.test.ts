@@ -2,13 +2,20 @@ import { Duration } from 'aws-cdk-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { pollBudgets } from '../../lib/constructs/incident-workflow.js';
 import { ENDPOINT_SG, healthyAccount, NODE_ID } from '../../local/account-snapshot.js';
-import { DOCUMENTS, freshIncidentTable, runWorkflow, synthesizedDefinition } from '../../local/local-workflow.js';
+import {
+  DOCUMENTS,
+  freshIncidentTable,
+  runWorkflow,
+  synthesizedDefinition,
+  warmUpRuntime,
+} from '../../local/local-workflow.js';
 import { simulatedPauseNode } from '../../local/node-adapters.js';
 import { AL2023_PAUSE, incident } from './support.js';
 
 let definition: Record<string, unknown>;
-beforeAll(() => {
+beforeAll(async () => {
   definition = synthesizedDefinition();
+  await warmUpRuntime();
 });
 const run = (
   i: Record<string, unknown>,
