@@ -38,7 +38,7 @@ describe('workflow grants the deployed account needs (issue 10, findings 2 and 3
     expect(task).toEqual([
       expect.objectContaining({
         Effect: 'Allow',
-        Action: ['states:SendTaskSuccess', 'states:SendTaskFailure'],
+        Action: expect.arrayContaining(['states:SendTaskSuccess', 'states:SendTaskFailure']),
         Resource: { Ref: machine },
       }),
     ]);
