@@ -122,7 +122,24 @@ export async function runDiagnoseCommand(args: readonly string[]): Promise<numbe
   }
   process.env.AWS_REGION = region;
   const { lazyClients } = await import('../lambdas/aws/checks/handler-kit.js');
-  const clients = lazyClients();
+  const { CloudTrailClient } = await import('@aws-sdk/client-cloudtrail');
+  const { cloudTrailChangeReader } = await import('./cloudtrail-changes.js');
+  const base = lazyClients();
+  // No deployed change index here: recent changes come from CloudTrail, a page per resource.
+  const changes = cloudTrailChangeReader(new CloudTrailClient({ maxAttempts: 6 }));
+  const clients: CheckClients = {
+    get ec2() {
+      return base.ec2;
+    },
+    get iam() {
+      return base.iam;
+    },
+    get eks() {
+      return base.eks;
+    },
+    ecr: (r) => base.ecr(r),
+    changes,
+  };
   try {
     await clients.ec2.config.credentials();
   } catch (e) {

@@ -97,12 +97,13 @@ export async function runPreflightCommand(args: readonly string[]): Promise<numb
 async function realClients() {
   const { lazyClients } = await import('../lambdas/aws/checks/handler-kit.js');
   const { SSMClient } = await import('@aws-sdk/client-ssm');
+  const { CloudTrailClient } = await import('@aws-sdk/client-cloudtrail');
   const { CloudWatchLogsClient } = await import('@aws-sdk/client-cloudwatch-logs');
   const checks = lazyClients();
   return {
     ec2: checks.ec2,
     eks: checks.eks,
-    cloudtrail: checks.cloudtrail,
+    cloudtrail: new CloudTrailClient({ maxAttempts: 6 }),
     ssm: new SSMClient({ maxAttempts: 6 }),
     logs: new CloudWatchLogsClient({ maxAttempts: 6 }),
   };

@@ -1,7 +1,12 @@
 import type { EventPattern } from 'aws-cdk-lib/aws-events';
-import { CHANGE_CALLS, CNI_EC2_CALLS, ECR_PULL_CALLS } from '../lambdas/core/cloudtrail.js';
+import { INDEXED_CHANGES } from '../lambdas/core/change-records.js';
+import { CNI_EC2_CALLS, ECR_PULL_CALLS } from '../lambdas/core/cloudtrail.js';
 
 const CLOUDTRAIL = 'AWS API Call via CloudTrail';
+/** Events AWS services raise themselves (e.g. an ECR lifecycle policy expiring images). */
+const SERVICE_EVENT = 'AWS Service Event via CloudTrail';
+/** EC2 answers a DryRun request that would have succeeded with this error code (not a failure). */
+export const EC2_DRY_RUN = 'Client.DryRunOperation';
 
 /** EventBridge rule patterns, as data: each entry becomes one rule. */
 export interface CloudTrailRuleSpec {
@@ -22,7 +27,12 @@ export const CLOUDTRAIL_RULES: readonly CloudTrailRuleSpec[] = [
     pattern: {
       source: ['aws.ec2'],
       detailType: [CLOUDTRAIL],
-      detail: { eventSource: ['ec2.amazonaws.com'], eventName: [...CNI_EC2_CALLS], errorCode: [{ exists: true }] },
+      // anything-but matches only an errorCode that is present: failed calls, dry runs excluded.
+      detail: {
+        eventSource: ['ec2.amazonaws.com'],
+        eventName: [...CNI_EC2_CALLS],
+        errorCode: [{ 'anything-but': [EC2_DRY_RUN] }],
+      },
     },
     readOnlyCalls: false,
     usEast1Only: false,
@@ -35,7 +45,7 @@ export const CLOUDTRAIL_RULES: readonly CloudTrailRuleSpec[] = [
       detailType: [CLOUDTRAIL],
       detail: {
         eventSource: ['ec2.amazonaws.com'],
-        eventName: [...CHANGE_CALLS['ec2.amazonaws.com']],
+        eventName: [...INDEXED_CHANGES['ec2.amazonaws.com']],
         errorCode: [{ exists: false }],
       },
     },
@@ -44,13 +54,40 @@ export const CLOUDTRAIL_RULES: readonly CloudTrailRuleSpec[] = [
   },
   {
     id: 'EcrPolicyChanges',
-    description: 'pod-doctor: ECR repository policy set or deleted',
+    description: 'pod-doctor: ECR repository policy set or deleted, images deleted',
     pattern: {
       source: ['aws.ecr'],
       detailType: [CLOUDTRAIL],
       detail: {
         eventSource: ['ecr.amazonaws.com'],
-        eventName: [...CHANGE_CALLS['ecr.amazonaws.com']],
+        eventName: INDEXED_CHANGES['ecr.amazonaws.com'].filter((n) => n !== 'PolicyExecutionEvent'),
+        errorCode: [{ exists: false }],
+      },
+    },
+    readOnlyCalls: false,
+    usEast1Only: false,
+  },
+  {
+    id: 'EcrLifecycleExpiries',
+    description: 'pod-doctor: images expired by an ECR lifecycle policy (indexed for change attribution)',
+    pattern: {
+      source: ['aws.ecr'],
+      detailType: [SERVICE_EVENT],
+      detail: { eventSource: ['ecr.amazonaws.com'], eventName: ['PolicyExecutionEvent'] },
+    },
+    // The service event is recorded with readOnly: true.
+    readOnlyCalls: true,
+    usEast1Only: false,
+  },
+  {
+    id: 'EksAccessChanges',
+    description: 'pod-doctor: EKS access entries deleted, add-ons updated or deleted (indexed for change attribution)',
+    pattern: {
+      source: ['aws.eks'],
+      detailType: [CLOUDTRAIL],
+      detail: {
+        eventSource: ['eks.amazonaws.com'],
+        eventName: [...INDEXED_CHANGES['eks.amazonaws.com']],
         errorCode: [{ exists: false }],
       },
     },
@@ -76,7 +113,7 @@ export const CLOUDTRAIL_RULES: readonly CloudTrailRuleSpec[] = [
       detailType: [CLOUDTRAIL],
       detail: {
         eventSource: ['iam.amazonaws.com'],
-        eventName: [...CHANGE_CALLS['iam.amazonaws.com']],
+        eventName: [...INDEXED_CHANGES['iam.amazonaws.com']],
         errorCode: [{ exists: false }],
       },
     },

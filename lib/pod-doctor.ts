@@ -70,7 +70,11 @@ export class PodDoctor extends Construct {
     for (const arn of new Set(config.clusters.flatMap((c) => c.nodeRoleArns)))
       this.evidence.grantNodeUpload(new ArnPrincipal(arn));
     this.nodeCommands = new NodeCommands(this, 'NodeCommands');
-    this.checks = new AccountChecks(this, 'Checks', { clusters: config.clusters, logRetention });
+    this.checks = new AccountChecks(this, 'Checks', {
+      clusters: config.clusters,
+      logRetention,
+      changeIndex: this.incidentStore.table,
+    });
     if (config.clusters.length > 0) {
       this.kubernetes = new KubernetesAccess(this, 'Kubernetes', { clusters: config.clusters, logRetention });
     }

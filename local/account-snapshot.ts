@@ -10,7 +10,7 @@ import type {
   VpcEndpoint,
 } from '@aws-sdk/client-ec2';
 import type { ImageDetail, Repository } from '@aws-sdk/client-ecr';
-import type { Addon, AddonInfo, Cluster, Nodegroup, PodIdentityAssociation } from '@aws-sdk/client-eks';
+import type { AccessEntry, Addon, AddonInfo, Cluster, Nodegroup, PodIdentityAssociation } from '@aws-sdk/client-eks';
 import type { InstanceProfile } from '@aws-sdk/client-iam';
 
 /**
@@ -31,6 +31,8 @@ export interface AccountSnapshot {
   addonVersions: AddonInfo[];
   nodegroups: Nodegroup[];
   podIdentityAssociations: PodIdentityAssociation[];
+  /** EKS access entries (API authentication mode): Karpenter and self-managed node roles live here. */
+  accessEntries?: AccessEntry[];
   /** Repository name → repository, policy text and images. */
   repositories: Record<string, { repository: Repository; policyText?: string; images: ImageDetail[] }>;
   routeTables: RouteTable[];

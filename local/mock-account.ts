@@ -1,4 +1,3 @@
-import { CloudTrailClient, LookupEventsCommand } from '@aws-sdk/client-cloudtrail';
 import {
   DescribeInstancesCommand,
   DescribeInstanceTypesCommand,
@@ -21,12 +20,15 @@ import {
   RepositoryPolicyNotFoundException,
 } from '@aws-sdk/client-ecr';
 import {
+  DescribeAccessEntryCommand,
   DescribeAddonCommand,
   DescribeAddonVersionsCommand,
   DescribeClusterCommand,
   DescribeNodegroupCommand,
   DescribePodIdentityAssociationCommand,
   EKSClient,
+  ListAccessEntriesCommand,
+  ListNodegroupsCommand,
   ListPodIdentityAssociationsCommand,
   ResourceNotFoundException,
 } from '@aws-sdk/client-eks';
@@ -42,6 +44,12 @@ import {
 } from '@aws-sdk/client-iam';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { CheckClients } from '../lambdas/aws/checks/groups.js';
+import {
+  type ChangeReader,
+  changeReaderOf,
+  changeRecord,
+  fromCloudTrailRecord,
+} from '../lambdas/core/change-records.js';
 import { evaluate, namesPrincipal, type PolicyDocument } from '../lambdas/core/iam-policy.js';
 import type { AccountSnapshot } from './account-snapshot.js';
 import { mockReservationWrites, mockWrites, type WriteFaults } from './mock-account-writes.js';
@@ -111,10 +119,6 @@ export function mockAccount(account: AccountSnapshot, faults: Faults = {}): Chec
     region: account.region,
     credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'x' },
   });
-  const cloudtrail = new CloudTrailClient({
-    region: account.region,
-    credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'x' },
-  });
   const ecr = new ECRClient({
     region: account.region,
     credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'x' },
@@ -122,7 +126,6 @@ export function mockAccount(account: AccountSnapshot, faults: Faults = {}): Chec
   const e = mockClient(ec2);
   const i = mockClient(iam);
   const k = mockClient(eks);
-  const c = mockClient(cloudtrail);
   const r = mockClient(ecr);
   const on =
     <T>(name: string, answer: (input: T) => object) =>
@@ -186,19 +189,34 @@ export function mockAccount(account: AccountSnapshot, faults: Faults = {}): Chec
     })),
   );
   e.on(DescribeNetworkInterfacesCommand).callsFake(
-    on('DescribeNetworkInterfacesCommand', (input: { Filters?: Filter[]; NextToken?: string }) => {
-      const subnet = filterValues(input.Filters, 'subnet-id');
-      const instance = filterValues(input.Filters, 'attachment.instance-id');
-      const all = account.networkInterfaces.filter(
-        (n) =>
-          (!subnet || subnet.includes(n.SubnetId ?? '')) &&
-          (!instance || instance.includes(n.Attachment?.InstanceId ?? '')),
-      );
-      // By instance the check reads one call (an instance has a handful of ENIs); by subnet it pages.
-      if (instance) return { NetworkInterfaces: all };
-      const p = paged(all, input.NextToken, 1);
-      return { NetworkInterfaces: p.items, NextToken: p.NextToken };
-    }),
+    on(
+      'DescribeNetworkInterfacesCommand',
+      (input: { Filters?: Filter[]; NextToken?: string; NetworkInterfaceIds?: string[] }) => {
+        const subnet = filterValues(input.Filters, 'subnet-id');
+        const instance = filterValues(input.Filters, 'attachment.instance-id');
+        const ids = input.NetworkInterfaceIds;
+        if (ids) {
+          const found = account.networkInterfaces.filter((n) => ids.includes(n.NetworkInterfaceId ?? ''));
+          // EC2 refuses the whole call when one id does not exist.
+          if (found.length < ids.length)
+            throw serviceError(
+              'InvalidNetworkInterfaceID.NotFound',
+              `The networkInterface ID '${ids[0]}' does not exist`,
+              400,
+            );
+          return { NetworkInterfaces: found };
+        }
+        const all = account.networkInterfaces.filter(
+          (n) =>
+            (!subnet || subnet.includes(n.SubnetId ?? '')) &&
+            (!instance || instance.includes(n.Attachment?.InstanceId ?? '')),
+        );
+        // By instance the check reads one call (an instance has a handful of ENIs); by subnet it pages.
+        if (instance) return { NetworkInterfaces: all };
+        const p = paged(all, input.NextToken, 1);
+        return { NetworkInterfaces: p.items, NextToken: p.NextToken };
+      },
+    ),
   );
   e.on(GetSubnetCidrReservationsCommand).callsFake(
     on('GetSubnetCidrReservationsCommand', (input: { SubnetId?: string }) => {
@@ -300,6 +318,19 @@ export function mockAccount(account: AccountSnapshot, faults: Faults = {}): Chec
       const n = account.nodegroups.find((x) => x.nodegroupName === input.nodegroupName);
       if (!n) throw notFound('node group');
       return { nodegroup: n };
+    }),
+  );
+  k.on(ListNodegroupsCommand).callsFake(
+    on('ListNodegroupsCommand', () => ({ nodegroups: account.nodegroups.map((n) => n.nodegroupName ?? '') })),
+  );
+  k.on(ListAccessEntriesCommand).callsFake(
+    on('ListAccessEntriesCommand', () => ({ accessEntries: (account.accessEntries ?? []).map((a) => a.principalArn) })),
+  );
+  k.on(DescribeAccessEntryCommand).callsFake(
+    on('DescribeAccessEntryCommand', (input: { principalArn?: string }) => {
+      const a = account.accessEntries?.find((x) => x.principalArn === input.principalArn);
+      if (!a) throw notFound('access entry');
+      return { accessEntry: a };
     }),
   );
   k.on(ListPodIdentityAssociationsCommand).callsFake(
@@ -413,36 +444,39 @@ export function mockAccount(account: AccountSnapshot, faults: Faults = {}): Chec
   mockWrites(account, { iam: i, ec2: e }, on as never, faults);
   mockReservationWrites(account, e, on as never, faults);
 
-  // CloudTrail
-  c.on(LookupEventsCommand).callsFake(
-    on(
-      'LookupEventsCommand',
-      (input: {
-        LookupAttributes?: { AttributeKey?: string; AttributeValue?: string }[];
-        StartTime?: Date;
-        EndTime?: Date;
-      }) => {
-        const name = input.LookupAttributes?.find((a) => a.AttributeKey === 'EventName')?.AttributeValue;
-        return {
-          Events: account.cloudTrailEvents.filter(
-            (ev) =>
-              (!name || ev.EventName === name) &&
-              (!input.StartTime || (ev.EventTime ?? new Date(0)) >= input.StartTime) &&
-              (!input.EndTime || (ev.EventTime ?? new Date(0)) <= input.EndTime),
-          ),
+  // The change index, as the ingest path fills it from the CloudTrail events EventBridge delivers
+  // (built on each read: tests add events to the snapshot after the clients exist).
+  const index = () =>
+    changeReaderOf(
+      account.cloudTrailEvents.flatMap((ev) => {
+        const record = {
+          ...(JSON.parse(ev.CloudTrailEvent ?? '{}') as Record<string, unknown>),
+          eventID: ev.EventId,
+          eventName: ev.EventName,
+          eventSource: ev.EventSource,
+          eventTime: ev.EventTime?.toISOString(),
+          userIdentity: { arn: ev.Username },
         };
-      },
-    ),
-  );
+        const change = changeRecord(fromCloudTrailRecord(record));
+        return change ? [change] : [];
+      }),
+    );
+  const changes: ChangeReader = {
+    recent: async (resource, since, limit) => {
+      const f = fault('QueryCommand', faults);
+      if (f) throw f;
+      return index().recent(resource, since, limit);
+    },
+  };
 
   return {
     ec2,
     iam,
     eks,
-    cloudtrail,
+    changes,
     ecr: () => ecr,
     restore: () => {
-      for (const stub of [e, i, k, c, r]) stub.restore();
+      for (const stub of [e, i, k, r]) stub.restore();
     },
   };
 }

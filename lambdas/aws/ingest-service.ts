@@ -1,3 +1,7 @@
+import { type ChangeRecord, changeRecord } from '../core/change-records.js';
+import { classifyCloudTrail } from '../core/cloudtrail.js';
+import { cloudTrailEventSchema } from '../core/cloudtrail-schema.js';
+import { type AccountFacts, type FactsNeeded, factsNeeded } from '../core/cloudtrail-scope.js';
 import { aggregate } from '../core/incidents.js';
 import type { Reject } from '../core/ingest.js';
 import { type IngestConfig, type IngestStats, readEvent } from '../core/ingest.js';
@@ -11,6 +15,10 @@ export interface IngestDeps {
   readonly workflow?: { start(incidentId: string, input: string): Promise<string> };
   readonly config: IngestConfig;
   readonly now: () => number;
+  /** Looks up roles, endpoint security groups and nodes a CloudTrail event names (AccountFactsLookup). */
+  readonly facts?: { factsFor(needed: FactsNeeded): Promise<AccountFacts> };
+  /** Indexes breaking changes for change.recent (ChangeIndex). */
+  readonly changes?: { put(r: ChangeRecord): Promise<void> };
 }
 
 export interface IngestOutcome {
@@ -19,6 +27,8 @@ export interface IngestOutcome {
   readonly incidentsJoined: string[];
   readonly workflowsStarted: string[];
   readonly rejectKey?: string;
+  /** The breaking change indexed from a CloudTrail event, if any. */
+  readonly changeIndexed?: string;
 }
 
 /**
@@ -28,7 +38,8 @@ export interface IngestOutcome {
  */
 export async function ingest(event: unknown, requestId: string, deps: IngestDeps): Promise<IngestOutcome> {
   const now = deps.now();
-  const { occurrences, rejects, stats } = readEvent(event, deps.config, now);
+  const { facts, changeIndexed } = await cloudTrailContext(event, deps);
+  const { occurrences, rejects, stats } = readEvent(event, deps.config, now, facts);
   const rejectKey = await deps.rejects.keep(rejects, requestId, now);
   const opened: string[] = [];
   const joined: string[] = [];
@@ -66,7 +77,24 @@ export async function ingest(event: unknown, requestId: string, deps: IngestDeps
     incidentsJoined: joined,
     workflowsStarted: started,
     rejectKey: rejectKey ?? unrecordableKey,
+    changeIndexed,
   };
+}
+
+/**
+ * For a CloudTrail event: index it when it is a breaking change (whatever its relevance: change.recent
+ * asks by resource, and an unindexed change is lost), and look up the facts that scope it.
+ */
+async function cloudTrailContext(
+  event: unknown,
+  deps: IngestDeps,
+): Promise<{ facts: AccountFacts; changeIndexed?: string }> {
+  const parsed = cloudTrailEventSchema.safeParse(event);
+  if (!parsed.success) return { facts: {} };
+  const change = changeRecord(parsed.data);
+  if (change && deps.changes) await deps.changes.put(change);
+  const facts = deps.facts ? await deps.facts.factsFor(factsNeeded(parsed.data, classifyCloudTrail(parsed.data))) : {};
+  return { facts, changeIndexed: change && deps.changes ? change.eventId : undefined };
 }
 
 /** Errors no retry can fix: the request itself is invalid (sizes, names, input). */

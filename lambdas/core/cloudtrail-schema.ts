@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { CloudTrailEvent } from './cloudtrail.js';
+import { CLOUDTRAIL_DETAIL_TYPES, type CloudTrailEvent } from './cloudtrail.js';
 
 const text = (max: number) => z.string().max(max);
 
@@ -9,8 +9,9 @@ const text = (max: number) => z.string().max(max);
  * Sizes follow CloudTrail's own (event names and error codes are short; messages are bounded).
  */
 export const cloudTrailEventSchema = z.object({
+  id: text(128).optional(),
   source: text(256),
-  'detail-type': z.literal('AWS API Call via CloudTrail'),
+  'detail-type': z.enum(CLOUDTRAIL_DETAIL_TYPES),
   account: text(32).optional(),
   region: text(64).optional(),
   time: text(64).optional(),
@@ -18,6 +19,7 @@ export const cloudTrailEventSchema = z.object({
     eventSource: text(128),
     eventName: text(128),
     eventTime: text(64).optional(),
+    eventID: text(128).optional(),
     awsRegion: text(64).optional(),
     errorCode: text(256).optional(),
     errorMessage: text(4096).optional(),
@@ -27,8 +29,10 @@ export const cloudTrailEventSchema = z.object({
         arn: text(2048).optional(),
         type: text(64).optional(),
         principalId: text(512).optional(),
+        invokedBy: text(256).optional(),
       })
       .optional(),
     requestParameters: z.record(z.string(), z.unknown()).nullable().optional(),
+    serviceEventDetails: z.record(z.string(), z.unknown()).nullable().optional(),
   }),
 }) satisfies z.ZodType<CloudTrailEvent>;

@@ -3,6 +3,7 @@ import type { FailureClass } from './failure-classes.js';
 
 /** The fields of an EventBridge "AWS API Call via CloudTrail" event that pod-doctor reads. */
 export interface CloudTrailEvent {
+  readonly id?: string;
   readonly source: string;
   readonly 'detail-type': string;
   readonly account?: string;
@@ -16,8 +17,17 @@ export interface CloudTrailEvent {
     readonly errorCode?: string;
     readonly errorMessage?: string;
     readonly userAgent?: string;
-    readonly userIdentity?: { readonly arn?: string; readonly type?: string; readonly principalId?: string };
+    readonly eventID?: string;
+    readonly userIdentity?: {
+      readonly arn?: string;
+      readonly type?: string;
+      readonly principalId?: string;
+      /** Set on AWS service events ("AWS Internal"). */
+      readonly invokedBy?: string;
+    };
     readonly requestParameters?: Record<string, unknown> | null;
+    /** AwsServiceEvent details, e.g. the images an ECR lifecycle policy expired. */
+    readonly serviceEventDetails?: Record<string, unknown> | null;
   };
 }
 
@@ -194,13 +204,16 @@ export function classifyCloudTrail(e: CloudTrailEvent): CloudTrailClassification
   }
 }
 
+/** EventBridge detail types of CloudTrail: API calls, and service events (ECR lifecycle expiries). */
+export const CLOUDTRAIL_DETAIL_TYPES = ['AWS API Call via CloudTrail', 'AWS Service Event via CloudTrail'] as const;
+
 /** The shape test: is this an EventBridge CloudTrail event? */
 export function isCloudTrailEvent(v: unknown): v is CloudTrailEvent {
   if (v === null || typeof v !== 'object') return false;
   const o = v as Record<string, unknown>;
   const detail = o.detail as Record<string, unknown> | undefined;
   return (
-    o['detail-type'] === 'AWS API Call via CloudTrail' &&
+    (CLOUDTRAIL_DETAIL_TYPES as readonly unknown[]).includes(o['detail-type']) &&
     typeof o.source === 'string' &&
     typeof detail?.eventSource === 'string' &&
     typeof detail?.eventName === 'string'

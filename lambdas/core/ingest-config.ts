@@ -17,6 +17,11 @@ export const ingestEnvSchema = z.object({
     .string()
     .default('[]')
     .transform((s) => z.array(z.string()).parse(JSON.parse(s))),
+  /** Names of the configured clusters (their node and aws-node roles scope CloudTrail role changes). */
+  WATCHED_CLUSTERS: z
+    .string()
+    .default('[]')
+    .transform((s) => z.array(z.string()).parse(JSON.parse(s))),
 });
 
 export type IngestEnv = z.output<typeof ingestEnvSchema>;

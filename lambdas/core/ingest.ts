@@ -1,6 +1,7 @@
 import { type Classification, classify } from './classifier.js';
 import { classifyCloudTrail, isCloudTrailEvent } from './cloudtrail.js';
 import { cloudTrailEventSchema } from './cloudtrail-schema.js';
+import { type AccountFacts, scopeCloudTrail } from './cloudtrail-scope.js';
 import { capValue } from './entities.js';
 import type { Occurrence } from './incidents.js';
 import { MAX_TIMESTAMP, readLogEvent, readSubscription } from './subscription.js';
@@ -21,6 +22,8 @@ export interface IngestStats {
   unknown: number;
   rejected: number;
   controlMessages: number;
+  /** CloudTrail events classified but outside pod-doctor's scope (another role, a non-endpoint group). */
+  outOfScope: number;
   byClass: Record<string, number>;
 }
 
@@ -51,7 +54,7 @@ function clusterOf(logGroup: string, config: IngestConfig): string {
 }
 
 function emptyStats(): IngestStats {
-  return { received: 0, classified: 0, unknown: 0, rejected: 0, controlMessages: 0, byClass: {} };
+  return { received: 0, classified: 0, unknown: 0, rejected: 0, controlMessages: 0, outOfScope: 0, byClass: {} };
 }
 
 function stringify(v: unknown): string {
@@ -87,9 +90,11 @@ function trustedClass(c: Classification, config: IngestConfig): Pick<Occurrence,
 /**
  * Reads a Lambda event (CloudWatch Logs subscription payload or EventBridge CloudTrail event) into
  * classified occurrences. Total: any input, however broken, ends up in occurrences, in unknown
- * counts or in rejects; one bad log event never costs the others of its batch.
+ * counts or in rejects; one bad log event never costs the others of its batch. `facts` (looked up by
+ * the caller) scope CloudTrail events to the configured clusters' roles, endpoint security groups and
+ * nodes; without them every classified CloudTrail event is kept.
  */
-export function readEvent(event: unknown, config: IngestConfig, now: number): ReadResult {
+export function readEvent(event: unknown, config: IngestConfig, now: number, facts: AccountFacts = {}): ReadResult {
   const stats = emptyStats();
   const occurrences: Occurrence[] = [];
   const rejects: Reject[] = [];
@@ -100,7 +105,7 @@ export function readEvent(event: unknown, config: IngestConfig, now: number): Re
 
   if (isCloudTrailEvent(event)) {
     stats.received++;
-    const ct = readCloudTrail(event, config, now, stats);
+    const ct = readCloudTrail(event, config, now, stats, facts);
     if ('reject' in ct) reject(ct.reject, stringify(event));
     else if (ct.occurrence) occurrences.push(ct.occurrence);
     return { occurrences, rejects, stats };
@@ -158,6 +163,7 @@ function readCloudTrail(
   config: IngestConfig,
   now: number,
   stats: IngestStats,
+  facts: AccountFacts,
 ): { reject: string } | { occurrence?: Occurrence } {
   const parsed = cloudTrailEventSchema.safeParse(event);
   if (!parsed.success) {
@@ -170,6 +176,11 @@ function readCloudTrail(
     stats.unknown++;
     return {};
   }
+  const scope = scopeCloudTrail(e, c, facts);
+  if (!scope.keep) {
+    stats.outOfScope++;
+    return {};
+  }
   stats.classified++;
   stats.byClass[c.class] = (stats.byClass[c.class] ?? 0) + 1;
   const at = Date.parse(e.detail.eventTime ?? e.time ?? '');
@@ -180,8 +191,8 @@ function readCloudTrail(
       kind: c.kind,
       cause,
       signature: `cloudtrail.${e.detail.eventName}`,
-      cluster: config.accountScope,
-      entities: c.entities,
+      cluster: capValue(scope.cluster ?? config.accountScope),
+      entities: scope.entities,
       at: Number.isFinite(at) && at >= 0 && at <= MAX_TIMESTAMP ? at : now,
       evidence: `${e.detail.eventName}${e.detail.errorCode ? ` ${e.detail.errorCode}` : ''} by ${c.actor ?? 'unknown'}: ${cause}`,
     },

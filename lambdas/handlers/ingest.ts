@@ -2,10 +2,14 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { Tracer } from '@aws-lambda-powertools/tracer';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EC2Client } from '@aws-sdk/client-ec2';
+import { EKSClient } from '@aws-sdk/client-eks';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
+import { AccountFactsLookup } from '../aws/account-facts.js';
+import { ChangeIndex } from '../aws/change-index.js';
 import { RejectStore } from '../aws/evidence-store.js';
 import { IncidentStore } from '../aws/incident-store.js';
 import { type IngestDeps, ingest } from '../aws/ingest-service.js';
@@ -32,6 +36,13 @@ const deps: IngestDeps = {
     : undefined,
   config: ingestConfig(env),
   now: Date.now,
+  facts: new AccountFactsLookup(
+    tracer.captureAWSv3Client(new EKSClient({ maxAttempts: 6 })),
+    tracer.captureAWSv3Client(new EC2Client({ maxAttempts: 6 })),
+    env.WATCHED_CLUSTERS,
+    Date.now,
+  ),
+  changes: new ChangeIndex(ddb, env.INCIDENT_TABLE_NAME),
 };
 
 /** CloudWatch Logs subscription payloads and EventBridge CloudTrail events → incidents. */
@@ -43,6 +54,7 @@ export const handler = async (event: unknown, context: Context) => {
     metrics.addMetric('RecordsClassified', MetricUnit.Count, s.classified);
     metrics.addMetric('RecordsUnknown', MetricUnit.Count, s.unknown);
     metrics.addMetric('RecordsRejected', MetricUnit.Count, s.rejected);
+    metrics.addMetric('CloudTrailOutOfScope', MetricUnit.Count, s.outOfScope);
     metrics.addMetric('IncidentsOpened', MetricUnit.Count, outcome.incidentsOpened.length);
     metrics.addMetric('IncidentsJoined', MetricUnit.Count, outcome.incidentsJoined.length);
     for (const [cls, n] of Object.entries(s.byClass)) {

@@ -1,9 +1,11 @@
 import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { CheckGroup } from '../../lambdas/aws/checks/groups.js';
+import { CHANGE_KEY_PREFIX } from '../../lambdas/core/change-records.js';
 import {
   acknowledgeAnyRepository,
   acknowledgeClusterResources,
@@ -27,6 +29,8 @@ export interface AccountChecksProps {
   readonly clusters: readonly CheckedCluster[];
   /** Retention of the check functions' logs. */
   readonly logRetention: RetentionDays;
+  /** The incident table, whose `CHANGE#` items index breaking changes (read by the ecr and changes checks). */
+  readonly changeIndex: ITableV2;
 }
 
 /**
@@ -68,6 +72,7 @@ export class AccountChecks extends Construct {
       description: string,
       statements: PolicyStatement[],
       acknowledge: (role: IRole) => void,
+      environment: Record<string, string> = {},
     ) => {
       const fn = new PodDoctorFunction(this, name, {
         entry: lambdaEntry(entry),
@@ -76,11 +81,20 @@ export class AccountChecks extends Construct {
         timeout: Duration.seconds(60),
         memorySize: 512,
         synchronousOnly: true,
+        environment,
       });
       for (const s of statements) fn.addToRolePolicy(s);
       acknowledge(fn.role as IRole);
       return fn;
     };
+    // Query on the change index only: the leading key must be a CHANGE# partition.
+    const readChanges = () =>
+      new PolicyStatement({
+        actions: ['dynamodb:Query'],
+        resources: [props.changeIndex.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${CHANGE_KEY_PREFIX}*`] } },
+      });
+    const changeEnv = { CHANGE_TABLE_NAME: props.changeIndex.tableName };
     const eks = (actions: string[], resources: string[]) =>
       resources.length ? [new PolicyStatement({ actions, resources })] : [];
 
@@ -130,12 +144,10 @@ export class AccountChecks extends Construct {
             actions: ['ecr:GetRepositoryPolicy', 'ecr:DescribeImages', 'ecr:DescribeRepositories'],
             resources: repositories,
           }),
-          new PolicyStatement({ actions: ['cloudtrail:LookupEvents'], resources: ['*'] }),
+          readChanges(),
         ],
-        (role) => {
-          acknowledgeAnyRepository(role, repositories);
-          acknowledgeDescribeOnly(role);
-        },
+        (role) => acknowledgeAnyRepository(role, repositories),
+        changeEnv,
       ),
       network: make(
         'CheckNetwork',
@@ -181,9 +193,10 @@ export class AccountChecks extends Construct {
       changes: make(
         'CheckChanges',
         'check-changes',
-        'change attribution from CloudTrail',
-        [new PolicyStatement({ actions: ['cloudtrail:LookupEvents'], resources: ['*'] })],
-        (role) => acknowledgeDescribeOnly(role),
+        'change attribution from the change index (CloudTrail events delivered by EventBridge)',
+        [readChanges()],
+        () => {},
+        changeEnv,
       ),
     } satisfies Record<CheckGroup, IFunction>;
     this.functions = functions;

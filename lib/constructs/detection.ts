@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { type CfnRule, Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
@@ -15,7 +15,7 @@ import { buildFilterPattern } from '../../lambdas/core/filter-pattern.js';
 import { CLOUDTRAIL_RULES } from '../event-patterns.js';
 import { createDeadLetterQueue } from './dead-letter-queue.js';
 import { LogGroupPrerequisites } from './log-group-prerequisites.js';
-import { acknowledgeEvidencePrefix } from './nag.js';
+import { acknowledgeClusterResources, acknowledgeDescribeOnly, acknowledgeEvidencePrefix } from './nag.js';
 import { lambdaEntry } from './paths.js';
 import { PodDoctorFunction } from './pod-doctor-function.js';
 
@@ -25,6 +25,11 @@ export interface WatchedCluster {
   readonly name: string;
   /** Log groups (dataplane, ipamd, ...) to subscribe. */
   readonly logGroups: readonly string[];
+  /**
+   * Region of the cluster (its node groups, access entries and add-ons are read there).
+   * @default the stack's region
+   */
+  readonly region?: string;
 }
 
 /** Props of {@link Detection}. */
@@ -83,11 +88,13 @@ export class Detection extends Construct {
           Object.fromEntries(props.clusters.flatMap((c) => c.logGroups.map((g) => [g, c.name]))),
         ),
         TRUSTED_SANDBOX_IMAGES: JSON.stringify(props.trustedSandboxImages ?? []),
+        WATCHED_CLUSTERS: JSON.stringify(props.clusters.map((c) => c.name)),
         ...(props.workflow ? { WORKFLOW_ARN: props.workflow.stateMachineArn } : {}),
       },
     });
-    // Open-or-join is a conditional PutItem plus UpdateItem; nothing else.
+    // Open-or-join is a conditional PutItem plus UpdateItem; change-index entries are plain PutItems.
     props.incidentTable.grant(ingest, 'dynamodb:PutItem', 'dynamodb:UpdateItem');
+    grantScopeLookups(ingest, props.clusters);
     // PutObject only (grantPut would add s3:Abort* and the object-lock actions).
     ingest.addToRolePolicy(
       new PolicyStatement({ actions: ['s3:PutObject'], resources: [props.evidenceBucket.arnForObjects('rejected/*')] }),
@@ -144,3 +151,46 @@ export class Detection extends Construct {
  * 1,024 characters (synthesis fails with FilterPatternError beyond that).
  */
 export const SUBSCRIPTION_FILTER_PATTERN = buildFilterPattern();
+
+/**
+ * What the ingest function reads to scope CloudTrail events: the node and aws-node roles of the
+ * configured clusters (node groups, access entries, vpc-cni add-on, Pod Identity), the ECR/S3
+ * endpoint security groups, and the instance behind a network interface.
+ */
+function grantScopeLookups(fn: IFunction, clusters: readonly WatchedCluster[]): void {
+  const stack = Stack.of(fn);
+  const arn = (resource: string, name: string, region?: string) =>
+    stack.formatArn({
+      service: 'eks',
+      resource,
+      resourceName: name,
+      region: region ?? stack.region,
+      arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+    });
+  const role = fn.role as IRole;
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      actions: ['ec2:DescribeVpcEndpoints', 'ec2:DescribeNetworkInterfaces', 'ec2:DescribeInstances'],
+      resources: ['*'],
+    }),
+  );
+  acknowledgeDescribeOnly(role);
+  if (!clusters.length) return;
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      actions: ['eks:ListNodegroups', 'eks:ListAccessEntries', 'eks:ListPodIdentityAssociations'],
+      resources: clusters.map((c) => arn('cluster', c.name, c.region)),
+    }),
+  );
+  const scoped = [
+    ['eks:DescribeNodegroup', 'nodegroup'],
+    ['eks:DescribeAccessEntry', 'access-entry'],
+    ['eks:DescribeAddon', 'addon'],
+    ['eks:DescribePodIdentityAssociation', 'podidentityassociation'],
+  ] as const;
+  for (const [action, resource] of scoped) {
+    const arns = clusters.map((c) => arn(resource, `${c.name}/*`, c.region));
+    fn.addToRolePolicy(new PolicyStatement({ actions: [action], resources: arns }));
+    acknowledgeClusterResources(role, resource, arns);
+  }
+}

@@ -87,12 +87,11 @@ export function acknowledgeEvidencePrefix(role: IConstruct, bucket: IBucket, pre
 
 // --- detection and checks -----------------------------------------------------------------------------
 
-const DESCRIBE_ONLY =
-  'EC2 Describe*/Get* read calls and CloudTrail LookupEvents do not support resource-level permissions.';
+const DESCRIBE_ONLY = 'EC2 Describe*/Get* read calls do not support resource-level permissions.';
 const IAM_READ =
   'Node and aws-node roles (and their managed policies, including AWS managed ones) are created outside this stack; the checks read whichever role a node uses.';
 
-/** Read calls without resource-level permissions (EC2 Describe*, CloudTrail LookupEvents, ...). */
+/** Read calls without resource-level permissions (EC2 Describe*, ...). */
 export function acknowledgeDescribeOnly(role: IConstruct, reason = DESCRIBE_ONLY): void {
   acknowledgeWildcardResources(role, ['*'], reason);
 }
@@ -124,6 +123,7 @@ const EKS_REASONS = {
   addon: 'Add-on ARNs end in a generated id; scoped to the configured cluster.',
   podidentityassociation: 'Association ids are generated; scoped to the configured cluster.',
   nodegroup: 'Node group ARNs end in a generated id; scoped to the configured cluster.',
+  'access-entry': 'Access entry ARNs end in generated ids; scoped to the configured cluster.',
 } as const;
 
 /** EKS sub-resources (add-ons, node groups, Pod Identity associations) of the configured clusters. */

@@ -1,14 +1,29 @@
 import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
+import {
+  DescribeAddonCommand,
+  DescribeNodegroupCommand,
+  EKSClient,
+  ListAccessEntriesCommand,
+  ListNodegroupsCommand,
+  ListPodIdentityAssociationsCommand,
+  ResourceNotFoundException,
+} from '@aws-sdk/client-eks';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ChangeIndex } from '../../lambdas/aws/change-index.js';
+import { checkRecentChanges } from '../../lambdas/aws/checks/change-checks.js';
+import { checkImageExists } from '../../lambdas/aws/checks/ecr-checks.js';
+import { parseEcrImage } from '../../lambdas/core/images.js';
+import { APP_REPO, healthyAccount, NODE_ROLE } from '../../local/account-snapshot.js';
 import { LocalDynamo, type LocalTable } from '../../local/dynamo.js';
 import { freshTable } from '../../local/incident-table.js';
 import { checkExecutionInput, checkExecutionName } from '../../local/limits.js';
-import { corpus, fixture, subscriptionEvent } from '../support/fixtures.js';
+import { mockAccount } from '../../local/mock-account.js';
+import { cloudTrailFixture, corpus, fixture, subscriptionEvent } from '../support/fixtures.js';
 
 const STATE_MACHINE = 'arn:aws:states:eu-west-1:111122223333:stateMachine:PodDoctorWorkflow';
 Object.assign(process.env, {
@@ -17,6 +32,7 @@ Object.assign(process.env, {
   INCIDENT_WINDOW_MINUTES: '30',
   WORKFLOW_ARN: STATE_MACHINE,
   LOG_GROUP_CLUSTERS: '{}',
+  WATCHED_CLUSTERS: '["prod-eu"]',
   POWERTOOLS_TRACE_ENABLED: 'false',
   POWERTOOLS_METRICS_NAMESPACE: 'PodDoctor',
   POWERTOOLS_DEV: 'true',
@@ -25,6 +41,7 @@ Object.assign(process.env, {
 
 const s3 = mockClient(S3Client);
 const sfn = mockClient(SFNClient);
+const eks = mockClient(EKSClient);
 let table: LocalTable;
 let handler: (
   event: unknown,
@@ -55,6 +72,15 @@ beforeEach(async () => {
   table = await freshTable('incidents');
   s3.reset();
   sfn.reset();
+  eks.reset();
+  // prod-eu has one managed node group; aws-node uses the node role (no IRSA, no Pod Identity).
+  eks.on(ListNodegroupsCommand).resolves({ nodegroups: ['ng-1'] });
+  eks
+    .on(DescribeNodegroupCommand)
+    .resolves({ nodegroup: { nodegroupName: 'ng-1', nodeRole: `arn:aws:iam::111122223333:role/${NODE_ROLE}` } });
+  eks.on(ListAccessEntriesCommand).resolves({ accessEntries: [] });
+  eks.on(ListPodIdentityAssociationsCommand).resolves({ associations: [] });
+  eks.on(DescribeAddonCommand).rejects(new ResourceNotFoundException({ message: 'No addon', $metadata: {} }));
   s3.on(PutObjectCommand).resolves({ ETag: '"d41d8cd98f00b204e9800998ecf8427e"', $metadata: {} });
   sfn.on(StartExecutionCommand).callsFake((input) => {
     // Step Functions refuses what it refuses: bad execution names, inputs over 256 KB.
@@ -145,11 +171,62 @@ describe('ingest handler', () => {
     }
   });
 
-  it('opens an account-level incident from a CloudTrail change event', async () => {
+  it('opens an incident of the role’s cluster when a node role loses its ECR policy, and indexes the change', async () => {
     const out = await handler(fixture('events/detach-ecr-readonly.json'), ctx('r1'));
     expect(out.incidentsOpened).toHaveLength(1);
-    const [row] = await table.scan();
-    expect(`${row.pk}|${row.sk}`).toMatch(/^INCIDENT#account\|image:unknown-image\|registry-auth\|OPEN$/);
+    const keys = (await table.scan()).map((r) => `${r.pk}|${r.sk}`);
+    expect(keys).toContainEqual(expect.stringMatching(/^INCIDENT#prod-eu\|image:unknown-image\|registry-auth\|OPEN$/));
+    expect(keys).toContainEqual(expect.stringMatching(new RegExp(`^CHANGE#${NODE_ROLE}\\|2026-11-29T10:02:11.000Z#`)));
+  });
+
+  it('opens nothing for an inline policy change on a role that is no node or aws-node role (still indexed)', async () => {
+    const out = await handler(cloudTrailFixture('put-role-policy-controller-role'), ctx('r1'));
+    expect(out.incidentsOpened).toEqual([]);
+    expect(out.stats).toMatchObject({ outOfScope: 1 });
+    expect((await table.scan()).map((r) => `${r.pk}|${r.sk}`)).toEqual([
+      expect.stringMatching(/^CHANGE#aws-load-balancer-controller\|/),
+    ]);
+  });
+
+  it('indexes an ECR lifecycle expiry; ecr.image-exists then names the lifecycle policy, without CloudTrail', async () => {
+    const out = await handler(cloudTrailFixture('ecr-lifecycle-expiry'), ctx('r1'));
+    expect(out.incidentsOpened).toEqual([]);
+    const index = new ChangeIndex(table.client, table.name);
+    const account = healthyAccount();
+    account.repositories[APP_REPO].images = account.repositories[APP_REPO].images.filter(
+      (i) => !i.imageTags?.includes('v2.3.1'),
+    );
+    const clients = mockAccount(account);
+    try {
+      const image = parseEcrImage(`111122223333.dkr.ecr.eu-west-1.amazonaws.com/${APP_REPO}:v2.3.1`);
+      if (!image) throw new Error('not an ECR image');
+      const f = await checkImageExists(clients.ecr('eu-west-1'), index, image, new Date('2026-11-29T10:00:00Z'));
+      expect(f).toMatchObject({
+        status: 'fail',
+        summary: expect.stringContaining('deleted recently by ECR lifecycle policy'),
+        remediation: expect.stringContaining('lifecycle policy expired the image'),
+      });
+    } finally {
+      clients.restore();
+    }
+  });
+
+  it('change.recent reads the index with one bounded Query per involved resource', async () => {
+    await handler(fixture('events/detach-ecr-readonly.json'), ctx('r1'));
+    const send = vi.spyOn(table.client, 'send');
+    const index = new ChangeIndex(table.client, table.name);
+    const f = await checkRecentChanges(
+      index,
+      { resources: [NODE_ROLE, 'sg-0123456789abcdef0', APP_REPO, 'prod-eu'], lookbackHours: 72 },
+      new Date('2026-11-29T11:00:00Z'),
+    );
+    expect(f).toMatchObject({ status: 'warn', summary: expect.stringContaining(`DetachRolePolicy on ${NODE_ROLE}`) });
+    const queries = send.mock.calls.map(
+      (c) => (c[0] as { input: { Limit?: number; KeyConditionExpression?: string } }).input,
+    );
+    expect(queries).toHaveLength(4);
+    for (const q of queries)
+      expect(q).toMatchObject({ Limit: 20, KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to' });
   });
 
   it('ignores irrelevant CloudTrail events without touching DynamoDB', async () => {

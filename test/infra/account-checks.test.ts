@@ -27,7 +27,7 @@ describe('account check functions', () => {
     expect(checkActions.length).toBeGreaterThan(15);
     const writes = checkActions.filter(
       (a) =>
-        !/^(ec2|iam|eks|ecr|cloudtrail):(Describe|Get|List|Lookup)|^logs:(CreateLogStream|PutLogEvents)$|^xray:Put/.test(
+        !/^(ec2|iam|eks|ecr):(Describe|Get|List)|^dynamodb:Query$|^logs:(CreateLogStream|PutLogEvents)$|^xray:Put/.test(
           a,
         ),
     );
@@ -45,5 +45,18 @@ describe('account check functions', () => {
     expect(text).toContain(':eks:eu-west-1:111122223333:cluster/prod-us');
     expect(text).toContain('cluster/prod-us');
     expect(text).not.toContain('cluster/*');
+  });
+
+  it('reads recent changes from the change index (Query on CHANGE# keys only), never from CloudTrail', () => {
+    const queries = statements.filter((s) => s.Action.includes('dynamodb:Query') && /Checks/.test(s.logicalId));
+    expect(queries.map((s) => s.logicalId).sort()).toEqual([
+      expect.stringMatching(/ChecksCheckChanges/),
+      expect.stringMatching(/ChecksCheckEcr/),
+    ]);
+    for (const q of queries) {
+      expect(q.Action).toEqual(['dynamodb:Query']);
+      expect(q.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['CHANGE#*'] } });
+    }
+    expect(statements.flatMap((s) => s.Action)).not.toContain('cloudtrail:LookupEvents');
   });
 });

@@ -14,6 +14,7 @@ const config = {
 
 describe('detection', () => {
   const { template, templateJson } = synth(config);
+  const statements = identityStatements(templateJson);
   const rules = Object.values(template.findResources('AWS::Events::Rule')).map(
     (r) =>
       (
@@ -34,7 +35,7 @@ describe('detection', () => {
       expect(rule, spec.id).toBeDefined();
       expect(rule?.EventPattern).toMatchObject({
         source: spec.pattern.source,
-        'detail-type': ['AWS API Call via CloudTrail'],
+        'detail-type': spec.pattern.detailType,
       });
       expect(rule?.State).toBe(spec.readOnlyCalls ? 'ENABLED_WITH_ALL_CLOUDTRAIL_MANAGEMENT_EVENTS' : 'ENABLED');
       expect(rule?.Targets[0]).toMatchObject({
@@ -50,7 +51,28 @@ describe('detection', () => {
       detail: { eventName: ['DetachRolePolicy', 'DeleteRolePolicy', 'PutRolePolicy'] },
     });
     const cni = rules.find((r) => JSON.stringify(r.EventPattern).includes('AssignPrivateIpAddresses'));
-    expect(cni?.EventPattern).toMatchObject({ detail: { errorCode: [{ exists: true }] } });
+    expect(cni?.EventPattern).toMatchObject({
+      detail: { errorCode: [{ 'anything-but': ['Client.DryRunOperation'] }] },
+    });
+  });
+
+  it('lets ingest look up node roles only in the configured clusters, and read no CloudTrail', () => {
+    const ingest = statements.filter((s) => /DetectionIngest/.test(s.logicalId));
+    const eks = ingest.filter((s) => s.Action.some((a) => a.startsWith('eks:')));
+    const text = JSON.stringify(eks.map((s) => s.Resource));
+    for (const r of ['cluster/prod-eu', 'cluster/prod-us', 'access-entry/prod-eu/*', 'nodegroup/prod-us/*'])
+      expect(text).toContain(r);
+    expect(text).not.toContain('cluster/*');
+    expect(eks.flatMap((s) => s.Action).sort()).toEqual([
+      'eks:DescribeAccessEntry',
+      'eks:DescribeAddon',
+      'eks:DescribeNodegroup',
+      'eks:DescribePodIdentityAssociation',
+      'eks:ListAccessEntries',
+      'eks:ListNodegroups',
+      'eks:ListPodIdentityAssociations',
+    ]);
+    expect(statements.flatMap((s) => s.Action)).not.toContain('cloudtrail:LookupEvents');
   });
 
   it('subscribes each configured log group once (CloudWatch allows two filters per group)', () => {

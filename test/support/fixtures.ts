@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { fromCloudTrailRecord } from '../../lambdas/core/change-records.js';
+import type { CloudTrailEvent } from '../../lambdas/core/cloudtrail.js';
 import { PROJECT_ROOT } from '../../lib/constructs/paths.js';
 
 export interface CorpusLine {
@@ -39,4 +41,21 @@ export function subscriptionEvent(
     })),
   };
   return { awslogs: { data: gzipSync(Buffer.from(JSON.stringify(batch))).toString('base64') } };
+}
+
+/**
+ * A CloudTrail record fixture (`test/fixtures/cloudtrail/*.json`: `{ source, note, record }`, the
+ * record as CloudTrail stores it) in the envelope EventBridge delivers: the record becomes `detail`.
+ */
+export function cloudTrailFixture(name: string): CloudTrailEvent & Record<string, unknown> {
+  const { record } = fixture<{ record: Record<string, unknown> }>(`cloudtrail/${name}.json`);
+  return {
+    version: '0',
+    id: `eb-${String(record.eventID)}`,
+    ...fromCloudTrailRecord(record),
+    account: String(record.recipientAccountId),
+    time: String(record.eventTime),
+    region: String(record.awsRegion),
+    resources: [],
+  };
 }

@@ -1,20 +1,8 @@
-import { type CloudTrailClient, type Event, paginateLookupEvents } from '@aws-sdk/client-cloudtrail';
+import type { ChangeReader, ChangeRecord } from '../../core/change-records.js';
 import { type Finding, finding } from '../../core/findings.js';
 
-/** Changes that break pulls or pod networking, and how to tell they touched our resources. */
-export const BREAKING_EVENTS = [
-  'DetachRolePolicy',
-  'DeleteRolePolicy',
-  'PutRolePolicy',
-  'RevokeSecurityGroupIngress',
-  'DeleteVpcEndpoints',
-  'ModifyVpcEndpoint',
-  'SetRepositoryPolicy',
-  'DeleteRepositoryPolicy',
-  'DeleteAccessEntry',
-  'UpdateAddon',
-  'DeleteAddon',
-] as const;
+/** At most this many indexed changes are read per resource (one Query page each). */
+export const MAX_CHANGES_PER_RESOURCE = 20;
 
 export interface ChangeScope {
   /** Resource names/ids that matter for this incident (role name, SG ids, endpoint ids, repository, cluster). */
@@ -22,38 +10,35 @@ export interface ChangeScope {
   readonly lookbackHours: number;
 }
 
-/** change.recent: CloudTrail LookupEvents over the lookback window for breaking changes to our resources. */
-export async function checkRecentChanges(
-  cloudtrail: CloudTrailClient,
-  scope: ChangeScope,
-  now: Date,
-): Promise<Finding> {
+/**
+ * change.recent: breaking changes to the involved resources within the lookback window, read from the
+ * change index the ingest path fills as EventBridge delivers CloudTrail events (one bounded Query per
+ * resource; no CloudTrail LookupEvents on the workflow's critical path).
+ */
+export async function checkRecentChanges(changes: ChangeReader, scope: ChangeScope, now: Date): Promise<Finding> {
   const id = 'change.recent';
-  const start = new Date(now.getTime() - scope.lookbackHours * 3_600_000);
-  const hits: ({ at?: string; event?: string; by?: string; resources: string[]; eventId?: string } & Reverts)[] = [];
-  const wanted = scope.resources.filter(Boolean);
-  for (const name of BREAKING_EVENTS) {
-    // LookupEvents takes one attribute per call; the event name is the selective one.
-    for await (const page of paginateLookupEvents(
-      { client: cloudtrail, pageSize: 50 },
-      { LookupAttributes: [{ AttributeKey: 'EventName', AttributeValue: name }], StartTime: start, EndTime: now },
-    )) {
-      for (const ev of page.Events ?? []) {
-        const touched = touchedResources(ev, wanted);
-        if (touched.length)
-          hits.push({
-            at: ev.EventTime?.toISOString(),
-            event: ev.EventName,
-            by: ev.Username,
-            resources: touched,
-            eventId: ev.EventId,
-            ...reverts(ev),
-          });
-      }
-    }
-  }
-  hits.sort((a, b) => String(b.at).localeCompare(String(a.at)));
-  const evidence = { lookbackHours: scope.lookbackHours, resources: wanted, changes: hits.slice(0, 20) };
+  const since = new Date(now.getTime() - scope.lookbackHours * 3_600_000);
+  const wanted = [...new Set(scope.resources.filter(Boolean))];
+  const pages = await Promise.all(wanted.map((r) => changes.recent(r, since, MAX_CHANGES_PER_RESOURCE)));
+  const byId = new Map<string, ChangeRecord>();
+  for (const c of pages.flat()) if (c.at <= now.getTime()) byId.set(c.eventId, c);
+  const hits = [...byId.values()].sort((a, b) => b.at - a.at);
+  const evidence = {
+    lookbackHours: scope.lookbackHours,
+    resources: wanted,
+    source: 'change index (CloudTrail events delivered by EventBridge)',
+    changes: hits.slice(0, 20).map((h) => ({
+      at: new Date(h.at).toISOString(),
+      event: h.eventName,
+      by: h.actor,
+      resources: h.resources.filter((r) => wanted.includes(r)),
+      eventId: h.eventId,
+      summary: h.summary,
+      // What a revert needs (the remedy reads them from DetachRolePolicy hits).
+      ...(h.roleName ? { roleName: h.roleName } : {}),
+      ...(h.policyArn ? { policyArn: h.policyArn } : {}),
+    })),
+  };
   if (hits.length === 0)
     return finding(
       id,
@@ -61,36 +46,12 @@ export async function checkRecentChanges(
       `no breaking change to the involved resources in the last ${scope.lookbackHours} h`,
       evidence,
     );
-  const h = hits[0];
+  const h = evidence.changes[0];
   return finding(
     id,
     'warn',
-    `likely caused by: ${h.event} on ${h.resources.join(', ')} by ${h.by ?? 'unknown'} at ${h.at}${hits.length > 1 ? ` (+${hits.length - 1} more)` : ''}`,
+    `likely caused by: ${h.event} on ${h.resources.join(', ')} by ${h.by} at ${h.at}${hits.length > 1 ? ` (+${hits.length - 1} more)` : ''}`,
     evidence,
     `review CloudTrail event ${h.eventId} and revert the change if it was not intended`,
   );
-}
-
-function touchedResources(ev: Event, wanted: readonly string[]): string[] {
-  const names = (ev.Resources ?? []).map((r) => r.ResourceName ?? '');
-  const raw = ev.CloudTrailEvent ?? '';
-  return wanted.filter((w) => names.some((n) => n === w || n.endsWith(`/${w}`)) || raw.includes(`"${w}"`));
-}
-
-/** What a revert needs from a DetachRolePolicy record (AWS-written request parameters). */
-interface Reverts {
-  roleName?: string;
-  policyArn?: string;
-}
-
-function reverts(ev: Event): Reverts {
-  if (ev.EventName !== 'DetachRolePolicy' || !ev.CloudTrailEvent) return {};
-  try {
-    const p = (JSON.parse(ev.CloudTrailEvent) as { requestParameters?: Record<string, unknown> }).requestParameters;
-    const roleName = typeof p?.roleName === 'string' ? p.roleName : undefined;
-    const policyArn = typeof p?.policyArn === 'string' ? p.policyArn : undefined;
-    return { roleName, policyArn };
-  } catch {
-    return {};
-  }
 }

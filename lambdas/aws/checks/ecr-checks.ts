@@ -1,4 +1,3 @@
-import { type CloudTrailClient, paginateLookupEvents } from '@aws-sdk/client-cloudtrail';
 import {
   DescribeImagesCommand,
   type ECRClient,
@@ -9,6 +8,7 @@ import {
   RepositoryNotFoundException,
   RepositoryPolicyNotFoundException,
 } from '@aws-sdk/client-ecr';
+import type { ChangeReader } from '../../core/change-records.js';
 import { type Finding, finding } from '../../core/findings.js';
 import { ECR_PULL_ACTIONS, evaluate, namesPrincipal, type PolicyDocument } from '../../core/iam-policy.js';
 import { closest, type EcrImage } from '../../core/images.js';
@@ -143,7 +143,7 @@ export async function checkRepositoryPolicy(ecr: ECRClient, node: NodeContext, i
 /** ecr.image-exists: the repository and tag/digest exist; closest tags and recent deletions when not. */
 export async function checkImageExists(
   ecr: ECRClient,
-  cloudtrail: CloudTrailClient,
+  changes: ChangeReader,
   image: EcrImage,
   now: Date,
   lookbackHours = 72,
@@ -185,40 +185,33 @@ export async function checkImageExists(
     for (const d of page.imageDetails ?? []) tags.push(...(d.imageTags ?? []));
   }
   const near = image.tag ? closest(image.tag, tags) : [];
-  const deletions = await recentDeletions(cloudtrail, image, now, lookbackHours);
+  const deletions = await recentDeletions(changes, image, now, lookbackHours);
   return finding(
     id,
     'fail',
     `${image.repository}${ref} not found${near.length ? `; closest tags: ${near.join(', ')}` : ''}${deletions.length ? `; deleted recently by ${deletions[0].by}` : ''}`,
     { repository: image.repositoryArn, closestTags: near, recentDeletions: deletions, tagsInRepository: tags.length },
     deletions.length
-      ? 'the image was deleted (lifecycle policy or BatchDeleteImage): push it again or pin a tag the lifecycle policy keeps'
+      ? deletions[0].event === 'PolicyExecutionEvent'
+        ? "the repository's lifecycle policy expired the image: push it again and exclude the tags pods use from the lifecycle rule"
+        : 'the image was deleted (BatchDeleteImage): push it again or pin a tag that is kept'
       : near.length
         ? `use an existing tag, e.g. ${image.repository}:${near[0]}`
         : 'push the image or fix the reference',
   );
 }
 
-async function recentDeletions(cloudtrail: CloudTrailClient, image: EcrImage, now: Date, lookbackHours: number) {
-  const found: { at?: string; by: string; eventId?: string }[] = [];
-  let pages = 0;
-  for await (const page of paginateLookupEvents(
-    { client: cloudtrail, pageSize: 50 },
-    {
-      LookupAttributes: [{ AttributeKey: 'EventName', AttributeValue: 'BatchDeleteImage' }],
-      StartTime: new Date(now.getTime() - lookbackHours * 3_600_000),
-      EndTime: now,
-    },
-  )) {
-    for (const ev of page.Events ?? []) {
-      if ((ev.CloudTrailEvent ?? '').includes(`"repositoryName":"${image.repository}"`)) {
-        found.push({ at: ev.EventTime?.toISOString(), by: ev.Username ?? 'unknown', eventId: ev.EventId });
-      }
-    }
-    // LookupEvents allows 2 calls per second per account: a few pages of deletions is plenty of history.
-    if (++pages >= 5) break;
-  }
-  return found;
+/** Deletions and lifecycle expiries of the image's repository, from the change index (newest first). */
+async function recentDeletions(changes: ChangeReader, image: EcrImage, now: Date, lookbackHours: number) {
+  const since = new Date(now.getTime() - lookbackHours * 3_600_000);
+  const wanted = [image.tag, image.digest].filter((x): x is string => Boolean(x));
+  return (await changes.recent(image.repository, since, 20))
+    .filter(
+      (c) =>
+        (c.eventName === 'BatchDeleteImage' || c.eventName === 'PolicyExecutionEvent') &&
+        (!c.images?.length || c.images.some((i) => wanted.includes(i))),
+    )
+    .map((c) => ({ at: new Date(c.at).toISOString(), by: c.actor, event: c.eventName, eventId: c.eventId }));
 }
 
 /** Repository names of the image's registry; none when that registry (another account) does not let us list it. */

@@ -1,9 +1,9 @@
-import type { CloudTrailClient } from '@aws-sdk/client-cloudtrail';
 import type { EC2Client } from '@aws-sdk/client-ec2';
 import type { ECRClient } from '@aws-sdk/client-ecr';
 import type { EKSClient } from '@aws-sdk/client-eks';
 import type { IAMClient } from '@aws-sdk/client-iam';
 import { z } from 'zod';
+import type { ChangeReader } from '../../core/change-records.js';
 import { type Finding, finding, runCheck } from '../../core/findings.js';
 import { parseEcrImage } from '../../core/images.js';
 import { checkRecentChanges } from './change-checks.js';
@@ -18,7 +18,8 @@ export interface CheckClients {
   readonly ec2: EC2Client;
   readonly iam: IAMClient;
   readonly eks: EKSClient;
-  readonly cloudtrail: CloudTrailClient;
+  /** The change index (breaking changes indexed as EventBridge delivered them). */
+  readonly changes: ChangeReader;
   ecr(region: string): ECRClient;
 }
 
@@ -117,7 +118,7 @@ export async function runCheckGroup(
                 { repository: ecrImage.repositoryArn },
               ),
             ]),
-        ...(await runCheck('ecr.image-exists', () => checkImageExists(ecr, clients.cloudtrail, ecrImage, now))),
+        ...(await runCheck('ecr.image-exists', () => checkImageExists(ecr, clients.changes, ecrImage, now))),
       ];
     }
     case 'network': {
@@ -145,7 +146,7 @@ export async function runCheckGroup(
     case 'changes':
       return runCheck('change.recent', () =>
         checkRecentChanges(
-          clients.cloudtrail,
+          clients.changes,
           {
             resources: [
               node.roleName ?? '',

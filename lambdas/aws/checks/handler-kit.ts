@@ -1,12 +1,14 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { Tracer } from '@aws-lambda-powertools/tracer';
-import { CloudTrailClient } from '@aws-sdk/client-cloudtrail';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { ECRClient } from '@aws-sdk/client-ecr';
 import { EKSClient } from '@aws-sdk/client-eks';
 import { IAMClient } from '@aws-sdk/client-iam';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Finding } from '../../core/findings.js';
+import { ChangeIndex } from '../change-index.js';
 import { type CheckClients, type CheckGroup, parseCheckInput, runCheckGroup } from './groups.js';
 
 export const logger = new Logger();
@@ -21,7 +23,7 @@ export function lazyClients(): CheckClients {
   let ec2: EC2Client | undefined;
   let iam: IAMClient | undefined;
   let eks: EKSClient | undefined;
-  let cloudtrail: CloudTrailClient | undefined;
+  let changes: ChangeIndex | undefined;
   const ecr = new Map<string, ECRClient>();
   return {
     get ec2() {
@@ -36,9 +38,12 @@ export function lazyClients(): CheckClients {
       eks ??= tracer.captureAWSv3Client(new EKSClient(CLIENT));
       return eks;
     },
-    get cloudtrail() {
-      cloudtrail ??= tracer.captureAWSv3Client(new CloudTrailClient(CLIENT));
-      return cloudtrail;
+    get changes() {
+      changes ??= new ChangeIndex(
+        DynamoDBDocumentClient.from(tracer.captureAWSv3Client(new DynamoDBClient(CLIENT))),
+        process.env.CHANGE_TABLE_NAME ?? '',
+      );
+      return changes;
     },
     ecr(region: string) {
       let c = ecr.get(region);
