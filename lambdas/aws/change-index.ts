@@ -1,10 +1,6 @@
 import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import {
-  CHANGE_KEY_PREFIX,
-  CHANGE_RETENTION_DAYS,
-  type ChangeReader,
-  type ChangeRecord,
-} from '../core/change-records.js';
+import { CHANGE_RETENTION_DAYS, type ChangeReader, type ChangeRecord } from '../core/change-records.js';
+import { changeKey, changePartition, changesSince, TTL_ATTRIBUTE } from './incident-table.js';
 
 /** DynamoDB attribute values are limited to 400 KB an item; resource names to the 2,048-byte key. */
 const MAX_KEY_CHARS = 1024;
@@ -28,12 +24,7 @@ export class ChangeIndex implements ChangeReader {
       await this.ddb.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: {
-            pk: `${CHANGE_KEY_PREFIX}${resource}`,
-            sk: `${new Date(r.at).toISOString()}#${r.eventId}`,
-            ...r,
-            expiresAt,
-          },
+          Item: { ...changeKey(resource, r.at, r.eventId), ...r, [TTL_ATTRIBUTE]: expiresAt },
         }),
       );
     }
@@ -41,14 +32,15 @@ export class ChangeIndex implements ChangeReader {
 
   /** Changes of `resource` since `since`, newest first, at most `limit` (one Query page). */
   async recent(resource: string, since: Date, limit: number): Promise<ChangeRecord[]> {
+    const range = changesSince(since);
     const r = await this.ddb.send(
       new QueryCommand({
         TableName: this.tableName,
         KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
         ExpressionAttributeValues: {
-          ':pk': `${CHANGE_KEY_PREFIX}${resource}`,
-          ':from': since.toISOString(),
-          ':to': '9999',
+          ':pk': changePartition(resource),
+          ':from': range.from,
+          ':to': range.to,
         },
         ScanIndexForward: false,
         Limit: limit,

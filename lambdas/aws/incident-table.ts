@@ -68,3 +68,21 @@ export function activeNodesPartition(cluster: string, failureClass: string): str
 export function activeNodeKey(cluster: string, failureClass: string, node: string): TableKey {
   return { pk: activeNodesPartition(cluster, failureClass), sk: `NODE#${node}` };
 }
+
+/** Partition key prefix of the change index (breaking changes, by touched resource). */
+export const CHANGE_PREFIX = 'CHANGE#';
+
+/** One indexed change of one resource (sorted by time, then CloudTrail event id). */
+export function changeKey(resource: string, at: number, eventId: string): TableKey {
+  return { pk: changePartition(resource), sk: `${new Date(at).toISOString()}#${eventId}` };
+}
+
+/** Partition of the indexed changes of one resource (role name, group id, repository, cluster ...). */
+export function changePartition(resource: string): string {
+  return `${CHANGE_PREFIX}${resource}`;
+}
+
+/** Sort key range of a resource's changes since `since` (ISO timestamps sort as times). */
+export function changesSince(since: Date): { readonly from: string; readonly to: string } {
+  return { from: since.toISOString(), to: '9999' };
+}

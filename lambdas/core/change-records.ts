@@ -37,8 +37,6 @@ export const INDEXED_CHANGES: Readonly<Record<string, readonly string[]>> = {
 
 /** Index entries kept this long (the longest change.recent lookback is 90 days). */
 export const CHANGE_RETENTION_DAYS = 90;
-/** Partition key prefix of change entries in the incident table. */
-export const CHANGE_KEY_PREFIX = 'CHANGE#';
 
 const str = (o: unknown, key: string): string | undefined => {
   const v = (o as Record<string, unknown> | null | undefined)?.[key];

@@ -5,7 +5,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { CheckGroup } from '../../lambdas/aws/checks/groups.js';
-import { CHANGE_KEY_PREFIX } from '../../lambdas/core/change-records.js';
+import { CHANGE_PREFIX } from '../../lambdas/aws/incident-table.js';
 import {
   acknowledgeAnyRepository,
   acknowledgeClusterResources,
@@ -92,7 +92,7 @@ export class AccountChecks extends Construct {
       new PolicyStatement({
         actions: ['dynamodb:Query'],
         resources: [props.changeIndex.tableArn],
-        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${CHANGE_KEY_PREFIX}*`] } },
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${CHANGE_PREFIX}*`] } },
       });
     const changeEnv = { CHANGE_TABLE_NAME: props.changeIndex.tableName };
     const eks = (actions: string[], resources: string[]) =>
