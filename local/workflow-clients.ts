@@ -77,7 +77,6 @@ export function workflowClients(o: WorkflowClientOptions): WorkflowClients {
   guard(aws.ec2, 'ec2', authz);
   guard(aws.iam, 'iam', authz);
   guard(aws.eks, 'eks', authz);
-  guard(aws.cloudtrail, 'cloudtrail', authz);
   guard(aws.ecr(REGION), 'ecr', authz);
   const ddb = guard(
     DynamoDBDocumentClient.from(
