@@ -14,5 +14,6 @@ export * from './constructs/workflow/ssm-command.js';
 export * from './constructs/workflow/workflow-functions.js';
 export * from './iam-event-forwarder-stack.js';
 export * from './pod-doctor.js';
+export { configFromProps, propsFromConfig } from './pod-doctor-props.js';
 export * from './pod-doctor-stack.js';
 export * from './regions.js';

@@ -1,9 +1,22 @@
-import { CfnOutput, Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { ArnPrincipal } from 'aws-cdk-lib/aws-iam';
-import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { StringParameter } from 'aws-cdk-lib/aws-ssm';
+import { Duration, RemovalPolicies, RemovalPolicy } from 'aws-cdk-lib';
+import {
+  Alarm,
+  ComparisonOperator,
+  type Metric,
+  type MetricOptions,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { ArnPrincipal, Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { type IStringParameter, StringParameter } from 'aws-cdk-lib/aws-ssm';
+import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { type PodDoctorConfig, parseConfig } from './config.js';
+import type { PodDoctorConfig } from './config.js';
 import { AccountChecks } from './constructs/account-checks.js';
 import { DeadLetterAlarms } from './constructs/dead-letter-alarms.js';
 import { Detection } from './constructs/detection.js';
@@ -13,34 +26,42 @@ import { IncidentWorkflow } from './constructs/incident-workflow.js';
 import { KubernetesAccess } from './constructs/kubernetes-access.js';
 import { NodeCommands } from './constructs/node-commands.js';
 import { Notifications } from './constructs/notifications.js';
+import { configFromProps, type PodDoctorProps } from './pod-doctor-props.js';
 import { requireClustersInStackRegion, warnIamEventsNotSeen } from './regions.js';
 
-/** Props of {@link PodDoctor}. */
-export interface PodDoctorProps {
-  /**
-   * Validated configuration (see `parseConfig`).
-   * @default - the built-in defaults: no clusters, observe-only except the in-place pause repair
-   */
-  readonly config?: PodDoctorConfig;
-  /**
-   * Removal policy of the audit trail (history table, evidence bucket, logs).
-   * @default RemovalPolicy.RETAIN
-   */
-  readonly auditRemovalPolicy?: RemovalPolicy;
-}
+export type { ClusterRemediation, PodDoctorCluster, PodDoctorProps } from './pod-doctor-props.js';
+
+/** Resource types `removalPolicy` covers: the audit trail pod-doctor creates. */
+const AUDIT_TRAIL_TYPES = ['AWS::Logs::LogGroup', 'AWS::DynamoDB::GlobalTable', 'AWS::S3::Bucket'];
+
+/** Evidence objects pod-doctor and the nodes write (summaries, log bundles). */
+const INCIDENT_OBJECTS = 'incidents/*';
 
 /**
  * pod-doctor in one construct: detection, incident workflow, node commands, notifications,
- * incident store and evidence bucket. Embed it in any stack.
+ * incident store and evidence bucket. Embed it in any stack, as often as you like.
  */
 export class PodDoctor extends Construct {
+  /** The validated configuration the props stand for (what the functions read). */
   readonly config: PodDoctorConfig;
-  readonly notifications: Notifications;
-  readonly incidentStore: IncidentStore;
-  readonly evidence: EvidenceBucket;
+  /** Topic of summaries, approval requests, failure notices and alarms. */
+  readonly topic: ITopic;
+  /** Incident history, locks and action bookkeeping. */
+  readonly incidentTable: ITableV2;
+  /** Evidence: summaries, check results, command outputs, node log bundles. */
+  readonly evidenceBucket: IBucket;
+  /** The incident workflow. */
+  readonly stateMachine: IStateMachine;
+  /** Value `on` stops every action. */
+  readonly killSwitch: IStringParameter;
+  /** Records and events the ingest function could not process. */
+  readonly ingestDeadLetterQueue: IQueue;
+  /** Notifications that could not be delivered. */
+  readonly deliveryDeadLetterQueue: IQueue;
+  /** Alarms on both dead-letter queues and on failed executions; they notify the topic. */
+  readonly alarms: readonly Alarm[];
   readonly workflow: IncidentWorkflow;
   readonly detection: Detection;
-  readonly killSwitch: StringParameter;
   readonly nodeCommands: NodeCommands;
   readonly checks: AccountChecks;
   /** Kubernetes API access of the configured clusters (absent without clusters). */
@@ -48,12 +69,12 @@ export class PodDoctor extends Construct {
 
   constructor(scope: Construct, id: string, props: PodDoctorProps = {}) {
     super(scope, id);
-    const config = props.config ?? parseConfig({});
+    const config = configFromProps(props);
     this.config = config;
     requireClustersInStackRegion(this, config.clusters);
     warnIamEventsNotSeen(this, config.forwardIamEvents);
-    const logRetention = config.logRetentionDays as RetentionDays;
-    const removalPolicy = props.auditRemovalPolicy ?? RemovalPolicy.RETAIN;
+    const logRetention = props.logRetention ?? RetentionDays.THREE_MONTHS;
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
 
     this.killSwitch = new StringParameter(this, 'KillSwitch', {
       parameterName: config.killSwitchParameterName,
@@ -61,19 +82,26 @@ export class PodDoctor extends Construct {
       description: 'pod-doctor kill switch: set to "on" to stop every automated action',
       allowedPattern: '^(on|off)$',
     });
-    this.notifications = new Notifications(this, 'Notifications', { emails: config.notificationEmails });
-    this.incidentStore = new IncidentStore(this, 'IncidentStore', { removalPolicy });
-    this.evidence = new EvidenceBucket(this, 'Evidence', {
-      retentionDays: config.evidenceRetentionDays,
-      removalPolicy,
+    const notifications = new Notifications(this, 'Notifications', {
+      emails: config.notificationEmails,
+      topic: props.topic,
+      encryptionKey: props.encryptionKey,
     });
+    this.topic = notifications.topic;
+    this.deliveryDeadLetterQueue = notifications.deadLetterQueue;
+    this.incidentTable = props.incidentTable ?? new IncidentStore(this, 'IncidentStore', { removalPolicy }).table;
+    const evidence = props.evidenceBucket
+      ? undefined
+      : new EvidenceBucket(this, 'Evidence', { retentionDays: config.evidenceRetentionDays, removalPolicy });
+    this.evidenceBucket = props.evidenceBucket ?? (evidence as EvidenceBucket).bucket;
+    // Node roles of the configured clusters may upload log bundles (a bucket you bring keeps its own policy).
     for (const arn of new Set(config.clusters.flatMap((c) => c.nodeRoleArns)))
-      this.evidence.grantNodeUpload(new ArnPrincipal(arn));
+      evidence?.grantNodeUpload(new ArnPrincipal(arn));
     this.nodeCommands = new NodeCommands(this, 'NodeCommands');
     this.checks = new AccountChecks(this, 'Checks', {
       clusters: config.clusters,
       logRetention,
-      changeIndex: this.incidentStore.table,
+      changeIndex: this.incidentTable,
     });
     if (config.clusters.length > 0) {
       this.kubernetes = new KubernetesAccess(this, 'Kubernetes', { clusters: config.clusters, logRetention });
@@ -83,48 +111,96 @@ export class PodDoctor extends Construct {
       config,
       checks: this.checks,
       nodeCommands: this.nodeCommands,
-      evidenceBucket: this.evidence.bucket,
-      incidentTable: this.incidentStore.table,
-      topic: this.notifications.topic,
-      deliveryDeadLetterQueue: this.notifications.deadLetterQueue,
+      evidenceBucket: this.evidenceBucket,
+      incidentTable: this.incidentTable,
+      topic: this.topic,
+      deliveryDeadLetterQueue: this.deliveryDeadLetterQueue,
       approvalTimeout: Duration.minutes(config.limits.approvalTimeoutMinutes),
       verificationWindow: Duration.minutes(config.limits.verificationWindowMinutes),
       killSwitch: this.killSwitch,
       logRetention,
     });
+    this.stateMachine = this.workflow.stateMachine;
     this.detection = new Detection(this, 'Detection', {
       clusters: config.clusters,
-      incidentTable: this.incidentStore.table,
-      evidenceBucket: this.evidence.bucket,
+      incidentTable: this.incidentTable,
+      evidenceBucket: this.evidenceBucket,
       historyRetentionDays: config.historyRetentionDays,
       trustedSandboxImages: config.trustedSandboxImages,
       logRetention,
       incidentWindowMinutes: config.limits.incidentWindowMinutes,
-      workflow: this.workflow.stateMachine,
+      workflow: this.stateMachine,
     });
+    this.ingestDeadLetterQueue = this.detection.deadLetterQueue;
+    this.alarms = this.createAlarms();
+    // Every log group, table and bucket created inside, including those of nested constructs.
+    RemovalPolicies.of(this).apply(removalPolicy, { applyToResourceTypes: AUDIT_TRAIL_TYPES });
+  }
 
-    new DeadLetterAlarms(this, 'DeadLetterAlarms', {
+  /** Lets `grantee` set the kill switch (`on` stops every action). */
+  grantKillSwitch(grantee: IGrantable): Grant {
+    return this.killSwitch.grantWrite(grantee);
+  }
+
+  /** Lets `grantee` read incident evidence (summaries, outputs, log bundles under `incidents/`). */
+  grantReadEvidence(grantee: IGrantable): Grant {
+    return this.evidenceBucket.grantRead(grantee, INCIDENT_OBJECTS);
+  }
+
+  /** Lets nodes (their role) upload the log bundles `collect-logs.sh` writes under `incidents/`. */
+  grantNodeLogUpload(nodeRole: IGrantable): Grant {
+    return Grant.addToPrincipal({
+      grantee: nodeRole,
+      actions: ['s3:PutObject'],
+      resourceArns: [this.evidenceBucket.arnForObjects(INCIDENT_OBJECTS)],
+    });
+  }
+
+  /** Lets `grantee` read the incident history. */
+  grantReadHistory(grantee: IGrantable): Grant {
+    return this.incidentTable.grantReadData(grantee);
+  }
+
+  /** Failed incident workflow executions (Sum per period). */
+  metricFailedExecutions(props?: MetricOptions): Metric {
+    return this.stateMachine.metricFailed(props);
+  }
+
+  /** Messages waiting in the ingest dead-letter queue (Maximum per period). */
+  metricIngestDeadLetterMessages(props?: MetricOptions): Metric {
+    return this.ingestDeadLetterQueue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', ...props });
+  }
+
+  /** Messages waiting in the delivery dead-letter queue (Maximum per period). */
+  metricDeliveryDeadLetterMessages(props?: MetricOptions): Metric {
+    return this.deliveryDeadLetterQueue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', ...props });
+  }
+
+  private createAlarms(): Alarm[] {
+    const deadLetters = new DeadLetterAlarms(this, 'DeadLetterAlarms', {
       queues: [
         {
           id: 'Ingest',
           what: 'log lines or CloudTrail events the ingest function could not process',
-          queue: this.detection.deadLetterQueue,
+          queue: this.ingestDeadLetterQueue,
         },
         {
           id: 'Delivery',
           what: 'notifications that could not be delivered',
-          queue: this.notifications.deadLetterQueue,
+          queue: this.deliveryDeadLetterQueue,
         },
       ],
-      topic: this.notifications.topic,
+      topic: this.topic,
     });
-
-    new CfnOutput(this, 'KillSwitchParameterName', {
-      value: this.killSwitch.parameterName,
-      description: 'Set this SSM parameter to "on" to stop every pod-doctor action',
+    const failed = new Alarm(this, 'FailedExecutionsAlarm', {
+      alarmDescription: 'pod-doctor: an incident workflow execution failed; its history says where',
+      metric: this.metricFailedExecutions({ period: Duration.minutes(5), statistic: 'Sum' }),
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
     });
-    new CfnOutput(this, 'NotificationTopicArn', { value: this.notifications.topic.topicArn });
-    new CfnOutput(this, 'EvidenceBucketName', { value: this.evidence.bucket.bucketName });
-    new CfnOutput(this, 'StateMachineArn', { value: this.workflow.stateMachine.stateMachineArn });
+    failed.addAlarmAction(new SnsAction(this.topic));
+    return [...deadLetters.alarms, failed];
   }
 }

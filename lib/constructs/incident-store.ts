@@ -31,7 +31,8 @@ export class IncidentStore extends Construct {
       encryption: TableEncryptionV2.awsManagedKey(),
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       timeToLiveAttribute: INCIDENT_TTL_ATTRIBUTE,
-      deletionProtection: true,
+      // Protection follows the policy: a table meant to be destroyed must be deletable.
+      deletionProtection: (props.removalPolicy ?? RemovalPolicy.RETAIN) === RemovalPolicy.RETAIN,
       removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
     });
   }

@@ -1,6 +1,6 @@
 import { Stack } from 'aws-cdk-lib';
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Key } from 'aws-cdk-lib/aws-kms';
+import { type IKey, Key } from 'aws-cdk-lib/aws-kms';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -14,11 +14,21 @@ export interface NotificationsProps {
    * @default - no subscriptions; subscribe to the topic yourself
    */
   readonly emails?: readonly string[];
+  /**
+   * Your own topic; the e-mail addresses are subscribed to it.
+   * @default - a new topic encrypted with `encryptionKey`
+   */
+  readonly topic?: ITopic;
+  /**
+   * Key of the topic created here (ignored with `topic`).
+   * @default - a new customer managed key with rotation
+   */
+  readonly encryptionKey?: IKey;
 }
 
 /**
- * The SNS topic every incident summary, approval request and workflow failure goes to:
- * encrypted with a customer managed key (so EventBridge may publish to it), TLS only.
+ * The SNS topic every incident summary, approval request, workflow failure and alarm goes to:
+ * encrypted with a customer managed key (so EventBridge and CloudWatch may publish to it), TLS only.
  */
 export class Notifications extends Construct {
   readonly topic: ITopic;
@@ -27,22 +37,23 @@ export class Notifications extends Construct {
 
   constructor(scope: Construct, id: string, props: NotificationsProps = {}) {
     super(scope, id);
-    const key = new Key(this, 'Key', {
-      enableKeyRotation: true,
-      description: 'pod-doctor notifications topic',
-    });
-    // EventBridge rules (failed executions) publish to the topic: the AWS managed SNS key cannot
-    // grant them, a customer managed key can.
-    // Only on behalf of this account's rules and alarms (the topic policy names the one rule that may publish).
-    const sameAccount = { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } };
-    key.grantEncryptDecrypt(new ServicePrincipal('events.amazonaws.com').withConditions(sameAccount));
-    // CloudWatch alarms (dead-letter queues) publish to it too.
-    key.grantEncryptDecrypt(new ServicePrincipal('cloudwatch.amazonaws.com').withConditions(sameAccount));
     this.deadLetterQueue = createDeadLetterQueue(this, 'DeliveryDeadLetterQueue');
-    const topic = new Topic(this, 'Topic', { masterKey: key, enforceSSL: true, displayName: 'pod-doctor' });
+    const topic = props.topic ?? this.createTopic(props.encryptionKey);
     for (const email of props.emails ?? []) {
       topic.addSubscription(new EmailSubscription(email, { deadLetterQueue: this.deadLetterQueue }));
     }
     this.topic = topic;
+  }
+
+  private createTopic(encryptionKey?: IKey): ITopic {
+    const key =
+      encryptionKey ?? new Key(this, 'Key', { enableKeyRotation: true, description: 'pod-doctor notifications topic' });
+    // EventBridge rules (failed executions) and CloudWatch alarms publish to the topic: the AWS
+    // managed SNS key cannot grant them, a customer managed key can. Only on behalf of this account's
+    // rules and alarms (the topic policy names the one rule that may publish).
+    const sameAccount = { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } };
+    key.grantEncryptDecrypt(new ServicePrincipal('events.amazonaws.com').withConditions(sameAccount));
+    key.grantEncryptDecrypt(new ServicePrincipal('cloudwatch.amazonaws.com').withConditions(sameAccount));
+    return new Topic(this, 'Topic', { masterKey: key, enforceSSL: true, displayName: 'pod-doctor' });
   }
 }

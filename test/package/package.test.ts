@@ -29,12 +29,15 @@ function install(tarball: string): void {
 
 const APP = `
 import { App, Stack } from 'aws-cdk-lib';
-import { PodDoctor, parseConfig } from 'pod-doctor';
+import { Duration } from 'aws-cdk-lib';
+import { PodDoctor } from 'pod-doctor';
 const app = new App({ outdir: 'cdk.out' });
 const stack = new Stack(app, 'Platform', { env: { account: '111122223333', region: 'eu-west-1' } });
 for (const name of ['prod', 'staging']) {
   new PodDoctor(stack, name, {
-    config: parseConfig({ clusters: [{ name, logGroups: [\`/aws/containerinsights/\${name}/dataplane\`] }] }),
+    clusters: [{ name, logGroups: [\`/aws/containerinsights/\${name}/dataplane\`] }],
+    notificationEmails: [\`oncall+\${name}@example.com\`],
+    approvalTimeout: Duration.minutes(30),
   });
 }
 const template = app.synth().getStackByName('Platform').template;
