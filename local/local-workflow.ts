@@ -354,7 +354,7 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
     'Check network': check('Check network', 'network'),
     'Check EKS': check('Check EKS', 'eks'),
     'Check recent changes': check('Check recent changes', 'changes'),
-    Decide: lambda('Decide', (i) => decideIncident(i, { eks: c.aws.eks, config, now: () => clock.t })),
+    Decide: lambda('Decide', (i) => decideIncident(i, { eks: c.aws.eks, ddb: c.ddb, config, now: () => clock.t })),
     'Request approval': approve as never,
     'Inspect cluster': lambda('Inspect cluster', (i) => (o.kubernetes ?? unreachableCluster)(i)),
     'Watch pods start': lambda('Watch pods start', (i) => (o.kubernetes ?? unreachableCluster)(i)),

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { healthyAccount, NODE_ID } from '../../local/account-snapshot.js';
-import { DOCUMENTS, runWorkflow, synthesizedDefinition } from '../../local/local-workflow.js';
+import { nodeCooldownKey } from '../../lambdas/aws/incident-table.js';
+import { healthyAccount, NODE_DNS, NODE_ID } from '../../local/account-snapshot.js';
+import { DOCUMENTS, freshIncidentTable, runWorkflow, synthesizedDefinition } from '../../local/local-workflow.js';
 import { simulatedPauseNode } from '../../local/node-adapters.js';
 import { incident } from './support.js';
 
@@ -55,5 +56,23 @@ describe('finding 3: a pause-named tenant image spends no action', { timeout: 30
     expect(repairs(r)).toEqual([]);
     expect((await r.table.scan()).filter((i) => String(i.sk).startsWith('ACTION#'))).toEqual([]);
     expect(summary(r).message).toMatch(/x.io\/eks\/pause:1 is not this node's sandbox image/);
+  });
+});
+
+describe('finding 6: the cooldown is read under the resolved instance id', { timeout: 30_000 }, () => {
+  it('a node named by DNS name 35 min after a repair of its instance is not repaired again', async () => {
+    const table = await freshIncidentTable();
+    const now = Date.parse('2026-11-29T10:05:00Z');
+    await table.put({ ...nodeCooldownKey(NODE_ID, 'sandbox-image'), at: now - 35 * 60_000 });
+    const r = await run(
+      incident({
+        scopeValue: NODE_DNS,
+        incidentKey: `prod-eu|node:${NODE_DNS}|sandbox-image`,
+        entities: { node: NODE_DNS },
+      }),
+      { table, now },
+    );
+    expect(repairs(r)).toEqual([]);
+    expect(summary(r).message).toMatch(/cooldown: pod-doctor acted on this node for sandbox-image/);
   });
 });

@@ -1,4 +1,5 @@
 import { DescribeNodegroupCommand, type EKSClient } from '@aws-sdk/client-eks';
+import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Finding } from '../../core/findings.js';
 import { nodeTrust } from '../../core/node-trust.js';
 import { decide, type Plan } from '../../core/policy.js';
@@ -6,7 +7,22 @@ import { type CommandResult, probeFindings } from '../../core/probe.js';
 import { type PlannedRemedy, planRemedy } from '../../core/remedy/plan.js';
 import type { IncidentInput, WorkflowConfig } from '../../core/workflow-config.js';
 import type { NodeContext } from '../checks/node-context.js';
+import { nodeCooldownKey } from '../incident-table.js';
 import type { OpenResult } from './open-incident.js';
+
+/**
+ * When pod-doctor last acted on this instance for this class. Summarize writes the cooldown under the
+ * resolved instance id; the incident may have named the node by DNS name, so read it by id here.
+ */
+async function lastActionOn(instanceId: string | undefined, input: DecideInput, deps: DecideDeps) {
+  const opened = input.open.history.lastNodeActionAt ?? undefined;
+  if (!instanceId) return opened;
+  const r = await deps.ddb.send(
+    new GetCommand({ TableName: deps.config.tableName, Key: nodeCooldownKey(instanceId, input.class) }),
+  );
+  const at = typeof r.Item?.at === 'number' ? r.Item.at : undefined;
+  return at === undefined ? opened : Math.max(at, opened ?? 0);
+}
 
 export interface DecideInput extends IncidentInput {
   readonly open: OpenResult;
@@ -18,6 +34,8 @@ export interface DecideInput extends IncidentInput {
 
 export interface DecideDeps {
   readonly eks: EKSClient;
+  /** Reads the cooldown of the resolved instance. */
+  readonly ddb: DynamoDBDocumentClient;
   readonly config: WorkflowConfig;
   readonly now: () => number;
 }
@@ -92,7 +110,7 @@ export async function decideIncident(input: DecideInput, deps: DecideDeps): Prom
     findings,
     limits: deps.config.limits,
     nodeActionsLastHour: input.open.history.nodeActionsLastHour,
-    lastNodeActionAt: input.open.history.lastNodeActionAt ?? undefined,
+    lastNodeActionAt: await lastActionOn(trust.instanceId, input, deps),
     affectedNodes: input.open.history.affectedNodes,
     nodeGroupSize,
     now: deps.now(),

@@ -80,6 +80,8 @@ export class WorkflowFunctions extends Construct {
       'decide: findings and safety policy to a plan',
       props,
     );
+    // The cooldown of the resolved instance (the incident may have named the node by DNS name).
+    props.incidentTable.grant(fn, 'dynamodb:GetItem');
     const nodegroupArns = props.clusters.map((c) =>
       stack.formatArn({
         service: 'eks',
