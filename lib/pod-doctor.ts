@@ -23,7 +23,7 @@ import { Detection } from './constructs/detection.js';
 import { EvidenceBucket } from './constructs/evidence-bucket.js';
 import { IncidentStore } from './constructs/incident-store.js';
 import { IncidentWorkflow } from './constructs/incident-workflow.js';
-import { KubernetesAccess } from './constructs/kubernetes-access.js';
+import { KubernetesAccess, KubernetesSweep } from './constructs/kubernetes-access.js';
 import { NodeCommands } from './constructs/node-commands.js';
 import { Notifications } from './constructs/notifications.js';
 import { configFromProps, type PodDoctorProps } from './pod-doctor-props.js';
@@ -66,6 +66,8 @@ export class PodDoctor extends Construct {
   readonly checks: AccountChecks;
   /** Kubernetes API access of the configured clusters (absent without clusters). */
   readonly kubernetes?: KubernetesAccess;
+  /** The scheduled sweep for stuck pods that produced no log line (absent without clusters). */
+  readonly kubernetesSweep?: KubernetesSweep;
 
   constructor(scope: Construct, id: string, props: PodDoctorProps = {}) {
     super(scope, id);
@@ -131,6 +133,17 @@ export class PodDoctor extends Construct {
       incidentWindowMinutes: config.limits.incidentWindowMinutes,
       workflow: this.stateMachine,
     });
+    if (config.clusters.length > 0) {
+      this.kubernetesSweep = new KubernetesSweep(this, 'KubernetesSweep', {
+        clusters: config.clusters,
+        incidentTable: this.incidentTable,
+        workflow: this.stateMachine,
+        incidentWindow: Duration.minutes(config.limits.incidentWindowMinutes),
+        historyRetentionDays: config.historyRetentionDays,
+        trustedSandboxImages: config.trustedSandboxImages,
+        logRetention,
+      });
+    }
     this.ingestDeadLetterQueue = this.detection.deadLetterQueue;
     this.alarms = this.createAlarms();
     // Every log group, table and bucket created inside, including those of nested constructs.

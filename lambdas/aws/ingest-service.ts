@@ -2,7 +2,7 @@ import { type ChangeRecord, changeRecord } from '../core/change-records.js';
 import { classifyCloudTrail } from '../core/cloudtrail.js';
 import { cloudTrailEventSchema } from '../core/cloudtrail-schema.js';
 import { type AccountFacts, type FactsNeeded, factsNeeded } from '../core/cloudtrail-scope.js';
-import { aggregate } from '../core/incidents.js';
+import { aggregate, type IncidentCandidate } from '../core/incidents.js';
 import type { Reject } from '../core/ingest.js';
 import { type IngestConfig, type IngestStats, readEvent } from '../core/ingest.js';
 import type { IncidentStore } from './incident-store.js';
@@ -41,11 +41,41 @@ export async function ingest(event: unknown, requestId: string, deps: IngestDeps
   const { facts, changeIndexed } = await cloudTrailContext(event, deps);
   const { occurrences, rejects, stats } = readEvent(event, deps.config, now, facts);
   const rejectKey = await deps.rejects.keep(rejects, requestId, now);
+  const { opened, joined, started, unrecordable } = await openIncidents(aggregate(occurrences), stats, deps, now);
+  const unrecordableKey = await deps.rejects.keep(unrecordable, `${requestId}-unrecordable`, now);
+  return {
+    stats,
+    incidentsOpened: opened,
+    incidentsJoined: joined,
+    workflowsStarted: started,
+    rejectKey: rejectKey ?? unrecordableKey,
+    changeIndexed,
+  };
+}
+
+export interface OpenedIncidents {
+  readonly opened: string[];
+  readonly joined: string[];
+  readonly started: string[];
+  /** Candidates whose data no retry can record (kept as rejects by the caller). */
+  readonly unrecordable: Reject[];
+}
+
+/**
+ * Opens or joins the incident of each candidate and starts its workflow when it has none yet (the
+ * log path and the Kubernetes sweep share it). Data errors are kept, counted in `stats.rejected`.
+ */
+export async function openIncidents(
+  candidates: readonly IncidentCandidate[],
+  stats: { rejected: number },
+  deps: Pick<IngestDeps, 'incidents' | 'workflow'>,
+  now: number,
+): Promise<OpenedIncidents> {
   const opened: string[] = [];
   const joined: string[] = [];
   const started: string[] = [];
   const unrecordable: Reject[] = [];
-  for (const candidate of aggregate(occurrences)) {
+  for (const candidate of candidates) {
     try {
       const incident = await deps.incidents.openOrJoin(candidate, now);
       (incident.opened ? opened : joined).push(incident.incidentId);
@@ -70,15 +100,7 @@ export async function ingest(event: unknown, requestId: string, deps: IngestDeps
       });
     }
   }
-  const unrecordableKey = await deps.rejects.keep(unrecordable, `${requestId}-unrecordable`, now);
-  return {
-    stats,
-    incidentsOpened: opened,
-    incidentsJoined: joined,
-    workflowsStarted: started,
-    rejectKey: rejectKey ?? unrecordableKey,
-    changeIndexed,
-  };
+  return { opened, joined, started, unrecordable };
 }
 
 /**

@@ -1,9 +1,14 @@
 import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { CfnAccessEntry } from 'aws-cdk-lib/aws-eks';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
+import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
+import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { acknowledgeScheduleTarget } from './nag.js';
 import { lambdaEntry } from './paths.js';
 import { PodDoctorFunction } from './pod-doctor-function.js';
 
@@ -36,7 +41,6 @@ export class KubernetesAccess extends Construct {
 
   constructor(scope: Construct, id: string, props: KubernetesAccessProps) {
     super(scope, id);
-    const stack = Stack.of(this);
     const fn = new PodDoctorFunction(this, 'Function', {
       entry: lambdaEntry('kubernetes'),
       description: 'pod-doctor: Kubernetes API of the configured clusters (inspect, verify)',
@@ -45,25 +49,111 @@ export class KubernetesAccess extends Construct {
       memorySize: 512,
       synchronousOnly: true,
     });
-    const clusterArns = props.clusters.map((c) =>
-      stack.formatArn({
-        service: 'eks',
-        resource: 'cluster',
-        resourceName: c.name,
-        arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
-      }),
-    );
-    if (clusterArns.length > 0) {
-      fn.addToRolePolicy(new PolicyStatement({ actions: ['eks:DescribeCluster'], resources: clusterArns }));
-    }
-    props.clusters.forEach((c, i) => {
-      new CfnAccessEntry(this, `AccessEntry${i}`, {
-        clusterName: c.name,
-        principalArn: fn.role?.roleArn ?? '',
-        type: 'STANDARD',
-        kubernetesGroups: [props.kubernetesGroup ?? POD_DOCTOR_KUBERNETES_GROUP],
-      });
+    grantClusterAccess(this, fn, props.clusters, props.kubernetesGroup);
+    this.function = fn;
+  }
+}
+
+/** eks:DescribeCluster on the clusters and one STANDARD access entry per cluster for the function's role. */
+function grantClusterAccess(
+  scope: Construct,
+  fn: PodDoctorFunction,
+  clusters: readonly { readonly name: string }[],
+  group = POD_DOCTOR_KUBERNETES_GROUP,
+): void {
+  const stack = Stack.of(scope);
+  const clusterArns = clusters.map((c) =>
+    stack.formatArn({
+      service: 'eks',
+      resource: 'cluster',
+      resourceName: c.name,
+      arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+    }),
+  );
+  if (clusterArns.length > 0) {
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['eks:DescribeCluster'], resources: clusterArns }));
+  }
+  clusters.forEach((c, i) => {
+    new CfnAccessEntry(scope, `AccessEntry${i}`, {
+      clusterName: c.name,
+      principalArn: fn.role?.roleArn ?? '',
+      type: 'STANDARD',
+      kubernetesGroups: [group],
     });
+  });
+}
+
+/** Props of {@link KubernetesSweep}. */
+export interface KubernetesSweepProps {
+  /** Clusters to sweep (same account and region as the stack). */
+  readonly clusters: readonly { readonly name: string }[];
+  /** The incident table (open or join, as the ingest function does). */
+  readonly incidentTable: ITableV2;
+  /** The incident workflow the sweep starts. */
+  readonly workflow: IStateMachine;
+  /** Repeats of one (cluster, scope, class) within this window join one incident. */
+  readonly incidentWindow: Duration;
+  /** DynamoDB TTL of incident rows, in days. */
+  readonly historyRetentionDays: number;
+  /** Retention of the function's logs. */
+  readonly logRetention: RetentionDays;
+  /**
+   * How often the clusters are swept.
+   * @default Duration.minutes(5)
+   */
+  readonly interval?: Duration;
+  /**
+   * Sandbox image repositories trusted beyond the EKS pause repositories.
+   * @default []
+   */
+  readonly trustedSandboxImages?: readonly string[];
+}
+
+/**
+ * The scheduled sweep (EventBridge Scheduler): lists the stuck pods of every configured cluster and
+ * opens incidents for failures that produced no log line or CloudTrail event (logs not shipped,
+ * filter missed). Its own role: its access entries, the incident table's open-or-join writes and
+ * StartExecution on the workflow.
+ */
+export class KubernetesSweep extends Construct {
+  readonly function: IFunction;
+
+  constructor(scope: Construct, id: string, props: KubernetesSweepProps) {
+    super(scope, id);
+    const fn = new PodDoctorFunction(this, 'Function', {
+      entry: lambdaEntry('kubernetes-sweep'),
+      description: 'pod-doctor: scheduled sweep of stuck pods in the configured clusters',
+      logRetention: props.logRetention,
+      timeout: Duration.minutes(5),
+      memorySize: 512,
+      synchronousOnly: true,
+      environment: {
+        CLUSTERS: JSON.stringify(props.clusters.map((c) => c.name)),
+        INCIDENT_TABLE_NAME: props.incidentTable.tableName,
+        INCIDENT_WINDOW_MINUTES: String(props.incidentWindow.toMinutes()),
+        HISTORY_RETENTION_DAYS: String(props.historyRetentionDays),
+        WORKFLOW_ARN: props.workflow.stateMachineArn,
+        TRUSTED_SANDBOX_IMAGES: JSON.stringify(props.trustedSandboxImages ?? []),
+      },
+    });
+    grantClusterAccess(this, fn, props.clusters);
+    props.incidentTable.grant(fn, 'dynamodb:PutItem', 'dynamodb:UpdateItem');
+    props.workflow.grantStartExecution(fn);
+    // The schedule's own role (the target grants it invoke), assumable only by EventBridge
+    // Scheduler on behalf of this account.
+    const role = new Role(this, 'ScheduleRole', {
+      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
+        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
+      }),
+      description: 'pod-doctor: EventBridge Scheduler invokes the Kubernetes sweep',
+    });
+    new Schedule(this, 'Schedule', {
+      description: 'pod-doctor: sweep the configured clusters for stuck pods',
+      schedule: ScheduleExpression.rate(props.interval ?? Duration.minutes(5)),
+      // A missed sweep is superseded by the next one: no retries piling up.
+      target: new LambdaInvoke(fn, { role, retryAttempts: 0, maxEventAge: Duration.minutes(5) }),
+    });
+    acknowledgeScheduleTarget(role, fn);
     this.function = fn;
   }
 }

@@ -179,6 +179,15 @@ export function acknowledgeStateMachine(stateMachine: IConstruct, invoked: reado
   );
 }
 
+/** A scheduler role's invoke grant (the LambdaInvoke target grants the function and its versions). */
+export function acknowledgeScheduleTarget(role: IConstruct, fn: IFunction): void {
+  acknowledgeWildcardResources(
+    role,
+    [`${fn.functionArn}:*`],
+    'EventBridge Scheduler invokes pod-doctor’s own sweep function (the target grants its versions too).',
+  );
+}
+
 /** SendCommand on any instance id, allowed only by a tag condition naming a configured cluster. */
 export function acknowledgeTaggedInstances(scope: IConstruct, arns: readonly string[], tags: readonly string[]): void {
   acknowledgeWildcardResources(

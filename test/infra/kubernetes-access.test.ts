@@ -7,10 +7,11 @@ describe('Kubernetes access (EKS access entries)', () => {
   const { template, templateJson } = synth({ clusters: [{ name: 'prod-eu' }, { name: 'prod-eu-2' }] });
 
   it('creates one STANDARD access entry per cluster mapping the Kubernetes function role to group pod-doctor, with no access policy', () => {
-    const entries = template.findResources('AWS::EKS::AccessEntry');
-    expect(
-      Object.values(entries).map((e) => (e as { Properties: { ClusterName: string } }).Properties.ClusterName),
-    ).toEqual(['prod-eu', 'prod-eu-2']);
+    const entries = Object.values(template.findResources('AWS::EKS::AccessEntry')) as {
+      Properties: { ClusterName: string; PrincipalArn: { 'Fn::GetAtt': string[] } };
+    }[];
+    const ofInspect = entries.filter((e) => !/Sweep/.test(e.Properties.PrincipalArn['Fn::GetAtt'][0] ?? ''));
+    expect(ofInspect.map((e) => e.Properties.ClusterName)).toEqual(['prod-eu', 'prod-eu-2']);
     template.allResourcesProperties('AWS::EKS::AccessEntry', {
       Type: 'STANDARD',
       KubernetesGroups: ['pod-doctor'],
@@ -20,7 +21,9 @@ describe('Kubernetes access (EKS access entries)', () => {
   });
 
   it('lets the function describe only the configured clusters (endpoint and CA)', () => {
-    const eks = identityStatements(templateJson).filter((s) => /Kubernetes/.test(s.logicalId));
+    const eks = identityStatements(templateJson).filter(
+      (s) => /Kubernetes/.test(s.logicalId) && !/Sweep/.test(s.logicalId),
+    );
     expect(eks.flatMap((s) => s.Action).filter((a) => !/^(logs|xray):/.test(a))).toEqual(['eks:DescribeCluster']);
     const text = JSON.stringify(eks.map((s) => s.Resource));
     expect(text).toContain('cluster/prod-eu"');
@@ -48,5 +51,31 @@ describe('Kubernetes access (EKS access entries)', () => {
     const def = JSON.stringify(Object.values(none.template.findResources('AWS::StepFunctions::StateMachine'))[0]);
     expect(def).toContain('No cluster access');
     expect(def).not.toContain('Watch pods start');
+  });
+});
+
+describe('scheduled sweep', () => {
+  const { template, templateJson } = synth({ clusters: [{ name: 'prod-eu' }] });
+
+  it('runs every 5 minutes through EventBridge Scheduler, without retries piling up', () => {
+    template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: 'rate(5 minutes)',
+      Target: Match.objectLike({ RetryPolicy: Match.objectLike({ MaximumRetryAttempts: 0 }) }),
+    });
+  });
+
+  it('gives the sweep its own access entry and only open-or-join writes and StartExecution', () => {
+    template.resourceCountIs('AWS::EKS::AccessEntry', 2);
+    const sweep = identityStatements(templateJson).filter((s) => /KubernetesSweepFunction/.test(s.logicalId));
+    const actions = sweep
+      .flatMap((s) => s.Action)
+      .filter((a) => !/^(logs|xray):/.test(a))
+      .sort();
+    expect(actions).toEqual([
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'eks:DescribeCluster',
+      'states:StartExecution',
+    ]);
   });
 });

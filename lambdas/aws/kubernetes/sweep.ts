@@ -1,7 +1,9 @@
 import type { Entities } from '../../core/entities.js';
-import { registryHost } from '../../core/entities.js';
-import type { Occurrence } from '../../core/incidents.js';
+import { extractEntities, registryHost } from '../../core/entities.js';
+import { aggregate, type Occurrence } from '../../core/incidents.js';
 import { type ClassifiedEvent, classifyPodEvents, dominantClass, type StuckPod } from '../../core/stuck-pods.js';
+import { untrustedPauseImage } from '../../core/trust.js';
+import { type IngestDeps as OpenIncidentDeps, openIncidents } from '../ingest-service.js';
 import type { ClusterApi } from './cluster-api.js';
 
 export interface SweepOptions {
@@ -9,6 +11,8 @@ export interface SweepOptions {
   readonly minAgeMs?: number;
   /** Most pods whose events are read per cluster and sweep (API load bound). @default 50 */
   readonly maxPods?: number;
+  /** Sandbox image repositories trusted beyond the EKS pause repositories. @default [] */
+  readonly trustedSandboxImages?: readonly string[];
 }
 
 export interface SweepResult {
@@ -38,7 +42,7 @@ export async function sweepCluster(
   const unexplained: string[] = [];
   for (const pod of examined) {
     const events = await api.podEvents(pod.namespace, pod.name);
-    const occurrence = occurrenceOf(cluster, pod, events, now);
+    const occurrence = occurrenceOf(cluster, pod, events, now, options.trustedSandboxImages);
     if (occurrence) occurrences.push(occurrence);
     else unexplained.push(`${pod.namespace}/${pod.name}`);
   }
@@ -50,15 +54,21 @@ export function occurrenceOf(
   pod: StuckPod,
   events: readonly ClassifiedEvent[],
   now: number,
+  trustedSandboxImages: readonly string[] = [],
 ): Occurrence | undefined {
   // kubelet's waiting reason and message (e.g. `ErrImagePull: <the pull error>`) count as one more event.
   const waiting = pod.waitingMessage
     ? classifyPodEvents([{ reason: 'Failed', message: `${pod.reason}: ${pod.waitingMessage}` }])
     : [];
   const all = [...events, ...waiting];
-  const cls = dominantClass(all);
+  let cls = dominantClass(all);
   if (cls === 'unknown') return undefined;
   const evidence = all.find((e) => e.class === cls);
+  // As on the log path: a sandbox failure counts only for a trusted pause image.
+  const sandboxImage = extractEntities(evidence?.message ?? '').sandboxImage;
+  if (cls === 'sandbox-image' && (!sandboxImage || untrustedPauseImage(sandboxImage, trustedSandboxImages))) {
+    cls = 'image-pull-failed';
+  }
   const image = pod.images[0];
   const entities: Entities = {
     pod: pod.name,
@@ -75,5 +85,53 @@ export function occurrenceOf(
     entities,
     at: now,
     evidence: `[kubernetes sweep] ${pod.reason} ${pod.namespace}/${pod.name}: ${evidence?.message ?? ''}`,
+  };
+}
+
+export interface SweepDeps {
+  readonly clusters: readonly string[];
+  readonly api: (cluster: string) => Promise<ClusterApi>;
+  readonly incidents: OpenIncidentDeps['incidents'];
+  readonly workflow?: OpenIncidentDeps['workflow'];
+  readonly now: () => number;
+  readonly options?: SweepOptions;
+}
+
+export interface SweepOutcome {
+  readonly clusters: { cluster: string; stuck: number; examined: number; unexplained: number; error?: string }[];
+  readonly incidentsOpened: string[];
+  readonly incidentsJoined: string[];
+  readonly workflowsStarted: string[];
+  readonly unrecordable: number;
+}
+
+/** Every configured cluster: sweep, then open or join incidents as the log path does. A cluster that cannot be read is reported, not fatal. */
+export async function sweepClusters(deps: SweepDeps): Promise<SweepOutcome> {
+  const now = deps.now();
+  const occurrences: Occurrence[] = [];
+  const clusters: SweepOutcome['clusters'] = [];
+  for (const cluster of deps.clusters) {
+    try {
+      const r = await sweepCluster(await deps.api(cluster), cluster, now, deps.options);
+      occurrences.push(...r.occurrences);
+      clusters.push({ cluster, stuck: r.stuck, examined: r.examined, unexplained: r.unexplained.length });
+    } catch (e) {
+      clusters.push({
+        cluster,
+        stuck: 0,
+        examined: 0,
+        unexplained: 0,
+        error: `${(e as Error).name}: ${(e as Error).message}`.slice(0, 500),
+      });
+    }
+  }
+  const stats = { rejected: 0 };
+  const r = await openIncidents(aggregate(occurrences), stats, deps, now);
+  return {
+    clusters,
+    incidentsOpened: r.opened,
+    incidentsJoined: r.joined,
+    workflowsStarted: r.started,
+    unrecordable: r.unrecordable.length,
   };
 }

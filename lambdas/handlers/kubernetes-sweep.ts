@@ -1,0 +1,52 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EKSClient } from '@aws-sdk/client-eks';
+import { SFNClient } from '@aws-sdk/client-sfn';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import { IncidentStore } from '../aws/incident-store.js';
+import { ClusterApi } from '../aws/kubernetes/cluster-api.js';
+import { endpointCache } from '../aws/kubernetes/endpoint.js';
+import { sweepClusters } from '../aws/kubernetes/sweep.js';
+import { EksTokenCache } from '../aws/kubernetes/token.js';
+import { WorkflowStarter } from '../aws/workflow-starter.js';
+
+const logger = new Logger();
+const env = z
+  .object({
+    AWS_REGION: z.string().default('us-east-1'),
+    CLUSTERS: z.string().transform((s) => z.array(z.string().min(1)).parse(JSON.parse(s))),
+    INCIDENT_TABLE_NAME: z.string().min(1),
+    INCIDENT_WINDOW_MINUTES: z.coerce.number().int().min(1),
+    HISTORY_RETENTION_DAYS: z.coerce.number().int().min(1).default(365),
+    WORKFLOW_ARN: z.string().min(1),
+    TRUSTED_SANDBOX_IMAGES: z
+      .string()
+      .default('[]')
+      .transform((s) => z.array(z.string()).parse(JSON.parse(s))),
+  })
+  .parse(process.env);
+
+const eks = new EKSClient({ maxAttempts: 6 });
+const endpoint = endpointCache(eks, env.AWS_REGION);
+const tokens = new EksTokenCache(() => eks.config.credentials());
+const ddb = DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } });
+const deps = {
+  clusters: env.CLUSTERS,
+  api: async (cluster: string) => new ClusterApi(await endpoint(cluster), tokens),
+  incidents: new IncidentStore(ddb, {
+    tableName: env.INCIDENT_TABLE_NAME,
+    windowMs: env.INCIDENT_WINDOW_MINUTES * 60_000,
+    retentionDays: env.HISTORY_RETENTION_DAYS,
+  }),
+  workflow: new WorkflowStarter(new SFNClient({}), env.WORKFLOW_ARN),
+  now: Date.now,
+  options: { trustedSandboxImages: env.TRUSTED_SANDBOX_IMAGES },
+};
+
+/** Scheduled sweep: stuck pods that produced no log line open incidents through the ingest path. */
+export const handler = async () => {
+  const outcome = await sweepClusters(deps);
+  logger.info('kubernetes sweep done', { ...outcome });
+  return outcome;
+};
