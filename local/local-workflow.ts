@@ -11,6 +11,7 @@ import type { CheckGroup } from '../lambdas/aws/checks/groups.js';
 import { makeCheckHandler } from '../lambdas/aws/checks/handler-kit.js';
 import { resolveNode } from '../lambdas/aws/checks/node-context.js';
 import { openIncidentKey } from '../lambdas/aws/incident-table.js';
+import { runRemedy } from '../lambdas/aws/remedy/service.js';
 import { requestApproval } from '../lambdas/aws/workflow/approval.js';
 import { handleApprovalHttp } from '../lambdas/aws/workflow/approval-page.js';
 import { decideIncident } from '../lambdas/aws/workflow/decide.js';
@@ -81,6 +82,8 @@ export interface RunOptions {
   readonly faults?: Faults;
   readonly node: LocalNodeBehaviour;
   readonly modes?: Partial<WorkflowConfig['modes']>;
+  /** Per class: dry-run, approve or auto for its account remedy (over the template's). */
+  readonly remedies?: WorkflowConfig['remedies'];
   readonly limits?: Partial<WorkflowConfig['limits']>;
   readonly killSwitch?: 'on' | 'off' | 'unreadable';
   /** Sandbox image repositories trusted beyond the EKS ones (a local registry standing in for ECR). */
@@ -136,6 +139,7 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
   const config: WorkflowConfig = {
     ...synthesized,
     modes: { ...synthesized.modes, ...o.modes },
+    remedies: { ...synthesized.remedies, ...o.remedies },
     limits: { ...synthesized.limits, ...o.limits },
     trustedSandboxImages: o.trustedSandboxImages ? [...o.trustedSandboxImages] : synthesized.trustedSandboxImages,
   };
@@ -320,6 +324,11 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
     'Request approval': approve as never,
     'Inspect cluster': lambda((i) => (o.kubernetes ?? unreachableCluster)(i)),
     'Watch pods start': lambda((i) => (o.kubernetes ?? unreachableCluster)(i)),
+    'Request remedy approval': approve as never,
+    'Prepare remedy': lambda((i) => runRemedy(i, { clients: aws, config, now: () => clock.t })),
+    'Apply remedy': lambda(
+      crashable('Apply remedy', (i) => runRemedy(i, { clients: aws, config, now: () => clock.t })),
+    ),
     'Check repair': lambda((i) => verifyRepair(i, { ddb: table.client, tableName: config.tableName })),
     Summarize: summarize,
     'Record failure': summarize,

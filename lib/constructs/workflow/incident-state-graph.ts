@@ -24,6 +24,7 @@ import {
 import { LambdaInvoke, SnsPublish } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import type { Construct } from 'constructs';
 import type { CheckGroup } from '../../../lambdas/aws/checks/groups.js';
+import { remedyStates } from './remedy-states.js';
 import { SsmCommand, type SsmCommandProps } from './ssm-command.js';
 import { invokeNarrowed, retried } from './tasks.js';
 
@@ -38,6 +39,8 @@ export interface IncidentStateFunctions {
   readonly summarize: IFunction;
   /** Kubernetes API of the cluster (inspect, verify by pods starting); absent: no cluster access. */
   readonly kubernetes?: IFunction;
+  /** Account remedies (prepare and apply). */
+  readonly remedy: IFunction;
 }
 
 /** Props of {@link IncidentStateGraph}. */
@@ -69,7 +72,7 @@ const MAX_WATCH_SECONDS = 13 * 60;
 
 /**
  * The incident workflow's states (JSONPath): open → gate → resolve node → diagnose (checks in
- * parallel + node probe) → decide → [approval] → act → verify → summarize → notify. Every failure
+ * parallel + node probe) → decide → [account remedy] → [approval] → act → verify → summarize → notify. Every failure
  * goes through "Record failure" → "Notify failure".
  */
 export class IncidentStateGraph extends StateMachineFragment {
@@ -279,7 +282,7 @@ export class IncidentStateGraph extends StateMachineFragment {
         'Decide',
         this.props.functions.decide,
         TaskInput.fromJsonPathAt('$'),
-        ['decision', 'actions', 'reasons', 'recommendations', 'findings', 'nodeAction'],
+        ['decision', 'actions', 'reasons', 'recommendations', 'findings', 'nodeAction', 'remedy'],
         '$.plan',
       ),
     );
@@ -288,11 +291,19 @@ export class IncidentStateGraph extends StateMachineFragment {
         Condition.stringEquals('$.plan.decision', decision),
         Condition.isPresent('$.plan.nodeAction.documentName'),
       );
+    const nodePath = new Choice(this, 'Act, ask or report?')
+      .when(planIs('act'), act)
+      .when(planIs('approve'), requestApproval)
+      .otherwise(summarize);
     decide.next(
-      new Choice(this, 'Act, ask or report?')
-        .when(planIs('act'), act)
-        .when(planIs('approve'), requestApproval)
-        .otherwise(summarize),
+      remedyStates(this, {
+        remedy: this.props.functions.remedy,
+        requestApproval: this.props.functions.requestApproval,
+        approvalTimeout: this.props.approvalTimeout,
+        nodePath,
+        summarize,
+        onError: (t) => this.onError(t),
+      }),
     );
     return decide;
   }
