@@ -162,7 +162,7 @@ describe.each(CASES)('apply path: $name', (c) => {
     expect(r.states).toEqual(expect.arrayContaining(['Prepare remedy', 'Request remedy approval', 'Apply remedy']));
     expect(c.changed(account)).toBe(true);
     expect(summary.outcome).toMatch(c.verifiedOutcome);
-    expect(summary.message).toMatch(new RegExp(`${c.remedy}: verified \\(approved by`));
+    expect(summary.message).toMatch(new RegExp(`${c.remedy}: verified \\(approved through the signed link at 20`));
   });
 
   it('a rejected approval changes nothing', async () => {
