@@ -155,7 +155,7 @@ async function run(
 describe.each(CASES)('apply path: $name', (c) => {
   it('approve (default tier): the e-mail shows the dry-run diff; after approval the change is made, re-checked and verified', async () => {
     const { r, account, summary } = await run(c, { mode: 'approve', approval: 'approve' });
-    expect(r.status).toBe('SUCCEEDED');
+    expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
     const request = r.sns.find((m) => /approval needed/.test(m.subject ?? ''));
     expect(request?.subject).toContain(`approval needed: ${c.remedy}`);
     expect(request?.message).toMatch(/CHANGE \(dry run: - before, \+ after\)\n(\s+[ +-] .*\n)*\s+\+ /);
