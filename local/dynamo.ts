@@ -58,6 +58,8 @@ export class LocalDynamo {
       // Clients keep connections alive between workflow steps; a slow step (a watch, a busy CI
       // machine) must not find its socket closed by the server's 5 s idle default (ECONNRESET).
       (server as unknown as { keepAliveTimeout: number }).keepAliveTimeout = 10 * 60_000;
+      // ...and an idle kept-alive connection must not keep the process (a demo, a CLI) alive.
+      server.on('connection', (socket: { unref(): void }) => socket.unref());
       server.listen(0, '127.0.0.1', () => {
         server.unref();
         const { port } = server.address() as AddressInfo;
