@@ -52,7 +52,11 @@ export function matchSignatures(message: string): {
   const part = classifiedPart(message);
   if (INFORMATIONAL.some((re) => re.test(part))) return { ...UNKNOWN };
   for (const s of SIGNATURES) {
-    if (s.all.every((re) => re.test(part)) && !(s.none ?? []).some((re) => re.test(part))) {
+    if (
+      s.all.every((re) => re.test(part)) &&
+      !(s.none ?? []).some((re) => re.test(part)) &&
+      (s.when === undefined || s.when(part))
+    ) {
       return { class: s.class, cause: s.cause, signature: s.id };
     }
   }

@@ -19,7 +19,7 @@ import type { FailureClass } from './failure-classes.js';
  * Bump CATALOGUE_VERSION whenever a signature is added, removed or changes meaning: incidents record
  * the version that classified them.
  */
-export const CATALOGUE_VERSION = '2026.11.2';
+export const CATALOGUE_VERSION = '2026.11.3';
 
 export interface Signature {
   /** Stable id, reported with each classification. */
@@ -31,6 +31,12 @@ export interface Signature {
   readonly all: readonly RegExp[];
   /** None of these may match. Quantifier-free. */
   readonly none?: readonly RegExp[];
+  /**
+   * A further condition no quantifier-free pattern can state (comparing two numbers in the line).
+   * Must run in linear time.
+   * @default no further condition
+   */
+  readonly when?: (message: string) => boolean;
   /** CloudWatch Logs filter terms: case-sensitive literals, no double quotes; any one suffices. */
   readonly filter: readonly string[];
 }
@@ -59,6 +65,27 @@ const API_SERVER =
 /** The registry does not have it. */
 const NOT_FOUND =
   /manifest unknown|name unknown|repository does not exist|does not exist in the registry|not found|no such image|NotFound/i;
+
+/** The number after `key` (then optional `:` and spaces) in `text`, or undefined. Linear time. */
+function numberAfter(text: string, key: string): number | undefined {
+  const at = text.indexOf(key);
+  if (at < 0) return undefined;
+  let i = at + key.length;
+  while (text[i] === ':' || text[i] === ' ' || text[i] === '=') i++;
+  const start = i;
+  while (i < text.length && text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57) i++;
+  return i > start && i - start < 10 ? Number(text.slice(start, i)) : undefined;
+}
+
+/** ipamd's pool stats at an assignment (`total 9, assigned 9`): every IP of the node's pool is in use. */
+export function poolFull(message: string): boolean {
+  const stats = message.toLowerCase().indexOf('pool stats');
+  if (stats < 0) return false;
+  const rest = message.slice(stats);
+  const total = numberAfter(rest, 'total');
+  const assigned = numberAfter(rest, 'assigned');
+  return total !== undefined && assigned !== undefined && assigned >= total;
+}
 
 export const SIGNATURES: readonly Signature[] = [
   {
@@ -111,17 +138,29 @@ export const SIGNATURES: readonly Signature[] = [
     class: 'cni-permissions',
     cause: 'the VPC CNI is not authorized to manage ENIs/IPs: AmazonEKS_CNI_Policy missing from the role aws-node uses',
     all: [
-      /UnauthorizedOperation|MissingIAMPermissions|not authorized to perform: ec2:|AuthFailure: You are not the owner/i,
+      /UnauthorizedOperation|MissingIAMPermissions|not authorized to perform: ec2:|AuthFailure: You are not the owner|Unauthorized operation: failed to call|due to missing permissions/i,
     ],
     none: [/ecr:|ecr\.amazonaws/i],
     filter: ['uthori', 'MissingIAM', 'AuthFailure'],
+  },
+  {
+    id: 'cni.credentials',
+    class: 'cni-permissions',
+    cause:
+      'the VPC CNI has no usable AWS credentials (IRSA / Pod Identity role, OIDC provider or node role) to manage ENIs',
+    all: [
+      /WebIdentityErr|AssumeRoleWithWebIdentity|InvalidIdentityToken|NoCredentialProviders|EC2RoleRequestError|failed to refresh cached credentials|no EC2 IMDS role found/i,
+      /ipamd|aws-node|aws-k8s-agent|amazon-vpc-cni|aws-cni|ec2:|NetworkInterface|DescribeInstances|AssignPrivateIp|\bENI/i,
+    ],
+    none: [/ecr:|ecr\.amazonaws|branch ENI|vpc-resource-controller/i],
+    filter: ['redential', 'ailed', 'uthori', 'rror'],
   },
   {
     id: 'ip.subnet-exhausted',
     class: 'ip-exhaustion',
     cause: 'the subnet has no free IP addresses (InsufficientFreeAddressesInSubnet)',
     all: [
-      /InsufficientFreeAddressesInSubnet|does not have enough free addresses|not have enough available IP addresses/i,
+      /InsufficientFreeAddressesInSubnet|does not have enough free addresses|not enough free addresses|not have enough available IP addresses|doesn't seem to have enough IPs/i,
     ],
     filter: ['sufficient', 'available IP'],
   },
@@ -130,7 +169,7 @@ export const SIGNATURES: readonly Signature[] = [
     class: 'ip-exhaustion',
     cause: 'the instance reached its ENI / IP-per-ENI limit',
     all: [
-      /PrivateIpAddressLimitExceeded|AttachmentLimitExceeded|NetworkInterfaceLimitExceeded|private addresses will exceed limit|max ENI already attached|out of ENIs|maximum number of ENIs|ENI limit/i,
+      /PrivateIpAddressLimitExceeded|AttachmentLimitExceeded|NetworkInterfaceLimitExceeded|private addresses will exceed limit|max ENI already attached|out of ENIs|maximum number of ENIs|ENI limit|eni attachment limit/i,
     ],
     none: [/less than the maximum/i],
     filter: ['xceeded', 'exceed limit', 'ENI'],
@@ -140,11 +179,19 @@ export const SIGNATURES: readonly Signature[] = [
     class: 'ip-exhaustion',
     cause: 'ipamd has no free IP address or prefix for the pod (warm pool empty)',
     all: [
-      /no available IP|no available IPs|failed to assign an IP address|failed to assign an IPv4 address|failed to assign an IPv6 address|AssignPodIPv4Address: no|assignPodIPAddress: no|no free IP available in the|IP address pool is exhausted|ran out of IP|unable to allocate IP|range is full/i,
+      /no available IP|no available IPs|failed to assign an IP address|failed to assign an IPv4 address|failed to assign an IPv6 address|AssignPodIPv4Address: no|assignPodIPAddress: no|no free IP available in the|IP address pool is exhausted|ran out of IP|unable to allocate IP|range is full|no IP addresses available|does not have available addresses|Insufficient IP Addresses/i,
     ],
     // Walking the prefixes, ipamd logs one "no free IP in the prefix" per full prefix and moves on.
     none: [/Get free IP from prefix failed/i],
-    filter: ['available IP', 'ailed', 'PodIP', 'free IP', 'xhausted', 'out of IP', 'address pool'],
+    filter: ['available IP', 'ailed', 'PodIP', 'free IP', 'xhausted', 'out of IP', 'address pool', 'sufficient'],
+  },
+  {
+    id: 'ip.pool-full',
+    class: 'ip-exhaustion',
+    cause: 'ipamd is asked for a pod IP while every IP in its pool is assigned (pool stats: assigned = total)',
+    all: [/AssignPodIPv4Address: IP address pool stats|AssignIPv4Address: IP address pool stats/i],
+    when: poolFull,
+    filter: ['address pool'],
   },
   {
     id: 'ipamd.unreachable',
@@ -172,7 +219,7 @@ export const SIGNATURES: readonly Signature[] = [
     class: 'ipamd-unavailable',
     cause: 'ipamd (aws-node) did not start or cannot reach the API server, so the node hands out no pod IPs',
     all: [
-      /Unable to reach API Server|Initialization failure: ipamd|ipamd init|waiting for IPAM-D|IPAM daemon to start|IPAM connectivity|Failed to communicate with K8S Server|error communicating with apiserver|ipamd init: failed|ipamd is not running|aws-node is not ready/i,
+      /Unable to reach API Server|Initialization failure: ipamd|ipamd init|waiting for IPAM-D|IPAM daemon|IPAM connectivity|Failed to communicate with K8S Server|error communicating with apiserver|ipamd init: failed|ipamd is not running|aws-node is not ready/i,
       /retrying|fail|timed out|timeout|error|not running|not ready/i,
     ],
     filter: ['IPAM', 'ipamd', 'ailed', 'rror', 'aws-node'],
@@ -183,7 +230,7 @@ export const SIGNATURES: readonly Signature[] = [
     cause: 'the node ran out of PIDs/threads: fork/exec failed with resource temporarily unavailable',
     all: [
       /resource temporarily unavailable/i,
-      /fork\/exec|containerd-shim|runc|start shim|clone|new OS thread|pthread_create|fork|exec/i,
+      /fork\/exec|containerd-shim|runc|start shim|clone|thread|pthread_create|fork|exec|spawn|Cannot run program/i,
     ],
     filter: ['navailable'],
   },
@@ -192,9 +239,9 @@ export const SIGNATURES: readonly Signature[] = [
     class: 'pid-exhaustion',
     cause: 'the node ran out of PIDs/threads: cannot create a process or OS thread (EAGAIN)',
     all: [
-      /failed to create new OS thread|pthread_create failed|errno=11\b|errno 11\b|max user processes|InsufficientPID|insufficient PID|reclaim pids|cannot allocate memory: fork|Cannot fork|fork rejected by pids controller/i,
+      /failed to create new OS thread|pthread_create failed|errno=11\b|errno 11\b|error=11,|max user processes|InsufficientPID|insufficient PID|reclaim pids|cannot allocate memory: fork|Cannot fork|fork rejected by pids controller|create new native thread|create native thread|can't start new thread|Failed to create thread/i,
     ],
-    filter: ['ailed', 'errno', 'user processes', 'sufficient', 'pids', 'fork'],
+    filter: ['ailed', 'errno', 'user processes', 'sufficient', 'pids', 'fork', 'rror'],
   },
   {
     id: 'sandbox.image',
@@ -229,9 +276,19 @@ export const SIGNATURES: readonly Signature[] = [
     class: 'runtime-failure',
     cause: 'the container runtime could not start the sandbox or container',
     all: [
-      /OCI runtime create failed|OCI runtime start failed|OCI runtime exec failed|failed to create shim task|failed to create containerd task|failed to create task|failed to start sandbox container|failed to create containerd container|failed to reserve sandbox name|failed to start shim|init pipe|init-p: /i,
+      /OCI runtime|runc create failed|runc run failed|unable to start container process|starting container process caused|container init caused|error during container init|applying cgroup configuration|setting cgroup config|failed to create shim|failed to create containerd task|failed to start containerd task|failed to create task|failed to start sandbox container|failed to create containerd container|failed to reserve sandbox name|failed to start shim|ttrpc: closed|binary not installed|Container creation error|container create failed|init pipe|init-p: /i,
     ],
-    filter: ['OCI runtime', 'ailed', 'rror'],
+    filter: ['OCI runtime', 'ailed', 'rror', 'no such', 'EOF'],
+  },
+  {
+    id: 'runtime.unreachable',
+    class: 'runtime-failure',
+    cause: 'the container runtime (containerd / dockerd / CRI socket) is not answering on the node',
+    all: [
+      /containerd\.sock|dockershim\.sock|cri-dockerd\.sock|crio\.sock|docker\.sock|\/run\/containerd\/s\//i,
+      /connection refused|no such file or directory|Error while dialing|connection error|transport is closing|deadline exceeded|i\/o timeout/i,
+    ],
+    filter: ['refused', 'no such', 'rror', 'xceeded', 'imeout'],
   },
   {
     id: 'registry.rate-limit',

@@ -64,8 +64,12 @@ describe('field corpus', () => {
   });
 });
 
-/** Measured on the held-out split when the catalogue was frozen: 214/240 = 89.2% (npm run corpus:report). A floor, not the goal. */
-const HELD_OUT_FLOOR = 0.89;
+/**
+ * Measured on the held-out split (npm run corpus:report): 214/240 = 89.2% before issue 11's cause-based
+ * signatures; with 46 more field lines from 28 new sources, 219/251 = 87.3% before and 231/251 = 92.0%
+ * after them. A floor, not the goal (97%).
+ */
+const HELD_OUT_FLOOR = 0.91;
 
 describe('fast path', () => {
   it('the pre-filter never hides a match: random mixes of signature fragments classify alike with and without it', () => {

@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { classifyMessage } from '../../lambdas/core/classifier.js';
+import { poolFull } from '../../lambdas/core/signatures.js';
+
+/**
+ * Signatures generalise by cause: the strings below follow the format strings the components print
+ * (amazon-vpc-cni-k8s ipamd/awsutils, runc, the JVM, glibc), with values a node would fill in, and
+ * each has a look-alike with the same words that is not that cause.
+ */
+const classOf = (m: string) => classifyMessage(m).class;
+
+describe('ipamd pool statistics at an assignment', () => {
+  it('is exhaustion only when every IP of the pool is assigned (both log formats)', () => {
+    expect(poolFull('AssignPodIPv4Address: IP address pool stats: total 14, assigned 14')).toBe(true);
+    expect(poolFull('AssignIPv4Address: IP address pool stats: total: 0, assigned 0')).toBe(true);
+    expect(poolFull('AssignPodIPv4Address: IP address pool stats: total 14, assigned 13')).toBe(false);
+    expect(poolFull('AssignPodIPv4Address: IP address pool stats: total 14')).toBe(false);
+    expect(classOf('AssignPodIPv4Address: IP address pool stats: total 28, assigned 28')).toBe('ip-exhaustion');
+    expect(classOf('AssignPodIPv4Address: IP address pool stats: total 28, assigned 27')).toBe('unknown');
+    // Releasing an IP prints the same stats; it is never an assignment that can fail.
+    expect(classOf('UnassignPodIPAddress: IP address pool stats: total 28, assigned 28, sandbox aws-cni/x/eth0')).toBe(
+      'unknown',
+    );
+  });
+});
+
+describe('IP exhaustion by any IPAM', () => {
+  it('reads host-local and ipamd wordings of an empty range', () => {
+    expect(classOf('failed to allocate for range 0: no IP addresses available in range set: 10.1.0.1-10.1.0.62')).toBe(
+      'ip-exhaustion',
+    );
+    expect(classOf('AssignPodIPv4Address: ENI eni-0a1b2c3d4e5f60718 does not have available addresses')).toBe(
+      'ip-exhaustion',
+    );
+    expect(classOf('Skipping ENI allocation as the max ENI limit is already reached for the instance')).toBe(
+      'ip-exhaustion',
+    );
+  });
+});
+
+describe('CNI permissions', () => {
+  it('reads the aws-node event and missing credentials of the CNI, not of other workloads', () => {
+    expect(
+      classOf(
+        'Unauthorized operation: failed to call ec2:AssignPrivateIpAddresses due to missing permissions. Please refer https://github.com/aws/amazon-vpc-cni-k8s/blob/master/docs/iam-policy.md to attach relevant policy to IAM role',
+      ),
+    ).toBe('cni-permissions');
+    expect(
+      classOf(
+        'ipamd init: failed to retrieve attached ENIs info: WebIdentityErr: failed to retrieve credentials caused by: InvalidIdentityToken: No OpenIDConnect provider found in your account',
+      ),
+    ).toBe('cni-permissions');
+    expect(
+      classOf(
+        'Could not initialize EKS CloudWatch client: WebIdentityErr: failed to retrieve credentials caused by: InvalidIdentityToken: No OpenIDConnect provider found in your account',
+      ),
+    ).not.toBe('cni-permissions');
+  });
+});
+
+describe('PID and thread exhaustion', () => {
+  it('reads EAGAIN from thread and process creation in any runtime', () => {
+    for (const m of [
+      'Exception in thread "main" java.lang.OutOfMemoryError: unable to create new native thread',
+      'java.lang.OutOfMemoryError: unable to create native thread: possibly out of memory or process/resource limits reached',
+      "RuntimeError: can't start new thread",
+      'Failed to create thread: Resource temporarily unavailable (11)',
+      'java.io.IOException: Cannot run program "git": error=11, Resource temporarily unavailable',
+    ])
+      expect(classOf(m), m).toBe('pid-exhaustion');
+  });
+
+  it('does not read EAGAIN of a lock or a socket, or a bad pids.max setting, as PID exhaustion', () => {
+    expect(classOf('Another app is currently holding the xtables lock; resource temporarily unavailable')).not.toBe(
+      'pid-exhaustion',
+    );
+    expect(classOf('Container creation error: writing file `pids.max`: Invalid argument')).toBe('runtime-failure');
+  });
+});
+
+describe('runtime failures', () => {
+  it('reads runc and shim failures and an unreachable runtime socket', () => {
+    for (const m of [
+      "runc create failed: unable to start container process: can't get final child's PID from pipe: EOF",
+      'failed to start containerd task "6e3e": ttrpc: closed: unknown',
+      'ListPodSandbox failed: rpc error: code = Unavailable desc = connection error: desc = "transport: Error while dialing dial unix /run/containerd/containerd.sock: connect: connection refused"',
+    ])
+      expect(classOf(m), m).toBe('runtime-failure');
+    expect(classOf('Connecting to runtime endpoint unix:///run/containerd/containerd.sock')).toBe('unknown');
+  });
+});
