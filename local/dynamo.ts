@@ -1,4 +1,7 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import { crc32 } from 'node:zlib';
 import {
   CreateTableCommand,
   type CreateTableCommandInput,
@@ -37,6 +40,104 @@ export function tableSchema(resource: CfnResource, name: string): CreateTableCom
   };
 }
 
+type KeyNames = { readonly hash: string; readonly range?: string };
+type AttributeValue = Record<string, unknown>;
+
+/** The items and keys a request names, per table (the shapes of the DynamoDB JSON protocol). */
+function keyedItems(operation: string, body: Record<string, unknown>): [string, AttributeValue][] {
+  const table = String(body.TableName ?? '');
+  const each = (t: string, xs: unknown) =>
+    ((xs as AttributeValue[] | undefined) ?? []).map((x) => [t, x] as [string, AttributeValue]);
+  switch (operation) {
+    case 'PutItem':
+      return [[table, body.Item as AttributeValue]];
+    case 'GetItem':
+    case 'DeleteItem':
+    case 'UpdateItem':
+      return [[table, body.Key as AttributeValue]];
+    case 'BatchWriteItem':
+      return Object.entries((body.RequestItems ?? {}) as Record<string, AttributeValue[]>).flatMap(([t, rs]) =>
+        each(
+          t,
+          rs.map((r) => (r.PutRequest as AttributeValue)?.Item ?? (r.DeleteRequest as AttributeValue)?.Key),
+        ),
+      );
+    case 'BatchGetItem':
+      return Object.entries((body.RequestItems ?? {}) as Record<string, AttributeValue>).flatMap(([t, r]) =>
+        each(t, r.Keys),
+      );
+    case 'TransactWriteItems':
+      return ((body.TransactItems ?? []) as Record<string, AttributeValue>[]).flatMap((ti) =>
+        Object.values(ti).map(
+          (op) => [String(op.TableName), (op.Item ?? op.Key) as AttributeValue] as [string, AttributeValue],
+        ),
+      );
+    default:
+      return [];
+  }
+}
+
+/**
+ * DynamoDB measures a string key in UTF-8 bytes (partition ≤ 2,048, sort ≤ 1,024); dynalite counts
+ * UTF-16 code units, so a key of 1,500 "é" (3,000 bytes) would pass here and fail in AWS. The
+ * message is DynamoDB's own.
+ */
+export function keySizeViolation(
+  operation: string,
+  body: Record<string, unknown>,
+  schemas: ReadonlyMap<string, KeyNames>,
+): string | undefined {
+  for (const [table, item] of keyedItems(operation, body)) {
+    const keys = schemas.get(table);
+    if (!keys || !item) continue;
+    const size = (name: string | undefined) => {
+      const v = name ? (item[name] as { S?: string } | undefined) : undefined;
+      return typeof v?.S === 'string' ? Buffer.byteLength(v.S, 'utf8') : 0;
+    };
+    if (size(keys.hash) > 2048)
+      return 'One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes';
+    if (size(keys.range) > 1024)
+      return 'One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes';
+  }
+  return undefined;
+}
+
+type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** Puts the UTF-8 key-size check in front of dynalite's request handler. */
+function enforceUtf8KeySizes(server: ReturnType<typeof dynalite>, schemas: ReadonlyMap<string, KeyNames>): void {
+  const [inner] = server.listeners('request') as Listener[];
+  server.removeAllListeners('request');
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks);
+      const operation = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
+      let why: string | undefined;
+      try {
+        why = keySizeViolation(operation, JSON.parse(raw.toString() || '{}'), schemas);
+      } catch {
+        why = undefined; // dynalite answers malformed bodies itself
+      }
+      if (why) {
+        const body = JSON.stringify({ __type: 'com.amazon.coral.validate#ValidationException', message: why });
+        res.writeHead(400, {
+          'Content-Type': 'application/x-amz-json-1.0',
+          'x-amz-crc32': String(crc32(body)),
+          'Content-Length': Buffer.byteLength(body),
+        });
+        res.end(body);
+        return;
+      }
+      inner(
+        Object.assign(Readable.from([raw]), { headers: req.headers, method: req.method, url: req.url }) as never,
+        res,
+      );
+    });
+  });
+}
+
 /**
  * dynalite (an implementation of the DynamoDB API) on loopback: real conditional writes, key and
  * item size limits, queries and error shapes. One server per process, tables created from the
@@ -45,10 +146,15 @@ export function tableSchema(resource: CfnResource, name: string): CreateTableCom
 export class LocalDynamo {
   private static shared: Promise<LocalDynamo> | undefined;
 
+  /** Key attribute names of the tables created here, for the UTF-8 key-size check. */
+  private readonly schemas = new Map<string, KeyNames>();
+
   private constructor(
     private readonly server: ReturnType<typeof dynalite>,
     readonly endpoint: string,
-  ) {}
+  ) {
+    enforceUtf8KeySizes(server, this.schemas);
+  }
 
   /** The process-wide server (started on first use, never keeps the process alive). */
   static get(): Promise<LocalDynamo> {
@@ -90,6 +196,8 @@ export class LocalDynamo {
       if (!(e instanceof ResourceNotFoundException)) throw e;
     }
     await ddb.send(new CreateTableCommand(schema));
+    const key = (type: string) => schema.KeySchema?.find((k) => k.KeyType === type)?.AttributeName;
+    this.schemas.set(name, { hash: String(key('HASH')), range: key('RANGE') });
     await this.waitFor(ddb, name, 'ACTIVE');
     return new LocalTable(
       name,

@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { RejectStore } from '../lambdas/aws/evidence-store.js';
@@ -29,8 +29,10 @@ function ingestFunction(template: ResolvedTemplate): { role: string; env: Record
 export interface LocalIngest {
   /** One asynchronous invocation of the ingest function with `event`. */
   invoke(event: unknown, requestId: string): Promise<IngestOutcome>;
-  /** Workflow inputs of the executions started. */
+  /** Workflow inputs of the executions started (one per execution name). */
   readonly started: Record<string, unknown>[];
+  /** StartExecution requests made, including ones that returned an existing execution. */
+  startCalls(): number;
   readonly authz: TemplateAuthorizer;
 }
 
@@ -58,14 +60,24 @@ export function localIngest(
   mockClient(s3).on(PutObjectCommand).resolves({ ETag: '"e"' });
   guard(s3, 's3', authz);
   const started: Record<string, unknown>[] = [];
+  const inputs = new Map<string, string>();
+  let startCalls = 0;
   const sfn = new SFNClient({ region: REGION, credentials: CREDENTIALS });
   mockClient(sfn)
     .on(StartExecutionCommand)
     .callsFake((i) => {
+      startCalls++;
       checkExecutionName(String(i.name));
       checkExecutionInput(String(i.input));
+      const executionArn = `${String(i.stateMachineArn).replace(':stateMachine:', ':execution:')}:${i.name}`;
+      // Step Functions: the same name and input return the running execution; another input is refused.
+      const earlier = inputs.get(String(i.name));
+      if (earlier === String(i.input)) return { executionArn };
+      if (earlier !== undefined)
+        throw new ExecutionAlreadyExists({ message: `Execution Already Exists: '${executionArn}'`, $metadata: {} });
+      inputs.set(String(i.name), String(i.input));
       started.push(JSON.parse(String(i.input)) as Record<string, unknown>);
-      return { executionArn: `${String(i.stateMachineArn).replace(':stateMachine:', ':execution:')}:${i.name}` };
+      return { executionArn };
     });
   guard(sfn, 'states', authz);
   const deps = {
@@ -81,6 +93,7 @@ export function localIngest(
   };
   return {
     started,
+    startCalls: () => startCalls,
     authz,
     invoke: (event, requestId) => {
       checkLambdaPayload(event, 'Event');

@@ -100,3 +100,15 @@ export function checkParameterValue(
       `Parameter value, cannot be validated against allowedPattern: ${o.allowedPattern}`,
     );
 }
+
+/** CloudWatch Logs PutSubscriptionFilter: `filterPattern` is at most 1,024 characters. */
+export const FILTER_PATTERN_MAX_CHARS = 1024;
+
+/** CloudFormation would fail the stack on a subscription filter CloudWatch Logs refuses. */
+export function checkFilterPattern(pattern: string): void {
+  if (pattern.length > FILTER_PATTERN_MAX_CHARS)
+    throw serviceError(
+      'InvalidParameterException',
+      `1 validation error detected: Value at 'filterPattern' failed to satisfy constraint: Member must have length less than or equal to ${FILTER_PATTERN_MAX_CHARS}`,
+    );
+}

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { createApp } from '../lib/app.js';
 import { CONFIG_CONTEXT_KEY } from '../lib/config.js';
 import { NODE_ROLE } from './account-snapshot.js';
+import { checkFilterPattern } from './limits.js';
 
 /** The fixed account and region the local runtime deploys into. */
 export const ACCOUNT = '111122223333';
@@ -188,6 +189,9 @@ export function synthesizedTemplate(config: unknown = LOCAL_CONFIG): ResolvedTem
   const { app, stack } = createApp({ context: { [CONFIG_CONTEXT_KEY]: config, 'aws:cdk:bundling-stacks': [] } });
   const raw = app.synth().getStackByName(stack.stackName).template as { Resources: Record<string, CfnResource> };
   const resolved = resolveTemplate(raw);
+  // What the deploy would refuse, the local runtime refuses too.
+  for (const id of idsOfType(resolved, 'AWS::Logs::SubscriptionFilter'))
+    checkFilterPattern(String(resolved.Resources[id].Properties?.FilterPattern ?? ''));
   cache.set(key, resolved);
   return resolved;
 }

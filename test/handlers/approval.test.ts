@@ -117,6 +117,25 @@ describe('approval: a page, then a decision by POST (finding 4)', () => {
     expect(decided()).toHaveLength(1);
   });
 
+  it('a decision Step Functions refuses (AccessDenied, throttling) does not burn the link: the retry decides', async () => {
+    const form = formOf((await get(link)).body);
+    sfnMock.on(SendTaskSuccessCommand).rejectsOnce(
+      Object.assign(new Error('User is not authorized to perform: states:SendTaskSuccess'), {
+        name: 'AccessDeniedException',
+        $fault: 'client',
+        $metadata: { httpStatusCode: 400 },
+      }),
+    );
+    const failed = await post({ ...form, decision: 'approve' });
+    expect(failed).toMatchObject({ statusCode: 503, body: expect.stringContaining('AccessDeniedException') });
+    const row = () => dynamo.scan().then((items) => items.find((i) => String(i.pk).startsWith('APPROVAL#')));
+    expect((await row())?.usedAt).toBeUndefined();
+    const retried = await post({ ...form, decision: 'approve' }, NOW + 180_000);
+    expect(retried.statusCode).toBe(200);
+    expect(decided()).toHaveLength(2);
+    expect(await row()).toMatchObject({ decision: 'approve', usedAt: NOW + 180_000 });
+  });
+
   it('reject resumes with approved=false', async () => {
     await post({ ...formOf((await get(link)).body), decision: 'reject' });
     expect(JSON.parse(String(decided()[0].args[0].input.output))).toMatchObject({ approved: false });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   checkExecutionInput,
   checkExecutionName,
+  checkFilterPattern,
   checkLambdaPayload,
   checkParameterValue,
   checkPublish,
@@ -97,6 +98,15 @@ describe('SSM Parameter Store values', () => {
     expect(() => checkParameterValue('off', { allowedPattern: '^(on|off)$' })).not.toThrow();
     expect(() => checkParameterValue('OFF ', { allowedPattern: '^(on|off)$' })).toThrow(
       expect.objectContaining({ name: 'ParameterPatternMismatchException' }),
+    );
+  });
+});
+
+describe('CloudWatch Logs subscription filter pattern', () => {
+  it('1,024 characters pass, 1,025 are refused as PutSubscriptionFilter refuses them', () => {
+    expect(() => checkFilterPattern('?"a"'.padEnd(1024, ' '))).not.toThrow();
+    expect(() => checkFilterPattern('x'.repeat(1025))).toThrow(
+      expect.objectContaining({ name: 'InvalidParameterException', message: expect.stringMatching(/filterPattern/) }),
     );
   });
 });

@@ -57,9 +57,11 @@ describe('IAM as AWS decides it: every call of a run is authorised against the s
       table,
       template: withoutGrant(template, /ApprovalCallback/, 'states:SendTaskSuccess'),
     });
-    expect(r.failures.join('\n')).toMatch(
-      /^Request approval: AccessDeniedException: User: arn:aws:sts::111122223333:assumed-role\/.*ApprovalCallb.* is not authorized to perform: states:SendTaskSuccess/m,
-    );
+    // The approver's POST gets a 503 page naming the denial; IAM refused the callback role's call.
+    expect(r.failures.join('\n')).toMatch(/^Request approval: Error: approval callback answered 503/m);
+    expect(
+      r.decisions.filter((d) => d.action === 'states:SendTaskSuccess').map((d) => [d.principal, d.allowed]),
+    ).toEqual([[expect.stringMatching(/:role\/.*ApprovalCallb/), false]]);
     expect(r.commands.map((c) => c.document)).not.toContain(DOCUMENTS.repairPauseImage);
     const approval = (await table.scan()).find((x) => String(x.pk).startsWith('APPROVAL#'));
     expect(approval).toBeDefined();

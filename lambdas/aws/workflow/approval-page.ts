@@ -156,7 +156,11 @@ async function decide(req: ApprovalHttpRequest, deps: ApprovalPageDeps): Promise
   } catch (e) {
     if (e instanceof TaskTimedOut || e instanceof TaskDoesNotExist || e instanceof InvalidToken)
       return message(409, 'this approval was already answered or the request has timed out');
-    throw e;
+    // Denied, throttled, unavailable: nothing was decided and the link stays usable.
+    return message(
+      503,
+      `pod-doctor could not pass your decision on (${(e as Error).name}); nothing was decided: try again in a minute`,
+    );
   }
   try {
     await deps.ddb.send(
