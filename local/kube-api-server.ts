@@ -4,14 +4,16 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../lib/constructs/paths.js';
-import { allowed, attributesOf, forbiddenMessage, groupGrants } from './rbac.js';
+import { ClusterWrites, type ControllerBehaviour } from './kube-api-writes.js';
+import { allowed, attributesOf, forbiddenMessage, type Grant, groupGrants } from './rbac.js';
 
 /**
  * A local HTTPS Kubernetes API server on loopback serving recorded objects
  * (test/fixtures/kubernetes/cluster.json) with the API's own list semantics: `limit` pages and an
  * opaque `continue` token, field selectors on the fields pod-doctor uses, `Status` bodies for errors.
  * Its certificate is self-signed per run and handed to the client as an EKS cluster CA would be.
- * `faults` answers chosen requests with an HTTP status first (401, 403, 410, 429, 500).
+ * `faults` answers chosen requests with an HTTP status first (401, 403, 410, 429, 500). Writes
+ * (cordon, pod deletion, eviction, the VPC CNI ConfigMap) are answered by {@link ClusterWrites}.
  */
 export interface RecordedCluster {
   pods: Record<string, unknown>[];
@@ -20,6 +22,17 @@ export interface RecordedCluster {
   awsNodeDaemonSet: Record<string, unknown>;
   vpcCniConfigMap: Record<string, unknown>;
   nodes: Record<string, unknown>[];
+  /** Pods that run (drain and eviction targets). */
+  runningPods?: Record<string, unknown>[];
+  /** policy/v1 PodDisruptionBudgets the Eviction API honours. */
+  podDisruptionBudgets?: Record<string, unknown>[];
+}
+
+export interface KubeApiServerOptions {
+  /** Kubernetes groups of the caller (the access entry's groups). @default ['pod-doctor', 'pod-doctor-actions'] */
+  readonly groups?: readonly string[];
+  /** The RBAC manifest the authorizer reads. @default k8s/pod-doctor-rbac.yaml */
+  readonly rbacFile?: string;
 }
 
 export interface Fault {
@@ -47,6 +60,8 @@ export interface SeenRequest {
   readonly path: string;
   readonly query: URLSearchParams;
   readonly authorization?: string;
+  readonly body?: string;
+  readonly contentType?: string;
 }
 
 export function recordedCluster(): RecordedCluster {
@@ -91,10 +106,23 @@ const REASONS: Record<number, string> = {
   401: 'Unauthorized',
   403: 'Forbidden',
   404: 'NotFound',
+  405: 'MethodNotAllowed',
   410: 'Expired',
   429: 'TooManyRequests',
   500: 'InternalError',
 };
+
+function labelsMatch(obj: Record<string, unknown>, selector: string | null): boolean {
+  if (!selector) return true;
+  const labels = ((obj.metadata as { labels?: Record<string, string> } | undefined)?.labels ?? {}) as Record<
+    string,
+    string
+  >;
+  return selector.split(',').every((term) => {
+    const [k = '', v] = term.split('=');
+    return labels[k] === v;
+  });
+}
 
 function fieldMatches(obj: Record<string, unknown>, selector: string | null): boolean {
   if (!selector) return true;
@@ -127,42 +155,61 @@ export class KubeApiServer {
   cluster: RecordedCluster = recordedCluster();
   /** Events the next watches send; a watch closes after its `timeoutSeconds` (as the API server does). */
   watchSteps: WatchStep[] = [];
-  /** The authorizer: the shipped RBAC manifest's grants to group `pod-doctor` (403 otherwise). */
-  readonly grants = groupGrants('pod-doctor');
+  /** The authorizer: the RBAC manifest's grants to the caller's groups (403 otherwise). */
+  readonly grants: Grant[];
+  /** Writes and the DaemonSet controller's replacement of a deleted aws-node pod. */
+  readonly writes: ClusterWrites;
   /** Requests the authorizer refused. */
   readonly forbidden: string[] = [];
   private readonly server: Server;
 
-  constructor() {
+  constructor(options: KubeApiServerOptions = {}, behaviour?: ControllerBehaviour) {
     const { key, cert } = selfSignedCertificate();
     this.cert = cert;
+    this.grants = (options.groups ?? ['pod-doctor', 'pod-doctor-actions']).flatMap((g) =>
+      groupGrants(g, options.rbacFile),
+    );
+    this.writes = new ClusterWrites(() => this.cluster, behaviour);
     this.server = createServer({ key, cert }, (req, res) => {
-      const url = new URL(req.url ?? '/', 'https://127.0.0.1');
-      this.seen.push({
-        method: req.method ?? 'GET',
-        path: url.pathname,
-        query: url.searchParams,
-        ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}),
-      });
-      const attributes = attributesOf(req.method ?? 'GET', url);
-      if (!allowed(this.grants, attributes)) {
-        const message = forbiddenMessage(
-          attributes,
-          'arn:aws:sts::111122223333:assumed-role/pod-doctor-kubernetes/session',
-        );
-        this.forbidden.push(message);
-        res.writeHead(403, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(status(403, 'Forbidden', message)));
-        return;
-      }
-      if (url.searchParams.get('watch') === 'true' && !this.faultFor(url)) {
-        this.streamWatch(url, res);
-        return;
-      }
-      const [code, body, headers] = this.answer(url);
-      res.writeHead(code, { 'content-type': 'application/json', ...headers });
-      res.end(JSON.stringify(body));
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => this.handle(req, res, Buffer.concat(chunks).toString('utf8')));
     });
+  }
+
+  private handle(
+    req: import('node:http').IncomingMessage,
+    res: import('node:http').ServerResponse,
+    body: string,
+  ): void {
+    const url = new URL(req.url ?? '/', 'https://127.0.0.1');
+    const contentType = req.headers['content-type']?.split(';')[0];
+    this.seen.push({
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: url.searchParams,
+      ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}),
+      ...(body ? { body } : {}),
+      ...(contentType ? { contentType } : {}),
+    });
+    const attributes = attributesOf(req.method ?? 'GET', url);
+    if (!allowed(this.grants, attributes)) {
+      const message = forbiddenMessage(
+        attributes,
+        'arn:aws:sts::111122223333:assumed-role/pod-doctor-kubernetes/session',
+      );
+      this.forbidden.push(message);
+      res.writeHead(403, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(status(403, 'Forbidden', message)));
+      return;
+    }
+    if (url.searchParams.get('watch') === 'true' && !this.faultFor(url)) {
+      this.streamWatch(url, res);
+      return;
+    }
+    const [code, answer, headers] = this.answer(url, req.method ?? 'GET', body, contentType);
+    res.writeHead(code, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify(answer));
   }
 
   /** Base64 PEM, as `DescribeCluster` returns `certificateAuthority.data`. */
@@ -176,6 +223,7 @@ export class KubeApiServer {
   }
 
   async stop(): Promise<void> {
+    for (const t of this.writes.timers) clearTimeout(t);
     await new Promise<void>((r) => this.server.close(() => r()));
   }
 
@@ -202,7 +250,17 @@ export class KubeApiServer {
     });
   }
 
-  private answer(url: URL): [number, unknown, Record<string, string>] {
+  /** Every pod the server holds (stuck, aws-node, running). */
+  private allPods(): Record<string, unknown>[] {
+    return [...this.cluster.pods, ...this.cluster.awsNodePods, ...(this.cluster.runningPods ?? [])];
+  }
+
+  private answer(
+    url: URL,
+    method: string,
+    body: string,
+    contentType: string | undefined,
+  ): [number, unknown, Record<string, string>] {
     const fault = this.faultFor(url);
     if (fault) {
       fault.times = (fault.times ?? 1) - 1;
@@ -214,11 +272,18 @@ export class KubeApiServer {
     }
     const q = url.searchParams;
     const p = url.pathname;
+    if (method !== 'GET') {
+      const [code, answer] = this.writes.answer(method, p, body, contentType) ?? [
+        405,
+        status(405, 'MethodNotAllowed', `${method} is not supported on ${p}`),
+      ];
+      return [code, answer, {}];
+    }
     if (p === '/api/v1/pods')
       return [
         200,
         page(
-          this.cluster.pods.filter((o) => fieldMatches(o, q.get('fieldSelector'))),
+          this.allPods().filter((o) => fieldMatches(o, q.get('fieldSelector'))),
           q,
           'PodList',
         ),
@@ -231,9 +296,7 @@ export class KubeApiServer {
     }
     const pod = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)$/.exec(p);
     if (pod) {
-      const found = this.cluster.pods.find((o) =>
-        fieldMatches(o, `metadata.namespace=${pod[1]},metadata.name=${pod[2]}`),
-      );
+      const found = this.allPods().find((o) => fieldMatches(o, `metadata.namespace=${pod[1]},metadata.name=${pod[2]}`));
       return found ? [200, found, {}] : [404, status(404, 'NotFound', `pods "${pod[2]}" not found`), {}];
     }
     const node = /^\/api\/v1\/nodes\/([^/]+)$/.exec(p);
@@ -245,7 +308,12 @@ export class KubeApiServer {
       return [
         200,
         page(
-          this.cluster.awsNodePods.filter((o) => fieldMatches(o, q.get('fieldSelector'))),
+          this.allPods().filter(
+            (o) =>
+              fieldMatches(o, `metadata.namespace=kube-system`) &&
+              fieldMatches(o, q.get('fieldSelector')) &&
+              labelsMatch(o, q.get('labelSelector')),
+          ),
           q,
           'PodList',
         ),

@@ -12,7 +12,14 @@ export interface PodObject {
     readonly namespace?: string;
     readonly uid?: string;
     readonly creationTimestamp?: string | Date;
-    readonly ownerReferences?: readonly { readonly kind?: string; readonly controller?: boolean }[];
+    readonly deletionTimestamp?: string | Date;
+    readonly labels?: Readonly<Record<string, string>>;
+    readonly annotations?: Readonly<Record<string, string>>;
+    readonly ownerReferences?: readonly {
+      readonly kind?: string;
+      readonly name?: string;
+      readonly controller?: boolean;
+    }[];
   };
   readonly spec?: { readonly nodeName?: string };
   readonly status?: {

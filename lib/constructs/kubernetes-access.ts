@@ -14,6 +14,8 @@ import { PodDoctorFunction } from './pod-doctor-function.js';
 
 /** The Kubernetes group pod-doctor's access entry maps its role to (bound by k8s/pod-doctor-rbac.yaml). */
 export const POD_DOCTOR_KUBERNETES_GROUP = 'pod-doctor';
+/** The Kubernetes group of pod-doctor's actions (cordon, evict, restart aws-node, VPC CNI ConfigMap). */
+export const POD_DOCTOR_ACTIONS_GROUP = 'pod-doctor-actions';
 
 /** Props of {@link KubernetesAccess}. */
 export interface KubernetesAccessProps {
@@ -26,14 +28,20 @@ export interface KubernetesAccessProps {
    * @default 'pod-doctor'
    */
   readonly kubernetesGroup?: string;
+  /**
+   * Kubernetes group of the actions (only this function's entry maps to it, not the sweep's);
+   * bind it with k8s/pod-doctor-rbac.yaml.
+   * @default 'pod-doctor-actions'
+   */
+  readonly kubernetesActionsGroup?: string;
 }
 
 /**
  * pod-doctor inside the cluster: one function that reads the Kubernetes API of each configured
  * cluster (stuck pods and their events, the node, aws-node, VPC CNI settings; verification by pods
  * starting), authenticated by an EKS access entry for its role. The entry maps the role to a
- * Kubernetes group and associates no EKS access policy: what the group may do is exactly what
- * k8s/pod-doctor-rbac.yaml binds (read-only; no Secrets). CloudFormation refuses the entry for a
+ * Kubernetes groups (reads; actions) and associates no EKS access policy: what the groups may do is
+ * exactly what k8s/pod-doctor-rbac.yaml binds (no Secrets; the actions are listed there). CloudFormation refuses the entry for a
  * cluster whose authentication mode is CONFIG_MAP — at deploy time, with EKS's own message.
  */
 export class KubernetesAccess extends Construct {
@@ -43,13 +51,16 @@ export class KubernetesAccess extends Construct {
     super(scope, id);
     const fn = new PodDoctorFunction(this, 'Function', {
       entry: lambdaEntry('kubernetes'),
-      description: 'pod-doctor: Kubernetes API of the configured clusters (inspect, verify)',
+      description: 'pod-doctor: Kubernetes API of the configured clusters (inspect, verify, act)',
       logRetention: props.logRetention,
       timeout: Duration.minutes(15),
       memorySize: 512,
       synchronousOnly: true,
     });
-    grantClusterAccess(this, fn, props.clusters, props.kubernetesGroup);
+    grantClusterAccess(this, fn, props.clusters, [
+      props.kubernetesGroup ?? POD_DOCTOR_KUBERNETES_GROUP,
+      props.kubernetesActionsGroup ?? POD_DOCTOR_ACTIONS_GROUP,
+    ]);
     this.function = fn;
   }
 }
@@ -59,7 +70,7 @@ function grantClusterAccess(
   scope: Construct,
   fn: PodDoctorFunction,
   clusters: readonly { readonly name: string }[],
-  group = POD_DOCTOR_KUBERNETES_GROUP,
+  groups: readonly string[] = [POD_DOCTOR_KUBERNETES_GROUP],
 ): void {
   const stack = Stack.of(scope);
   const clusterArns = clusters.map((c) =>
@@ -78,7 +89,7 @@ function grantClusterAccess(
       clusterName: c.name,
       principalArn: fn.role?.roleArn ?? '',
       type: 'STANDARD',
-      kubernetesGroups: [group],
+      kubernetesGroups: [...groups],
     });
   });
 }

@@ -6,15 +6,20 @@ import { synth } from '../support/synth.js';
 describe('Kubernetes access (EKS access entries)', () => {
   const { template, templateJson } = synth({ clusters: [{ name: 'prod-eu' }, { name: 'prod-eu-2' }] });
 
-  it('creates one STANDARD access entry per cluster mapping the Kubernetes function role to group pod-doctor, with no access policy', () => {
+  it('creates one STANDARD access entry per cluster mapping the Kubernetes function role to groups pod-doctor and pod-doctor-actions, the sweep to pod-doctor only, with no access policy', () => {
     const entries = Object.values(template.findResources('AWS::EKS::AccessEntry')) as {
-      Properties: { ClusterName: string; PrincipalArn: { 'Fn::GetAtt': string[] } };
+      Properties: { ClusterName: string; PrincipalArn: { 'Fn::GetAtt': string[] }; KubernetesGroups: string[] };
     }[];
-    const ofInspect = entries.filter((e) => !/Sweep/.test(e.Properties.PrincipalArn['Fn::GetAtt'][0] ?? ''));
+    const ofSweep = (e: (typeof entries)[number]) => /Sweep/.test(e.Properties.PrincipalArn['Fn::GetAtt'][0] ?? '');
+    const ofInspect = entries.filter((e) => !ofSweep(e));
     expect(ofInspect.map((e) => e.Properties.ClusterName)).toEqual(['prod-eu', 'prod-eu-2']);
+    expect(ofInspect.map((e) => e.Properties.KubernetesGroups)).toEqual([
+      ['pod-doctor', 'pod-doctor-actions'],
+      ['pod-doctor', 'pod-doctor-actions'],
+    ]);
+    expect(entries.filter(ofSweep).map((e) => e.Properties.KubernetesGroups)).toEqual([['pod-doctor'], ['pod-doctor']]);
     template.allResourcesProperties('AWS::EKS::AccessEntry', {
       Type: 'STANDARD',
-      KubernetesGroups: ['pod-doctor'],
       PrincipalArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('Kubernetes'), 'Arn'] },
       AccessPolicies: Match.absent(),
     });

@@ -1,4 +1,11 @@
-import { ApiException, AppsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import {
+  ApiException,
+  AppsV1Api,
+  CoreV1Api,
+  KubeConfig,
+  PatchStrategy,
+  setHeaderOptions,
+} from '@kubernetes/client-node';
 import {
   asStuckPod,
   type ClassifiedEvent,
@@ -36,6 +43,14 @@ export class KubernetesThrottledError extends Error {
 }
 export class KubernetesInputError extends Error {
   override readonly name = 'KubernetesInputError';
+}
+/** The Eviction API answered 429 because a PodDisruptionBudget allows no disruption now. */
+export class PodDisruptionBudgetError extends Error {
+  override readonly name = 'PodDisruptionBudgetError';
+}
+/** 409: the object changed since it was read (a precondition on uid or resourceVersion failed). */
+export class KubernetesConflictError extends Error {
+  override readonly name = 'KubernetesConflictError';
 }
 
 export interface ClusterApiOptions {
@@ -121,6 +136,10 @@ export class ClusterApi {
           );
         }
         if (code === 403) throw new KubernetesForbiddenError(`${what}: ${forbiddenMessage(e)}`);
+        if (code === 409) throw new KubernetesConflictError(`${what}: ${statusMessage(e) ?? 'conflict'}`);
+        // An eviction refused by a PodDisruptionBudget is an answer, not throttling: never retried.
+        const budget = code === 429 ? disruptionBudgetMessage(e) : undefined;
+        if (budget) throw new PodDisruptionBudgetError(`${what}: ${budget}`);
         if (code !== undefined && (code === 429 || code >= 500) && attempt < this.opts.maxAttempts) {
           await this.opts.sleep(this.retryAfterMs(e, attempt));
           continue;
@@ -247,11 +266,136 @@ export class ClusterApi {
       throw e;
     }
   }
+
+  /** Every pod on one node, any phase and namespace (drain, evictions). */
+  async podsOnNode(nodeName: string): Promise<PodObject[]> {
+    return this.listAll<PodObject>('list pods on node', (kc, cont) =>
+      kc.makeApiClient(CoreV1Api).listPodForAllNamespaces({
+        fieldSelector: `spec.nodeName=${selectorValue(nodeName, 'node name')}`,
+        limit: this.opts.pageSize,
+        ...(cont ? { _continue: cont } : {}),
+      }),
+    );
+  }
+
+  /** Cordon (`true`) or uncordon (`null` removes the field, as `kubectl uncordon` does). */
+  async setUnschedulable(nodeName: string, unschedulable: true | null): Promise<NodeObject> {
+    return this.call('patch node', (kc) =>
+      kc
+        .makeApiClient(CoreV1Api)
+        .patchNode(
+          { name: selectorValue(nodeName, 'node name'), body: { spec: { unschedulable } } },
+          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        ),
+    );
+  }
+
+  /** Deletes exactly the pod observed (precondition on its uid); false when it is already gone. */
+  async deletePod(namespace: string, name: string, uid: string): Promise<boolean> {
+    try {
+      await this.call(`delete pod ${namespace}/${name}`, (kc) =>
+        kc.makeApiClient(CoreV1Api).deleteNamespacedPod({
+          namespace: selectorValue(namespace, 'namespace'),
+          name: selectorValue(name, 'pod name'),
+          body: { preconditions: { uid } },
+        }),
+      );
+      return true;
+    } catch (e) {
+      if (statusOf(e) === 404) return false;
+      throw e;
+    }
+  }
+
+  /**
+   * Evicts one pod through the Eviction API (policy/v1), which honours PodDisruptionBudgets: a
+   * budget that allows no disruption throws {@link PodDisruptionBudgetError}. False when the pod is gone.
+   */
+  async evictPod(namespace: string, name: string): Promise<boolean> {
+    try {
+      await this.call(`evict pod ${namespace}/${name}`, (kc) =>
+        kc.makeApiClient(CoreV1Api).createNamespacedPodEviction({
+          namespace: selectorValue(namespace, 'namespace'),
+          name: selectorValue(name, 'pod name'),
+          body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace } },
+        }),
+      );
+      return true;
+    } catch (e) {
+      if (statusOf(e) === 404) return false;
+      throw e;
+    }
+  }
+
+  /** ConfigMap kube-system/amazon-vpc-cni with its resourceVersion, or undefined when absent. */
+  async vpcCniConfigMapObject(): Promise<{ data: Record<string, string>; resourceVersion?: string } | undefined> {
+    try {
+      const cm = await this.call('read configmap kube-system/amazon-vpc-cni', (kc) =>
+        kc.makeApiClient(CoreV1Api).readNamespacedConfigMap({ namespace: 'kube-system', name: 'amazon-vpc-cni' }),
+      );
+      return {
+        data: cm.data ?? {},
+        ...(cm.metadata?.resourceVersion ? { resourceVersion: cm.metadata.resourceVersion } : {}),
+      };
+    } catch (e) {
+      if (statusOf(e) === 404) return undefined;
+      throw e;
+    }
+  }
+
+  /**
+   * Merge-patches keys of amazon-vpc-cni (`null` removes a key). With `resourceVersion` the API
+   * server refuses (409) when the ConfigMap changed since it was read.
+   */
+  async patchVpcCniConfigMap(
+    data: Record<string, string | null>,
+    resourceVersion?: string,
+  ): Promise<Record<string, string>> {
+    const cm = await this.call('patch configmap kube-system/amazon-vpc-cni', (kc) =>
+      kc.makeApiClient(CoreV1Api).patchNamespacedConfigMap(
+        {
+          namespace: 'kube-system',
+          name: 'amazon-vpc-cni',
+          body: { ...(resourceVersion ? { metadata: { resourceVersion } } : {}), data },
+        },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      ),
+    );
+    return cm.data ?? {};
+  }
+}
+
+function statusBody(e: unknown): string {
+  const body = e instanceof ApiException ? e.body : undefined;
+  return typeof body === 'string' ? body : JSON.stringify(body ?? '');
+}
+
+/** The `message` of the API server's Status body (JSON; quotes inside it are escaped). */
+function statusMessage(e: unknown): string | undefined {
+  try {
+    const message = (JSON.parse(statusBody(e)) as { message?: unknown } | null)?.message;
+    return typeof message === 'string' ? message.slice(0, 300) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function forbiddenMessage(e: unknown): string {
-  const body = e instanceof ApiException ? e.body : undefined;
-  const text = typeof body === 'string' ? body : JSON.stringify(body ?? '');
-  const message = /"message"\s*:\s*"([^"]{0,300})/.exec(text)?.[1];
-  return message ?? "pod-doctor's Kubernetes group is not allowed this (see its ClusterRole)";
+  return statusMessage(e) ?? "pod-doctor's Kubernetes group is not allowed this (see its ClusterRole)";
+}
+
+/**
+ * The budget's own words when a 429 is the Eviction API refusing for a PodDisruptionBudget: the
+ * API server's Status names the cause `DisruptionBudget` (pkg/registry/core/pod/storage/eviction.go).
+ * https://kubernetes.io/docs/concepts/scheduling-eviction/api-eviction/
+ */
+function disruptionBudgetMessage(e: unknown): string | undefined {
+  let status: { details?: { causes?: { reason?: string; message?: string }[] }; message?: string };
+  try {
+    status = JSON.parse(statusBody(e));
+  } catch {
+    return undefined;
+  }
+  const cause = status?.details?.causes?.find((c) => c.reason === 'DisruptionBudget');
+  return cause ? `${status.message ?? 'eviction refused'} ${cause.message ?? ''}`.trim() : undefined;
 }
