@@ -1,8 +1,7 @@
 import { once } from 'node:events';
 import { StringDecoder } from 'node:string_decoder';
-import { classify } from '../lambdas/core/classifier.js';
+import { classify, quickUnknown } from '../lambdas/core/classifier.js';
 import { classifyCloudTrail, isCloudTrailEvent } from '../lambdas/core/cloudtrail.js';
-import { cannotMatch } from '../lambdas/core/prefilter.js';
 
 const HELP = `Usage: pod-doctor classify < FILE
 
@@ -17,10 +16,18 @@ by the catalogue's pre-filter without being parsed.`;
 
 const UNKNOWN_JSON = '{"class":"unknown"}';
 
+/** Lines the CloudTrail classifier is tried on first: JSON objects that look like EventBridge events. */
+function mayBeCloudTrail(line: string): boolean {
+  let i = 0;
+  while (i < line.length && line.charCodeAt(i) <= 32) i++;
+  if (line.charCodeAt(i) !== 123) return false;
+  return line.startsWith('{"version"', i) || line.includes('"AWS API Call via CloudTrail"');
+}
+
 /** One output object for one input line, through the full reader and catalogue. Never throws. */
 export function classifyLine(line: string): Record<string, unknown> {
   try {
-    if (line.trimStart().startsWith('{"version"') || line.includes('"AWS API Call via CloudTrail"')) {
+    if (mayBeCloudTrail(line)) {
       const event = JSON.parse(line) as unknown;
       if (isCloudTrailEvent(event)) {
         const c = classifyCloudTrail(event);
@@ -43,17 +50,14 @@ export function classifyLine(line: string): Record<string, unknown> {
   return { class: c.class, cause: c.cause, signature: c.signature, entities: c.entities, format: c.format };
 }
 
-/** Lines the full reader must see: CloudTrail events, JSON records (they may be malformed), empty lines. */
-function needsReader(line: string): boolean {
-  let i = 0;
-  while (i < line.length && (line.charCodeAt(i) === 32 || line.charCodeAt(i) === 9)) i++;
-  return i === line.length || line.charCodeAt(i) === 123 || line.includes('"AWS API Call via CloudTrail"');
-}
-
 /** The JSON text of one input line's result (without the newline). */
 export function classifyToJson(input: string): string {
   const line = input.charCodeAt(input.length - 1) === 13 ? input.slice(0, -1) : input;
-  if (!needsReader(line) && cannotMatch(line)) return UNKNOWN_JSON;
+  if (!mayBeCloudTrail(line)) {
+    const quick = quickUnknown(line);
+    if (quick?.error) return JSON.stringify({ class: 'unknown', error: quick.error, format: quick.format });
+    if (quick) return UNKNOWN_JSON;
+  }
   return JSON.stringify(classifyLine(line));
 }
 

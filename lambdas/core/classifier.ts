@@ -1,7 +1,7 @@
 import { type Entities, extractEntities } from './entities.js';
 import type { FailureClass } from './failure-classes.js';
-import { mayMatchMessage } from './prefilter.js';
-import { parseRecord, type RecordFormat } from './records.js';
+import { cannotMatch, mayMatchMessage } from './prefilter.js';
+import { parseRecord, type RecordFormat, recordError } from './records.js';
 import { CATALOGUE_VERSION, INFORMATIONAL, SIGNATURES } from './signatures.js';
 
 /**
@@ -61,6 +61,17 @@ export function matchSignatures(message: string): {
     }
   }
   return { ...UNKNOWN };
+}
+
+/**
+ * The answer for a record no signature can match, found without reading the record: `{}` for
+ * `unknown`, `{ error, format }` for a record the reader cannot read; undefined when the record
+ * must be classified. Where defined, it equals what {@link classify} says (class `unknown`, same
+ * error and format): the raw-line pre-filter is exact (prefilter.ts) and the error is the reader's.
+ */
+export function quickUnknown(record: string): { error?: string; format?: RecordFormat } | undefined {
+  if (!cannotMatch(record)) return undefined;
+  return recordError(record) ?? {};
 }
 
 /**

@@ -1,4 +1,4 @@
-import { type Classification, classify } from './classifier.js';
+import { type Classification, classify, quickUnknown } from './classifier.js';
 import { classifyCloudTrail, isCloudTrailEvent } from './cloudtrail.js';
 import { cloudTrailEventSchema } from './cloudtrail-schema.js';
 import { type AccountFacts, scopeCloudTrail } from './cloudtrail-scope.js';
@@ -129,6 +129,16 @@ export function readEvent(event: unknown, config: IngestConfig, now: number, fac
     const le = readLogEvent(raw);
     if ('error' in le) {
       reject(le.error, stringify(raw), where);
+      continue;
+    }
+    // Most node lines are healthy: the catalogue's pre-filter answers them without reading them.
+    const quick = quickUnknown(le.message);
+    if (quick?.error) {
+      reject(quick.error, le.message, where);
+      continue;
+    }
+    if (quick) {
+      stats.unknown++;
       continue;
     }
     const c = classify(le.message);

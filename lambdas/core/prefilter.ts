@@ -1,3 +1,4 @@
+import { AnchorAutomaton } from './anchor-automaton.js';
 import { SIGNATURES } from './signatures.js';
 
 /**
@@ -11,7 +12,7 @@ import { SIGNATURES } from './signatures.js';
  * (logfmt msg and error, program name and message); other escapes send the line the full path. An anchor holds no ':' and neither
  * starts nor ends with a space, so it cannot take a character of a join: it lies inside one of those
  * substrings, hence inside the raw line. Lines with a backslash take
- * the full path. Matching is case-insensitive on ASCII anchors: the line is lower-cased once.
+ * the full path. Matching folds ASCII case only, as the `/i` patterns do (anchor-automaton.ts).
  */
 export class PrefilterError extends Error {
   override readonly name = 'PrefilterError';
@@ -65,11 +66,12 @@ export const ANCHORS: readonly string[] = [...new Set(SIGNATURES.flatMap((s) => 
   .sort((a, b) => a.length - b.length || a.localeCompare(b))
   .filter((a, i, sorted) => !sorted.slice(0, i).some((shorter) => a.includes(shorter)));
 
-const ANCHOR_RE = new RegExp(ANCHORS.map((a) => a.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|'));
+/** One pass over the text for all anchors at once (Aho–Corasick, ASCII case folded). */
+const ANCHOR_AUTOMATON = new AnchorAutomaton(ANCHORS);
 
 /** True when a message (already read) may match a signature: it contains an anchor, ignoring case. */
 export function mayMatchMessage(message: string): boolean {
-  return ANCHOR_RE.test(message.toLowerCase());
+  return ANCHOR_AUTOMATON.test(message);
 }
 
 /**
@@ -78,11 +80,14 @@ export function mayMatchMessage(message: string): boolean {
  * join an anchor together; `\n`, `\t`, `\uXXXX`, `\/` and `\\` can, so such lines take the full path.
  */
 function hasRewritingEscape(line: string): boolean {
-  return line.includes('\\') && line.replaceAll('\\"', '').includes('\\');
+  for (let i = line.indexOf('\\'); i >= 0; i = line.indexOf('\\', i + 2)) {
+    if (line.charCodeAt(i + 1) !== 34) return true;
+  }
+  return false;
 }
 
 /** True when the line certainly matches no signature (the caller may answer `unknown` unparsed). */
 export function cannotMatch(line: string): boolean {
   if (hasRewritingEscape(line)) return false;
-  return !ANCHOR_RE.test(line.toLowerCase());
+  return !ANCHOR_AUTOMATON.test(line);
 }

@@ -111,7 +111,7 @@ function parseText(text: string): ParsedRecord {
  * filter adds it; the `log` line itself may be an ipamd zap JSON record.
  */
 function parseContainerRecord(o: Record<string, unknown>, k8s: Record<string, unknown>, depth: number): ParsedRecord {
-  const log = str(o.log) ?? str(o.message) ?? '';
+  const log = containerLog(o);
   const inner = depth === 0 && log.trimStart().startsWith('{') ? parseRecord(log, 1) : parseText(log.trim());
   return {
     ...inner,
@@ -122,52 +122,96 @@ function parseContainerRecord(o: Record<string, unknown>, k8s: Record<string, un
   };
 }
 
-/** Reads one record: a JSON envelope (Container Insights dataplane, ipamd zap, generic) or a text line. */
-export function parseRecord(input: string, depth = 0): ParsedRecord {
+function containerLog(o: Record<string, unknown>): string {
+  return str(o.log) ?? str(o.message) ?? '';
+}
+
+/** What a record is, decided once for both the reader and {@link recordError}. */
+type Shape =
+  | { readonly kind: 'text'; readonly text: string }
+  | { readonly kind: 'error'; readonly format: RecordFormat; readonly message: string; readonly error: string }
+  | { readonly kind: 'container'; readonly o: Record<string, unknown>; readonly k8s: Record<string, unknown> }
+  | { readonly kind: 'dataplane' | 'ipamd'; readonly o: Record<string, unknown> }
+  | { readonly kind: 'generic'; readonly message: string };
+
+function shapeOf(input: string): Shape {
   const raw = input.length > MAX_RECORD_LENGTH ? input.slice(0, MAX_RECORD_LENGTH) : input;
   const text = raw.trim();
-  if (text.length === 0) return { format: 'raw', message: '', error: 'empty record' };
+  if (text.length === 0) return { kind: 'error', format: 'raw', message: '', error: 'empty record' };
   // A JSON object starts with `{"` or `{}`; anything else in braces (a pasted Python dict) is text.
-  if (!text.startsWith('{') || !/^\{\s*["}]/.test(text)) return parseText(text);
+  if (!text.startsWith('{') || !/^\{\s*["}]/.test(text)) return { kind: 'text', text };
   let obj: unknown;
   try {
     obj = JSON.parse(text);
   } catch (e) {
-    return { format: 'json', message: text, error: `invalid JSON: ${(e as Error).message}` };
+    return { kind: 'error', format: 'json', message: text, error: `invalid JSON: ${(e as Error).message}` };
   }
   if (typeof obj !== 'object' || obj === null || Array.isArray(obj))
-    return { format: 'json', message: text, error: 'JSON record is not an object' };
+    return { kind: 'error', format: 'json', message: text, error: 'JSON record is not an object' };
   const o = obj as Record<string, unknown>;
   const k8s = o.kubernetes;
-  if (typeof k8s === 'object' && k8s !== null && (str(o.log) ?? str(o.message)) !== undefined) {
-    return parseContainerRecord(o, k8s as Record<string, unknown>, depth);
-  }
+  if (typeof k8s === 'object' && k8s !== null && (str(o.log) ?? str(o.message)) !== undefined)
+    return { kind: 'container', o, k8s: k8s as Record<string, unknown> };
   // Container Insights dataplane (Fluent Bit): the journal message plus host metadata.
   if (
     str(o.message) !== undefined &&
     (o.systemd_unit !== undefined || o.hostname !== undefined || o.ec2_instance_id !== undefined)
-  ) {
-    const inner = parseText(String(o.message));
-    return {
-      ...inner,
-      format: 'container-insights',
-      node: str(o.hostname) ?? inner.node,
-      instanceId: str(o.ec2_instance_id),
-      source: str(o.systemd_unit)?.replace(/\.service$/, '') ?? inner.source,
-    };
-  }
+  )
+    return { kind: 'dataplane', o };
   // ipamd / aws-cni plugin zap JSON.
-  if (str(o.msg) !== undefined && o.level !== undefined && o.ts !== undefined) {
-    return {
-      format: 'ipamd-json',
-      level: String(o.level),
-      message: unescapeQuotes(String(o.msg)),
-      source: str(o.caller) ?? 'ipamd',
-    };
-  }
+  if (str(o.msg) !== undefined && o.level !== undefined && o.ts !== undefined) return { kind: 'ipamd', o };
   const message = str(o.message) ?? str(o.msg) ?? str(o.log);
   if (message === undefined)
-    return { format: 'json', message: text, error: 'JSON record has no message, msg or log field' };
-  const inner = parseText(message);
-  return { ...inner, format: inner.format === 'raw' ? 'json' : inner.format };
+    return { kind: 'error', format: 'json', message: text, error: 'JSON record has no message, msg or log field' };
+  return { kind: 'generic', message };
+}
+
+/** Reads one record: a JSON envelope (Container Insights dataplane, ipamd zap, generic) or a text line. */
+export function parseRecord(input: string, depth = 0): ParsedRecord {
+  const shape = shapeOf(input);
+  switch (shape.kind) {
+    case 'text':
+      return parseText(shape.text);
+    case 'error':
+      return { format: shape.format, message: shape.message, error: shape.error };
+    case 'container':
+      return parseContainerRecord(shape.o, shape.k8s, depth);
+    case 'dataplane': {
+      const o = shape.o;
+      const inner = parseText(String(o.message));
+      return {
+        ...inner,
+        format: 'container-insights',
+        node: str(o.hostname) ?? inner.node,
+        instanceId: str(o.ec2_instance_id),
+        source: str(o.systemd_unit)?.replace(/\.service$/, '') ?? inner.source,
+      };
+    }
+    case 'ipamd':
+      return {
+        format: 'ipamd-json',
+        level: String(shape.o.level),
+        message: unescapeQuotes(String(shape.o.msg)),
+        source: str(shape.o.caller) ?? 'ipamd',
+      };
+    case 'generic': {
+      const inner = parseText(shape.message);
+      return { ...inner, format: inner.format === 'raw' ? 'json' : inner.format };
+    }
+  }
+}
+
+/**
+ * Why {@link parseRecord} cannot read a record (its `error` and `format`), without extracting the
+ * message: for callers that already know no signature can match the record and only need to know
+ * whether to report it as unreadable.
+ */
+export function recordError(input: string, depth = 0): { format: RecordFormat; error: string } | undefined {
+  const shape = shapeOf(input);
+  if (shape.kind === 'error') return { format: shape.format, error: shape.error };
+  if (shape.kind !== 'container' || depth !== 0) return undefined;
+  const log = containerLog(shape.o);
+  if (!log.trimStart().startsWith('{')) return undefined;
+  const inner = recordError(log, 1);
+  return inner && { format: 'container-insights', error: inner.error };
 }

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { classifyLine, classifyToJson, LineBatcher } from '../../cli/classify-command.js';
-import { classify } from '../../lambdas/core/classifier.js';
+import { classify, quickUnknown } from '../../lambdas/core/classifier.js';
 import { ANCHORS, anchorOf, cannotMatch, PrefilterError } from '../../lambdas/core/prefilter.js';
 import { SIGNATURES } from '../../lambdas/core/signatures.js';
 import { labelledCorpus } from '../support/corpus.js';
@@ -48,10 +48,51 @@ describe('the raw-line pre-filter (CLI fast path)', () => {
     fc.assert(
       fc.property(line, (l) => {
         if (cannotMatch(l)) expect(classify(l).class, l).toBe('unknown');
+        // What the CLI and the ingest function answer unread is exactly what the reader would say.
+        const quick = quickUnknown(l);
+        if (quick) {
+          const c = classify(l);
+          expect([c.class, c.error, c.error && c.format], l).toEqual([
+            'unknown',
+            quick.error,
+            quick.error && quick.format,
+          ]);
+        }
         expect(classifyToJson(l)).toBe(JSON.stringify(classifyLine(l)));
       }),
       fuzz(20_000),
     );
+  });
+
+  it('answers unread records as the reader would: empty, malformed, nested Container Insights logs', () => {
+    const healthy = 'I1130 10:00:01.000004    3412 kubelet_pods.go:1075] "Clean up pod workers for terminated pods"';
+    const ci = (log: string) =>
+      JSON.stringify({ log, kubernetes: { host: 'ip-10-0-1-2', container_name: 'aws-node' } });
+    const records = [
+      '',
+      '   ',
+      healthy,
+      '{"hostname": "x", broken',
+      '[1, 2]',
+      '{"a": 1}',
+      '{"level":"info","ts":"x","msg":"Synced"}',
+      ci(healthy),
+      ci('{"level":"info","ts":"x","msg":"Synced"}'),
+      ci('{"level": broken'),
+      ci('{"no":"message"}'),
+      ci(ci('{"broken')),
+      JSON.stringify({ hostname: 'ip-10-0-1-2', message: '{"broken' }),
+    ];
+    const cut = corpus.flatMap((l, i) => [l.line.slice(0, (i * 37) % Math.max(1, l.line.length)), ci(l.line)]);
+    for (const r of [...records, ...cut]) {
+      const quick = quickUnknown(r);
+      if (!quick) continue;
+      const c = classify(r);
+      expect([c.class, c.error, c.error && c.format], r).toEqual(['unknown', quick.error, quick.error && quick.format]);
+    }
+    expect(quickUnknown('{"hostname": "x", broken')).toMatchObject({ format: 'json', error: expect.any(String) });
+    expect(quickUnknown(ci('{"level": broken'))).toMatchObject({ format: 'container-insights' });
+    expect(quickUnknown(ci('{"level":"info","ts":"x","msg":"Synced"}'))).toEqual({});
   });
 
   it('skips no corpus line the catalogue classifies', () => {

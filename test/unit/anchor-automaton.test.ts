@@ -1,0 +1,51 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { AnchorAutomaton, AnchorAutomatonError } from '../../lambdas/core/anchor-automaton.js';
+import { ANCHORS } from '../../lambdas/core/prefilter.js';
+import { fuzz } from '../support/fuzz.js';
+
+/** The specification: some anchor occurs in the text, ASCII case folded (what `/i` does without `u`). */
+const asciiLower = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
+const naive = (anchors: readonly string[], text: string) => anchors.some((a) => asciiLower(text).includes(a));
+
+describe('the anchor automaton (Aho–Corasick)', () => {
+  it('finds overlapping and nested anchors, in any ASCII case, anywhere', () => {
+    const a = new AnchorAutomaton(['he', 'she', 'hers', 'his', 'abcd', 'bcx']);
+    for (const t of ['ushers', 'SHE', 'xhIs', 'abcx', 'zzabcbcxzz', 'ahe']) expect(a.test(t), t).toBe(true);
+    for (const t of ['', 'h', 'abc', 'abcbc', 'hi s', 'bc']) expect(a.test(t), t).toBe(false);
+  });
+
+  it('folds ASCII case only: a non-ASCII letter never stands for an ASCII one', () => {
+    const a = new AnchorAutomaton(['kubelet']);
+    expect(a.test('KUBELET')).toBe(true);
+    expect(a.test('\u212Aubelet')).toBe(false); // KELVIN SIGN lower-cases to "k", but /kubelet/i does not match it
+    expect(/kubelet/i.test('\u212Aubelet')).toBe(false);
+    expect(a.test('é kubelet')).toBe(true);
+  });
+
+  it('agrees with a naive search on random text over the anchors’ own characters (differential)', () => {
+    const anchors = ANCHORS.slice(0, 60);
+    const automaton = new AnchorAutomaton(anchors);
+    const piece = fc.oneof(
+      fc.constantFrom(...anchors),
+      fc.constantFrom(...anchors).map((x) => x.toUpperCase().slice(0, Math.max(1, x.length - 1))),
+      fc.string({ maxLength: 4 }),
+      fc.constantFrom('é', '\u212A', ' ', ':'),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 8 }), (parts) => {
+        const t = parts.join('');
+        expect(automaton.test(t), t).toBe(naive(anchors, t));
+      }),
+      fuzz(5000),
+    );
+  });
+
+  it('accepts every catalogue anchor and refuses anchors it cannot fold', () => {
+    const automaton = new AnchorAutomaton(ANCHORS);
+    for (const a of ANCHORS) expect(automaton.test(`x ${a.toUpperCase()} y`), a).toBe(true);
+    expect(() => new AnchorAutomaton([])).toThrow(AnchorAutomatonError);
+    expect(() => new AnchorAutomaton(['Upper'])).toThrow(AnchorAutomatonError);
+    expect(() => new AnchorAutomaton(['naïve'])).toThrow(AnchorAutomatonError);
+  });
+});
