@@ -20,7 +20,8 @@ export interface RecordedCluster {
   events: Record<string, Record<string, unknown>[]>;
   awsNodePods: Record<string, unknown>[];
   awsNodeDaemonSet: Record<string, unknown>;
-  vpcCniConfigMap: Record<string, unknown>;
+  /** Absent: the API server answers 404 (no VPC CNI). */
+  vpcCniConfigMap?: Record<string, unknown>;
   nodes: Record<string, unknown>[];
   /** Pods that run (drain and eviction targets). */
   runningPods?: Record<string, unknown>[];
@@ -322,7 +323,9 @@ export class KubeApiServer {
     if (p === '/apis/apps/v1/namespaces/kube-system/daemonsets/aws-node')
       return [200, this.cluster.awsNodeDaemonSet, {}];
     if (p === '/api/v1/namespaces/kube-system/configmaps/amazon-vpc-cni')
-      return [200, this.cluster.vpcCniConfigMap, {}];
+      return this.cluster.vpcCniConfigMap
+        ? [200, this.cluster.vpcCniConfigMap, {}]
+        : [404, status(404, 'NotFound', 'configmaps "amazon-vpc-cni" not found'), {}];
     return [404, status(404, 'NotFound', `the server could not find the requested resource (${p})`), {}];
   }
 }

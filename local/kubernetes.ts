@@ -27,6 +27,8 @@ export function localKubernetes(server: KubeApiServer, endpoint: string, watchSe
     return handleKubernetesRequest(compressed, {
       endpoint: async (name) => ({ name, region: 'eu-west-1', endpoint, certificateAuthorityData: server.caData }),
       tokens,
+      // The local DaemonSet controller replaces aws-node within a second: read often, wait as long as a watch.
+      wait: { pollMs: 100, timeoutMs: watchSeconds * 1000 },
     });
   };
 }

@@ -6,6 +6,12 @@ import {
   evictableStuckPods,
   KUBERNETES_ACTIONS,
 } from '../../lambdas/core/kubernetes-actions.js';
+import { runApplyPath } from '../../lambdas/core/remedy/apply-path.js';
+import {
+  awsNodeRestartPath,
+  kubernetesRemedyTarget,
+  windowsIpamPath,
+} from '../../lambdas/core/remedy/kubernetes-paths.js';
 import type { PodObject } from '../../lambdas/core/stuck-pods.js';
 
 const pod = (
@@ -85,5 +91,60 @@ describe('which pods an action touches (ownerReferences, never names or text)', 
     expect(r.evict.map((p) => p.metadata?.name)).toEqual(['web']);
     expect(r.skipped.map((s) => s.pod)).toEqual(['default/proxy', 'default/static', 'default/done']);
     expect(r.unmanaged).toEqual(['default/bare']);
+  });
+});
+
+describe('cluster remedies under the apply-path discipline', () => {
+  const now = () => Date.parse('2026-11-30T10:00:00Z');
+
+  it('rolls enable-windows-ipam back to the value before when verification fails (an add-on update overwrote it)', async () => {
+    let value: string | null = null;
+    const restored: (string | null)[] = [];
+    const path = windowsIpamPath({
+      read: async () => ({ exists: true, value }),
+      enable: async () => {
+        const before = value;
+        value = 'false'; // the managed add-on's configuration wins over the patch
+        return { before };
+      },
+      restore: async (before) => {
+        restored.push(before);
+        value = before;
+      },
+    });
+    const r = await runApplyPath(path, { dryRun: false, now });
+    expect(r.status).toBe('rolled-back');
+    expect(r.verification?.reason).toBe('enable-windows-ipam reads false after the patch');
+    expect(restored).toEqual([null]);
+    expect(r.after).toEqual(['ConfigMap kube-system/amazon-vpc-cni enable-windows-ipam: (absent)']);
+  });
+
+  it('picks the cluster remedy from the class and the resolved node only', () => {
+    expect(kubernetesRemedyTarget({ class: 'ipamd-unavailable', nodeName: 'ip-10-0-0-1.ec2.internal' }).target).toEqual(
+      {
+        kind: 'restart-aws-node',
+        nodeName: 'ip-10-0-0-1.ec2.internal',
+      },
+    );
+    expect(kubernetesRemedyTarget({ class: 'cni-permissions', nodeName: 'n' }).target?.kind).toBe('restart-aws-node');
+    expect(kubernetesRemedyTarget({ class: 'ipamd-unavailable' })).toEqual({
+      reason: 'the node is not resolved: aws-node is restarted only on a known node',
+    });
+    expect(kubernetesRemedyTarget({ class: 'windows-ipam' }).target).toEqual({ kind: 'enable-windows-ipam' });
+    expect(kubernetesRemedyTarget({ class: 'sandbox-image', nodeName: 'n' }).target).toBeUndefined();
+  });
+
+  it('does not restart aws-node when no aws-node pod runs on the node (not applicable)', async () => {
+    const path = awsNodeRestartPath(
+      { kind: 'restart-aws-node', nodeName: 'n' },
+      {
+        awsNode: async () => undefined,
+        stuckPods: async () => ['default/a'],
+        restart: async () => {
+          throw new Error('must not restart');
+        },
+      },
+    );
+    expect((await runApplyPath(path, { dryRun: false, now })).status).toBe('not-applicable');
   });
 });

@@ -254,17 +254,9 @@ export class ClusterApi {
     );
   }
 
-  /** ConfigMap kube-system/amazon-vpc-cni, or undefined when absent. */
+  /** ConfigMap kube-system/amazon-vpc-cni's data, or undefined when absent. */
   async vpcCniConfigMap(): Promise<Record<string, string> | undefined> {
-    try {
-      const cm = await this.call('read configmap kube-system/amazon-vpc-cni', (kc) =>
-        kc.makeApiClient(CoreV1Api).readNamespacedConfigMap({ namespace: 'kube-system', name: 'amazon-vpc-cni' }),
-      );
-      return cm.data ?? {};
-    } catch (e) {
-      if (statusOf(e) === 404) return undefined;
-      throw e;
-    }
+    return (await this.vpcCniConfigMapObject())?.data;
   }
 
   /** Every pod on one node, any phase and namespace (drain, evictions). */

@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { CLASS_SCOPE, FAILURE_CLASSES } from '../../core/failure-classes.js';
+import { type ApplyPath, type ApplyRecord, runApplyPath } from '../../core/remedy/apply-path.js';
+import { awsNodeRestartPath, windowsIpamPath } from '../../core/remedy/kubernetes-paths.js';
+import { type CordonRecord, cordonNode, uncordonNode, type WaitOptions } from './actions.js';
 import { ClusterApi, type ClusterEndpoint, type TokenSource } from './cluster-api.js';
+import { type DrainReport, drainNode, type EvictionReport, evictStuckPods } from './evictions.js';
 import { type Inspection, inspectCluster } from './inspect.js';
+import { awsNodeRestartPort, windowsIpamPort } from './remedy-ports.js';
 import { type PodVerdict, verifyPodsStarted } from './verify-pods.js';
 
 const dnsName = z.string().regex(/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/);
@@ -24,18 +29,116 @@ const verifyRequest = z.object({
   pods: z.array(z.object({ namespace: dnsName, name: dnsName, uid: z.string().max(64).optional() })).max(50),
   windowSeconds: z.int().min(1).max(840),
 });
+const cluster = z.string().min(1).max(100);
+/** Node actions act on the resolved node only. */
+const resolvedNode = z.object({ privateDnsName: dnsName }).loose();
+const remedyRequest = z.object({
+  action: z.literal('remedy'),
+  /** prepare: re-check and dry-run diff; apply: change, verify, roll back. */
+  phase: z.enum(['prepare', 'apply']),
+  cluster,
+  remedy: z.object({ kind: z.enum(['restart-aws-node', 'enable-windows-ipam']) }).loose(),
+  node: z.object({ privateDnsName: dnsName.optional() }).loose().default({}),
+});
+const cordonRecord = z.object({ node: dnsName, before: z.boolean(), after: z.boolean(), changed: z.boolean() });
+const nodeAction = <A extends 'cordon' | 'uncordon' | 'drain-node'>(action: A) =>
+  z.object({ action: z.literal(action), cluster, node: resolvedNode, cordoned: cordonRecord.optional() });
+const cordonRequest = nodeAction('cordon');
+const uncordonRequest = nodeAction('uncordon');
+const drainRequest = nodeAction('drain-node');
+const evictRequest = z.object({
+  action: z.literal('evict-stuck-pods'),
+  cluster,
+  node: resolvedNode,
+  /** The stuck pods the inspection named (API objects, not text): only these are evicted. */
+  pods: z
+    .array(z.object({ namespace: dnsName, name: dnsName }).loose())
+    .max(50)
+    .optional(),
+});
 /** What the workflow sends the Kubernetes function. */
-export const kubernetesRequestSchema = z.discriminatedUnion('action', [inspectRequest, verifyRequest]);
+export const kubernetesRequestSchema = z.discriminatedUnion('action', [
+  inspectRequest,
+  verifyRequest,
+  remedyRequest,
+  cordonRequest,
+  uncordonRequest,
+  drainRequest,
+  evictRequest,
+]);
 export type KubernetesRequest = z.output<typeof kubernetesRequestSchema>;
 
 export type KubernetesResult =
   | ({ readonly action: 'inspect' } & Inspection)
-  | { readonly action: 'verify'; readonly verdict: PodVerdict };
+  | { readonly action: 'verify'; readonly verdict: PodVerdict }
+  | { readonly action: 'remedy'; readonly record: ApplyRecord }
+  | { readonly action: 'cordon' | 'uncordon'; readonly cordon: CordonRecord }
+  | { readonly action: 'drain-node'; readonly drain: DrainReport }
+  | { readonly action: 'evict-stuck-pods'; readonly evictions: EvictionReport };
 
 export interface KubernetesDeps {
   readonly endpoint: (cluster: string) => Promise<ClusterEndpoint>;
   readonly tokens: TokenSource;
   readonly clock?: () => Date;
+  /** How restart-aws-node waits for the replacement. @default 120 s, read every 2 s */
+  readonly wait?: WaitOptions;
+}
+
+/** The apply path of a cluster remedy; restart-aws-node needs the resolved node. */
+function remedyPath(
+  request: z.output<typeof remedyRequest>,
+  api: ClusterApi,
+  deps: KubernetesDeps,
+): ApplyPath<unknown> | string {
+  if (request.remedy.kind === 'enable-windows-ipam') return windowsIpamPath(windowsIpamPort(api)) as ApplyPath<unknown>;
+  const nodeName = request.node.privateDnsName;
+  if (!nodeName) return 'the node is not resolved: aws-node is restarted only on a known node';
+  return awsNodeRestartPath(
+    { kind: 'restart-aws-node', nodeName },
+    awsNodeRestartPort(api, deps.wait),
+  ) as ApplyPath<unknown>;
+}
+
+async function act(
+  request: Exclude<KubernetesRequest, { action: 'inspect' | 'verify' }>,
+  api: ClusterApi,
+  deps: KubernetesDeps,
+): Promise<KubernetesResult> {
+  const now = () => (deps.clock ?? (() => new Date()))().getTime();
+  switch (request.action) {
+    case 'remedy': {
+      const path = remedyPath(request, api, deps);
+      if (typeof path === 'string') {
+        const at = new Date(now()).toISOString();
+        return {
+          action: 'remedy',
+          record: {
+            remedy: request.remedy.kind,
+            change: request.remedy.kind,
+            status: 'not-applicable',
+            reason: path,
+            diff: [],
+            before: [],
+            after: [],
+            startedAt: at,
+            finishedAt: at,
+          },
+        };
+      }
+      return { action: 'remedy', record: await runApplyPath(path, { dryRun: request.phase === 'prepare', now }) };
+    }
+    case 'cordon':
+      return { action: 'cordon', cordon: await cordonNode(api, request.node.privateDnsName) };
+    case 'uncordon':
+      return { action: 'uncordon', cordon: await uncordonNode(api, request.node.privateDnsName, request.cordoned) };
+    case 'drain-node':
+      return { action: 'drain-node', drain: await drainNode(api, request.node.privateDnsName) };
+    case 'evict-stuck-pods':
+      return {
+        action: 'evict-stuck-pods',
+        evictions: await evictStuckPods(api, request.node.privateDnsName, request.pods),
+      };
+  }
 }
 
 /** One request against one cluster's API: inspect (findings) or verify (pods started). */
@@ -44,6 +147,7 @@ export async function handleKubernetesRequest(
   deps: KubernetesDeps,
 ): Promise<KubernetesResult> {
   const api = new ClusterApi(await deps.endpoint(request.cluster), deps.tokens);
+  if (request.action !== 'inspect' && request.action !== 'verify') return act(request, api, deps);
   if (request.action === 'inspect') {
     const { privateDnsName } = request.node;
     const inspection = await inspectCluster(api, {

@@ -6,7 +6,14 @@
  */
 
 /** Account remedies pod-doctor can apply (ids are a contract: config keys, summaries, tests). */
-export const REMEDY_IDS = ['attach-managed-policy', 'add-sg-rule', 'create-cidr-reservation'] as const;
+export const REMEDY_IDS = [
+  'attach-managed-policy',
+  'add-sg-rule',
+  'create-cidr-reservation',
+  // Cluster remedies (lambdas/core/remedy/kubernetes-paths.ts), run by the Kubernetes function.
+  'restart-aws-node',
+  'enable-windows-ipam',
+] as const;
 export type RemedyId = (typeof REMEDY_IDS)[number];
 
 /** How an apply path may run: `dry-run` shows the diff only; `approve` waits for a human; `auto` runs. */
