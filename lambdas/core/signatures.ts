@@ -58,7 +58,7 @@ const AUTH =
   /\b401\b|\b403\b|Unauthorized|Forbidden|no basic auth credentials|authorization failed|authentication required|pull access denied|denied: requested access|access to the resource is denied|may require 'docker login'|not authorized to perform: ecr:|AccessDenied|Unable to locate credentials|credential provider|NoCredentialProviders|Status 403|Status 401|failed to authorize|anonymous token|oauth token|unauthenticated|failed to retrieve credentials|no EC2 IMDS role found|: denied$|: denied\.$|: denied: |daemon: denied|registry: denied/i;
 /** The network path to the registry failed. */
 const UNREACHABLE =
-  /i\/o timeout|Client\.Timeout exceeded|request canceled|connection refused|no such host|network is unreachable|TLS handshake timeout|context deadline exceeded|connection reset|no route to host|Temporary failure in name resolution|unexpected EOF|: EOF\b|server misbehaving|dial tcp|timed out|API error \(5|503 Service Unavailable|502 Bad Gateway/i;
+  /i\/o timeout|Client\.Timeout exceeded|request canceled|connection refused|no such host|network is unreachable|TLS handshake timeout|context deadline exceeded|connection reset|no route to host|Temporary failure in name resolution|unexpected EOF|: EOF\b|server misbehaving|dial tcp|timed out|API error \(5|500 Internal Server Error|502 Bad Gateway|503 Service Unavailable|504 Gateway Time|unexpected status code 5|unexpected HTTP status: 5/i;
 /** Calls to the Kubernetes API server (their network errors are not registry errors). */
 const API_SERVER =
   /\.eks\.amazonaws\.com|\/apis\/|\/api\/v1|\/version|\/healthz|\/leases\/|node-lease|update lease|ensure lease|apiserver/i;
@@ -257,7 +257,7 @@ export const SIGNATURES: readonly Signature[] = [
     class: 'image-platform',
     cause: "the image has no variant for the node's OS/architecture",
     all: [
-      /no match for platform|no match for current platform|no matching manifest for|could not find platform|does not match the specified platform|exec format error|image operating system|cannot be used on this platform|does not match the host operating system/i,
+      /no match for platform|no match for current platform|no matching manifest for|could not find platform|does not match the specified platform|exec format error|image operating system|cannot be used on this platform|does not match the host operating system|does not match the detected host platform|does not match the operating system of the host/i,
     ],
     filter: ['latform', 'matching manifest', 'rror', 'operating system'],
   },
@@ -266,7 +266,7 @@ export const SIGNATURES: readonly Signature[] = [
     class: 'cni-failure',
     cause: 'the CNI plugin failed to set up the pod network',
     all: [
-      /failed to set up sandbox container|failed to find plugin|failed to set bridge addr|failed to call cni|Error adding network|HNSEndpoint|hnsCall failed|hcn endpoint|hcnOpenNamespace|of network plugin|failed to setup network for sandbox|failed to set up network for sandbox|failed \(add\)|networkPlugin cni failed|NetworkPlugin cni failed|failed to set up pod network|failed to setup network|add cmd: |plugin type=/i,
+      /failed to set up sandbox container|failed to find plugin|failed to set bridge addr|failed to call cni|Error adding network|HNSEndpoint|hnsCall failed|hcn endpoint|hcnOpenNamespace|of network plugin|failed to setup network for sandbox|failed to set up network for sandbox|failed \(add\)|networkPlugin cni failed|NetworkPlugin cni failed|failed to set up pod network|failed to setup network|add cmd: |plugin type=|netplugin failed/i,
       /fail|error/i,
     ],
     filter: ['ailed', 'rror', 'HNS', 'hcn', 'network plugin', 'add cmd', 'plugin type'],
@@ -353,6 +353,7 @@ export const SIGNATURES: readonly Signature[] = [
       'rror',
       'navailable',
       'Bad Gateway',
+      'ailed',
     ],
   },
   {
@@ -377,6 +378,7 @@ export const SIGNATURES: readonly Signature[] = [
       'rror',
       'navailable',
       'Bad Gateway',
+      'ailed',
     ],
   },
   {

@@ -89,3 +89,27 @@ describe('runtime failures', () => {
     expect(classOf('Connecting to runtime endpoint unix:///run/containerd/containerd.sock')).toBe('unknown');
   });
 });
+
+describe('image platform and registry availability', () => {
+  it('reads the Docker platform warning and the Windows host-OS mismatch as image-platform', () => {
+    expect(
+      classOf(
+        "WARNING: The requested image's platform (linux/amd64) does not match the detected host platform (linux/arm64/v8) and no specific platform was requested",
+      ),
+    ).toBe('image-platform');
+    expect(
+      classOf(
+        'failed to create containerd task: hcs::CreateComputeSystem: The operating system of the container does not match the operating system of the host.',
+      ),
+    ).toBe('image-platform');
+  });
+
+  it('reads a 5xx from the registry during a pull as unreachable, not elsewhere', () => {
+    expect(
+      classOf(
+        'Failed to pull image "123456789012.dkr.ecr.eu-west-1.amazonaws.com/app:1": rpc error: code = Unknown desc = failed to resolve reference: unexpected status code 500 Internal Server Error',
+      ),
+    ).toBe('registry-unreachable');
+    expect(classOf('GET /healthz 500 Internal Server Error')).toBe('unknown');
+  });
+});
