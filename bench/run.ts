@@ -18,6 +18,7 @@ import { parseRecord } from '../lambdas/core/records.js';
 import { PROJECT_ROOT } from '../lib/constructs/paths.js';
 import { labelledCorpus } from '../test/support/corpus.js';
 import { benchCli, benchFilter, healthyMix } from './detection.js';
+import { benchStorm } from './storm.js';
 import { benchWorkflow } from './workflow.js';
 
 const corpus = labelledCorpus();
@@ -145,4 +146,6 @@ benchFilter(healthyMix(everyday), Buffer.byteLength(oneMb.join('\n')) / 1024 / 1
 benchCli(mix.split('\n'));
 console.log('');
 const workflowOk = await benchWorkflow();
-if (bestBatch >= 100 || bestBlocks >= 100 || !workflowOk) process.exitCode = 1;
+console.log('');
+const stormOk = await benchStorm();
+if (bestBatch >= 100 || bestBlocks >= 100 || !workflowOk || !stormOk) process.exitCode = 1;
