@@ -28,6 +28,7 @@ import {
 import type { Faults } from './mock-account.js';
 import { documentsOf, type LocalNodeBehaviour, LocalRunCommand } from './ssm-runtime.js';
 import { collectStates, StackRoles } from './stack-roles.js';
+import { injectTaskFaults, type TaskFaults } from './task-faults.js';
 import { ACCOUNT, idsOfType, REGION, type ResolvedTemplate, refOf, synthesizedTemplate } from './template.js';
 import { topicKeyRequests, workflowClients } from './workflow-clients.js';
 
@@ -89,6 +90,8 @@ export interface RunOptions {
   readonly approval?: 'approve' | 'reject' | 'timeout';
   /** State name → error thrown by its handler (a crash). */
   readonly crash?: Record<string, Error>;
+  /** Service faults per Task state (throttling, 5xx …), raised under Step Functions' error names. */
+  readonly taskFaults?: TaskFaults;
   /** The incident table (default: a fresh one). */
   readonly table?: LocalTable;
   /** Log lines keep arriving after the repair (lastSeen moves). */
@@ -369,6 +372,7 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
     handlers[`${prefix}: send command`] = crashable(`${prefix}: send command`, sendCommand as Handler) as never;
     handlers[`${prefix}: get result`] = getInvocation as never;
   }
+  injectTaskFaults(handlers as never, o.taskFaults);
   const name = String(incident.incidentId);
   checkExecutionName(name);
   checkExecutionInput(JSON.stringify(incident));

@@ -25,7 +25,7 @@ import { LambdaInvoke, SnsPublish } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import type { Construct } from 'constructs';
 import type { CheckGroup } from '../../../lambdas/aws/checks/groups.js';
 import { SsmCommand, type SsmCommandProps } from './ssm-command.js';
-import { invokeNarrowed, retried } from './tasks.js';
+import { invokeNarrowed, retried, SNS_TRANSIENT } from './tasks.js';
 
 /** The Lambda functions the graph invokes. */
 export interface IncidentStateFunctions {
@@ -103,6 +103,7 @@ export class IncidentStateGraph extends StateMachineFragment {
   private publish(id: string, subject: string, message: TaskInput): SnsPublish {
     return retried(
       new SnsPublish(this, id, { topic: this.props.topic, subject, message, resultPath: JsonPath.DISCARD }),
+      SNS_TRANSIENT,
     );
   }
 
@@ -114,7 +115,8 @@ export class IncidentStateGraph extends StateMachineFragment {
     const notifyBare = this.publish(
       'Notify bare failure',
       'pod-doctor: incident workflow failed (not recorded)',
-      TaskInput.fromJsonPathAt('$'),
+      // SNS takes a string: the state as JSON text (an object here fails the Publish).
+      TaskInput.fromText(JsonPath.jsonToString(JsonPath.objectAt('$'))),
     );
     notifyBare.addCatch(failed, { resultPath: '$.notifyError' });
     notifyBare.next(failed);

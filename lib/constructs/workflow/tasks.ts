@@ -7,6 +7,9 @@ import type { Construct } from 'constructs';
 /** Errors a Lambda step retries: throttling and transient service errors. */
 export const LAMBDA_TRANSIENT = [
   'ThrottlingException',
+  // A function's own error type when DynamoDB still throttled after the SDK's retries.
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
   'Lambda.TooManyRequestsException',
   'Lambda.ServiceException',
   'Lambda.SdkClientException',
@@ -14,6 +17,17 @@ export const LAMBDA_TRANSIENT = [
 
 /** Errors an SSM step retries. */
 export const SSM_TRANSIENT = ['Ssm.ThrottlingException', 'Ssm.InternalServerErrorException', 'Ssm.SsmException'];
+
+/**
+ * Errors an SNS publish step retries: the Publish API's throttling and internal errors (its KMS
+ * throttling too, the topic being encrypted), as the sns:publish integration names them.
+ */
+export const SNS_TRANSIENT = [
+  'SNS.ThrottledException',
+  'SNS.InternalErrorException',
+  'SNS.KMSThrottlingException',
+  'SNS.SdkClientException',
+];
 
 /** Explicit Retry on throttling and transient service errors. */
 export function retried<T extends TaskStateBase>(task: T, errors: string[] = LAMBDA_TRANSIENT): T {

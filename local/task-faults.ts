@@ -1,0 +1,34 @@
+/**
+ * Faults a Task state raises, named as Step Functions reports them (`Lambda.TooManyRequestsException`,
+ * `Ssm.ThrottlingException`, `SNS.ThrottledException`, a function's own error type …), so the
+ * synthesized Retry and Catch decide what happens, as they would in AWS.
+ */
+export interface TaskFault {
+  /** The error name Step Functions matches Retry/Catch `ErrorEquals` against. */
+  readonly error: string;
+  /** Fail this many attempts, then behave normally. @default every attempt */
+  readonly times?: number;
+}
+
+export type TaskFaults = Readonly<Record<string, TaskFault>>;
+
+type Handler = (input: never) => unknown;
+
+/** Wraps the named Task handlers so they raise their fault; an unknown state name is a test error. */
+export function injectTaskFaults(handlers: Record<string, Handler>, faults: TaskFaults | undefined): string[] {
+  const raised: string[] = [];
+  for (const [state, fault] of Object.entries(faults ?? {})) {
+    const handler = handlers[state];
+    if (!handler) throw new Error(`no Task state named "${state}" to inject ${fault.error} into`);
+    let attempts = 0;
+    handlers[state] = ((input: never) => {
+      attempts++;
+      if (fault.times === undefined || attempts <= fault.times) {
+        raised.push(`${state}: ${fault.error}`);
+        throw Object.assign(new Error(`${fault.error} (injected, attempt ${attempts})`), { name: fault.error });
+      }
+      return handler(input);
+    }) as Handler;
+  }
+  return raised;
+}
