@@ -19,7 +19,7 @@ import type { FailureClass } from './failure-classes.js';
  * Bump CATALOGUE_VERSION whenever a signature is added, removed or changes meaning: incidents record
  * the version that classified them.
  */
-export const CATALOGUE_VERSION = '2026.11.3';
+export const CATALOGUE_VERSION = '2026.11.4';
 
 export interface Signature {
   /** Stable id, reported with each classification. */
@@ -49,7 +49,7 @@ const REGISTRY =
   /\/v2\/|\/v1\/|registry|docker|\.dkr\.ecr\.|ecr\.[a-z][a-z]-|public\.ecr\.aws|gcr\.io|quay\.io|ghcr\.io|mcr\.microsoft|manifest|blob|credential provider/i;
 /** The node's sandbox (pause) image: any registry, any tag, and the scripts/units that fetch it. */
 const SANDBOX =
-  /sandbox image|sandbox-image|pause image|\/pause:|\/pause"|\/pause@|\/pause\\|\/pause |\/pause'|\/pause$|\/pause-amd64|\/pause-arm|pause-windows|-pause:|-pause"|-pause@/i;
+  /sandbox image|sandbox-image|sandbox_image|pause image|pod-infra-container-image|pod infra container image|\/pause\b|\bpause:\d|pause-windows|-pause:|-pause"|-pause@/i;
 /** The line reports a failure, not progress. */
 const FAILURE =
   /fail|error|unable|cannot|can't|denied|refused|timeout|timed out|unavailable|exceeded|not found|unknown|BackOff|no space|panic|exited|no such|unauthorized|forbidden|EOF/i;
@@ -58,7 +58,7 @@ const AUTH =
   /\b401\b|\b403\b|Unauthorized|Forbidden|no basic auth credentials|authorization failed|authentication required|pull access denied|denied: requested access|access to the resource is denied|may require 'docker login'|not authorized to perform: ecr:|AccessDenied|Unable to locate credentials|credential provider|NoCredentialProviders|Status 403|Status 401|failed to authorize|anonymous token|oauth token|unauthenticated|failed to retrieve credentials|no EC2 IMDS role found|: denied$|: denied\.$|: denied: |daemon: denied|registry: denied/i;
 /** The network path to the registry failed. */
 const UNREACHABLE =
-  /i\/o timeout|Client\.Timeout exceeded|request canceled|connection refused|no such host|network is unreachable|TLS handshake timeout|context deadline exceeded|connection reset|no route to host|Temporary failure in name resolution|unexpected EOF|: EOF\b|server misbehaving|dial tcp|timed out|API error \(5|500 Internal Server Error|502 Bad Gateway|503 Service Unavailable|504 Gateway Time|unexpected status code 5|unexpected HTTP status: 5/i;
+  /i\/o timeout|Client\.Timeout exceeded|request canceled|connection refused|no such host|network is unreachable|TLS handshake timeout|context deadline exceeded|connection reset|no route to host|Temporary failure in name resolution|unexpected EOF|: EOF\b|server misbehaving|dial tcp|timed out|API error \(5|500 Internal Server Error|502 Bad Gateway|503 Service Unavailable|504 Gateway Time|unexpected status code 5|unexpected HTTP status: 5|awaiting response headers|client connection lost|broken pipe/i;
 /** Calls to the Kubernetes API server (their network errors are not registry errors). */
 const API_SERVER =
   /\.eks\.amazonaws\.com|\/apis\/|\/api\/v1|\/version|\/healthz|\/leases\/|node-lease|update lease|ensure lease|apiserver/i;
@@ -149,7 +149,7 @@ export const SIGNATURES: readonly Signature[] = [
     cause:
       'the VPC CNI has no usable AWS credentials (IRSA / Pod Identity role, OIDC provider or node role) to manage ENIs',
     all: [
-      /WebIdentityErr|AssumeRoleWithWebIdentity|InvalidIdentityToken|NoCredentialProviders|EC2RoleRequestError|failed to refresh cached credentials|no EC2 IMDS role found/i,
+      /WebIdentityErr|AssumeRoleWithWebIdentity|InvalidIdentityToken|NoCredentialProviders|EC2RoleRequestError|failed to refresh cached credentials|no EC2 IMDS role found|InvalidClientTokenId|ExpiredToken|SignatureDoesNotMatch|security token included in the request is invalid|169\.254\.170\.23/i,
       /ipamd|aws-node|aws-k8s-agent|amazon-vpc-cni|aws-cni|ec2:|NetworkInterface|DescribeInstances|AssignPrivateIp|\bENI/i,
     ],
     none: [/ecr:|ecr\.amazonaws|branch ENI|vpc-resource-controller/i],
@@ -179,7 +179,7 @@ export const SIGNATURES: readonly Signature[] = [
     class: 'ip-exhaustion',
     cause: 'ipamd has no free IP address or prefix for the pod (warm pool empty)',
     all: [
-      /no available IP|no available IPs|failed to assign an IP address|failed to assign an IPv4 address|failed to assign an IPv6 address|AssignPodIPv4Address: no|assignPodIPAddress: no|no free IP available in the|IP address pool is exhausted|ran out of IP|unable to allocate IP|range is full|no IP addresses available|does not have available addresses|Insufficient IP Addresses/i,
+      /no available IP|no available IPs|failed to assign an IP address|failed to assign an IPv4 address|failed to assign an IPv6 address|AssignPodIPv4Address: no|assignPodIPAddress: no|no free IP available in the|IP address pool is exhausted|ran out of IP|unable to allocate IP|range is full|no IP addresses available|does not have available addresses|Insufficient IP Addresses|no IPs available|no more IPs|no more free IP|IP addresses available: 0/i,
     ],
     // Walking the prefixes, ipamd logs one "no free IP in the prefix" per full prefix and moves on.
     none: [/Get free IP from prefix failed/i],
@@ -198,10 +198,10 @@ export const SIGNATURES: readonly Signature[] = [
     class: 'ipamd-unavailable',
     cause: 'the aws-cni plugin cannot reach ipamd (aws-node is not running or not ready on the node)',
     all: [
-      /:50051|ipamd\.sock|aws-node\/ipamd/i,
+      /:50051|ipamd\.sock|aws-node\/ipamd|AddNetwork gRPC call|AddNetwork grpc call/i,
       /Error while dialing|error dialing|connection error|failed to connect|connect: connection refused|connect: no such file|timeout/i,
     ],
-    filter: ['50051', 'ipamd'],
+    filter: ['50051', 'ipamd', 'rror'],
   },
   {
     id: 'cni.not-initialized',
@@ -229,17 +229,17 @@ export const SIGNATURES: readonly Signature[] = [
     class: 'pid-exhaustion',
     cause: 'the node ran out of PIDs/threads: fork/exec failed with resource temporarily unavailable',
     all: [
-      /resource temporarily unavailable/i,
+      /resource temporarily unavailable|EAGAIN/i,
       /fork\/exec|containerd-shim|runc|start shim|clone|thread|pthread_create|fork|exec|spawn|Cannot run program/i,
     ],
-    filter: ['navailable'],
+    filter: ['navailable', 'rror', 'ailed'],
   },
   {
     id: 'pid.thread-errno11',
     class: 'pid-exhaustion',
     cause: 'the node ran out of PIDs/threads: cannot create a process or OS thread (EAGAIN)',
     all: [
-      /failed to create new OS thread|pthread_create failed|errno=11\b|errno 11\b|error=11,|max user processes|InsufficientPID|insufficient PID|reclaim pids|cannot allocate memory: fork|Cannot fork|fork rejected by pids controller|create new native thread|create native thread|can't start new thread|Failed to create thread/i,
+      /failed to create new OS thread|pthread_create failed|errno=11\b|errno 11\b|error=11,|max user processes|InsufficientPID|insufficient PID|reclaim pids|cannot allocate memory: fork|Cannot fork|fork rejected by pids controller|create new native thread|create native thread|can't start new thread|Failed to create thread|Cannot create GC thread|Cannot create worker GC thread|pids limit reached|pids cgroup limit/i,
     ],
     filter: ['ailed', 'errno', 'user processes', 'sufficient', 'pids', 'fork', 'rror'],
   },
@@ -257,7 +257,7 @@ export const SIGNATURES: readonly Signature[] = [
     class: 'image-platform',
     cause: "the image has no variant for the node's OS/architecture",
     all: [
-      /no match for platform|no match for current platform|no matching manifest for|could not find platform|does not match the specified platform|exec format error|image operating system|cannot be used on this platform|does not match the host operating system|does not match the detected host platform|does not match the operating system of the host/i,
+      /no match for platform|no match for current platform|no matching manifest for|could not find platform|does not match the specified platform|exec format error|image operating system|cannot be used on this platform|does not match the host operating system|does not match the detected host platform|does not match the operating system of the host|no image found in manifest list for architecture|no image found in image index for architecture/i,
     ],
     filter: ['latform', 'matching manifest', 'rror', 'operating system'],
   },
@@ -276,7 +276,7 @@ export const SIGNATURES: readonly Signature[] = [
     class: 'runtime-failure',
     cause: 'the container runtime could not start the sandbox or container',
     all: [
-      /OCI runtime|runc create failed|runc run failed|unable to start container process|starting container process caused|container init caused|error during container init|applying cgroup configuration|setting cgroup config|failed to create shim|failed to create containerd task|failed to start containerd task|failed to create task|failed to start sandbox container|failed to create containerd container|failed to reserve sandbox name|failed to start shim|ttrpc: closed|binary not installed|Container creation error|container create failed|init pipe|init-p: |failed to start sandbox|failed to get sandbox runtime|no runtime for|failed to find runtime handler|failed to create sandbox root|failed to create network namespace for sandbox|failed to setup sandbox files|failed to generate sandbox container spec|failed to create container io|failed to get sandbox container task|failed to wait for sandbox container task|failed to load shim|failed to resolve runtime path|runc console socket/i,
+      /OCI runtime|runc create failed|runc run failed|unable to start container process|starting container process caused|container init caused|error during container init|applying cgroup configuration|setting cgroup config|failed to create shim|failed to create containerd task|failed to start containerd task|failed to create task|failed to start sandbox container|failed to create containerd container|failed to reserve sandbox name|failed to start shim|ttrpc: closed|binary not installed|Container creation error|container create failed|init pipe|init-p: |failed to start sandbox|failed to get sandbox runtime|no runtime for|failed to find runtime handler|failed to create sandbox root|failed to create network namespace for sandbox|failed to setup sandbox files|failed to generate sandbox container spec|failed to create container io|failed to get sandbox container task|failed to wait for sandbox container task|failed to load shim|failed to resolve runtime path|runc console socket|error creating overlay mount|failed to mount rootfs|is already in use by container|failed to create a sandbox for pod/i,
     ],
     filter: ['OCI runtime', 'ailed', 'rror', 'no such', 'EOF'],
   },

@@ -113,3 +113,33 @@ describe('image platform and registry availability', () => {
     expect(classOf('GET /healthz 500 Internal Server Error')).toBe('unknown');
   });
 });
+
+describe('sandbox image, ipamd and runtime wordings', () => {
+  it('reads any pause reference, whatever punctuation follows it, and the kubelet flag naming it', () => {
+    expect(
+      classOf(
+        'failed to pull image "registry.k8s.io/pause:3.9", failed to do request: Head "https://registry.k8s.io/v2/pause/manifests/3.9": dial tcp: i/o timeout',
+      ),
+    ).toBe('sandbox-image');
+    expect(classOf('error pulling k8s.gcr.io/pause, registry returned 401 Unauthorized')).toBe('sandbox-image');
+    expect(classOf('Failed to pull image "example.com/team/pauser:1": 401 Unauthorized')).toBe('registry-auth');
+  });
+
+  it('reads an AddNetwork call that cannot reach ipamd as ipamd-unavailable, an empty pool through it as exhaustion', () => {
+    expect(
+      classOf(
+        'add cmd: Error received from AddNetwork gRPC call for containerID 3f2a: rpc error: code = Unavailable desc = connection error: desc = "transport: Error while dialing dial tcp 127.0.0.1:50052: connect: connection refused"',
+      ),
+    ).toBe('ipamd-unavailable');
+    expect(
+      classOf(
+        'add cmd: Error received from AddNetwork gRPC call for containerID 3f2a: rpc error: code = Unknown desc = AssignPodIPv4Address: no available IP/Prefix addresses',
+      ),
+    ).toBe('ip-exhaustion');
+  });
+
+  it('reads EAGAIN of a spawn as PID exhaustion and EAGAIN of a socket as not', () => {
+    expect(classOf('Error: spawn EAGAIN')).toBe('pid-exhaustion');
+    expect(classOf('read unix @->/run/containerd/containerd.sock: read: EAGAIN')).not.toBe('pid-exhaustion');
+  });
+});
