@@ -53,9 +53,25 @@ const SANDBOX =
 /** The line reports a failure, not progress. */
 const FAILURE =
   /fail|error|unable|cannot|can't|denied|refused|timeout|timed out|unavailable|exceeded|not found|unknown|BackOff|no space|panic|exited|no such|unauthorized|forbidden|EOF/i;
-/** Registry refused the credentials (or had none). */
-const AUTH =
-  /\b401\b|\b403\b|Unauthorized|Forbidden|no basic auth credentials|authorization failed|authentication required|pull access denied|denied: requested access|access to the resource is denied|may require 'docker login'|not authorized to perform: ecr:|AccessDenied|Unable to locate credentials|credential provider|NoCredentialProviders|Status 403|Status 401|failed to authorize|anonymous token|oauth token|unauthenticated|failed to retrieve credentials|no EC2 IMDS role found|: denied$|: denied\.$|: denied: |daemon: denied|registry: denied/i;
+/** Refusals no name can contain by accident. */
+const AUTH_PHRASES =
+  /no basic auth credentials|authorization failed|authentication required|pull access denied|denied: requested access|access to the resource is denied|may require 'docker login'|not authorized to perform: ecr:|AccessDenied|Unable to locate credentials|credential provider|NoCredentialProviders|Status 403|Status 401|failed to authorize|anonymous token|oauth token|unauthenticated|failed to retrieve credentials|no EC2 IMDS role found|: denied$|: denied\.$|: denied: |daemon: denied|registry: denied/i;
+/** Registry refused the credentials (or had none): also bare status codes and words (see {@link standaloneRefusal}). */
+const AUTH = new RegExp(`\\b401\\b|\\b403\\b|Unauthorized|Forbidden|${AUTH_PHRASES.source}`, 'i');
+
+/**
+ * A 401/403 or Unauthorized/Forbidden that stands alone as a status, not inside a tenant's name
+ * (pod `app-401`, image tag `:403`, pod `unauthorized-app`): tokens split at blanks, quotes and
+ * brackets, one pass, linear.
+ */
+export function standaloneRefusal(message: string): boolean {
+  if (AUTH_PHRASES.test(message)) return true;
+  for (const token of message.split(/[\s"'`=(),;[\]{}]+/)) {
+    const t = token.replace(/[:.,]+$/, '');
+    if (t === '401' || t === '403' || /^(?:Status)?(?:unauthorized|forbidden)$/i.test(t)) return true;
+  }
+  return false;
+}
 /** The network path to the registry failed. */
 const UNREACHABLE =
   /i\/o timeout|Client\.Timeout exceeded|request canceled|connection refused|no such host|network is unreachable|TLS handshake timeout|context deadline exceeded|connection reset|no route to host|Temporary failure in name resolution|unexpected EOF|: EOF\b|server misbehaving|dial tcp|timed out|API error \(5|500 Internal Server Error|502 Bad Gateway|503 Service Unavailable|504 Gateway Time|unexpected status code 5|unexpected HTTP status: 5|awaiting response headers|client connection lost|broken pipe/i;
@@ -320,6 +336,7 @@ export const SIGNATURES: readonly Signature[] = [
       /pull access denied|not authorized to perform: ecr:|GetAuthorizationToken|credential|docker login|CannotPullECRContainerError|registry|docker|daemon|image|pull|ecr|manifest|\/v2\/|token/i,
     ],
     filter: ['401', '403', 'uthori', 'orbidden', 'redential', 'uthenticat', 'enied', 'login', 'token', 'IMDS'],
+    when: standaloneRefusal,
   },
   {
     id: 'registry.tls',

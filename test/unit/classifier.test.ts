@@ -184,3 +184,26 @@ describe('malformed input', () => {
     expect(p.message.length).toBeLessThanOrEqual(256 * 1024);
   });
 });
+
+describe('tenant names that look like refusals (found by the storm in bench/storm.ts)', () => {
+  const notFound = (pod: string, image: string) =>
+    `E1130 08:00:01.000000    3412 remote_image.go:180] "Failed to pull image" err="rpc error: code = NotFound desc = failed to pull and unpack image \\"${image}\\": failed to resolve reference \\"${image}\\": ${image}: not found" pod="team-1/${pod}" image="${image}"`;
+
+  it.each([
+    ['app-401', 'docker.io/team/app:v9'],
+    ['unauthorized-app-0', 'docker.io/team/app:v9'],
+    ['web-1', 'docker.io/team/app-403:v9'],
+    ['web-2', 'docker.io/forbidden/app:401'],
+  ])('pod %s pulling %s is image-not-found, not registry-auth', (pod, image) => {
+    expect(classify(notFound(pod, image)).class).toBe('image-not-found');
+  });
+
+  it('a 401 or Unauthorized that stands alone still is registry-auth', () => {
+    for (const line of [
+      'failed to resolve reference "docker.io/team/app:v9": pulling from host docker.io failed with status code [manifests v9]: 401 Unauthorized',
+      'Failed to pull image "x.io/a/b:1": rpc error: code = Unknown desc = failed to authorize: failed to fetch anonymous token: unexpected status: 403 Forbidden',
+      'Error response from daemon: Head "https://x.io/v2/a/b/manifests/1": unauthorized: authentication required',
+    ])
+      expect(classify(line).class, line).toBe('registry-auth');
+  });
+});
