@@ -16,8 +16,10 @@ import { classify } from '../lambdas/core/classifier.js';
 import { readEvent } from '../lambdas/core/ingest.js';
 import { parseRecord } from '../lambdas/core/records.js';
 import { PROJECT_ROOT } from '../lib/constructs/paths.js';
+import { synthesizedDefinition } from '../local/local-workflow.js';
 import { labelledCorpus } from '../test/support/corpus.js';
 import { benchCli, benchFilter, healthyMix } from './detection.js';
+import { benchLatency } from './latency.js';
 import { benchStorm } from './storm.js';
 import { benchWorkflow } from './workflow.js';
 
@@ -148,4 +150,6 @@ console.log('');
 const workflowOk = await benchWorkflow();
 console.log('');
 const stormOk = await benchStorm();
-if (bestBatch >= 100 || bestBlocks >= 100 || !workflowOk || !stormOk) process.exitCode = 1;
+console.log('');
+const latencyOk = await benchLatency(synthesizedDefinition());
+if (bestBatch >= 100 || bestBlocks >= 100 || !workflowOk || !stormOk || !latencyOk) process.exitCode = 1;
