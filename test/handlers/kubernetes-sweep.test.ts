@@ -7,7 +7,8 @@ import type { LocalTable } from '../../local/dynamo.js';
 import { freshTable } from '../../local/incident-table.js';
 import { KubeApiServer, recordedCluster } from '../../local/kube-api-server.js';
 
-const server = new KubeApiServer();
+// The sweep's access entry maps to group pod-doctor only (no actions).
+const server = new KubeApiServer({ groups: ['pod-doctor'] });
 let endpoint = '';
 let table: LocalTable;
 const started: { id: string; input: string }[] = [];
