@@ -55,9 +55,15 @@ export function requestsOf(service: string, command: string, i: Input): AwsReque
     case 'secretsmanager':
       return one(action, s(i.SecretId));
     case 'ec2':
+      return ec2Requests(action, name, i);
     case 'cloudtrail':
       return one(action, '*');
     case 'iam':
+      if (/^(Attach|Detach)RolePolicy$/.test(name))
+        return one(action, `arn:${PARTITION}:iam::${ACCOUNT}:role/${s(i.RoleName)}`, {
+          'iam:PolicyARN': s(i.PolicyArn),
+        });
+      if (name === 'SimulatePrincipalPolicy') return one(action, s(i.PolicySourceArn));
       if (name === 'GetInstanceProfile')
         return one(action, `arn:${PARTITION}:iam::${ACCOUNT}:instance-profile/${s(i.InstanceProfileName)}`);
       if (/^(ListAttachedRolePolicies|ListRolePolicies|GetRolePolicy)$/.test(name))
@@ -76,6 +82,19 @@ export function requestsOf(service: string, command: string, i: Input): AwsReque
     }
   }
   throw new UnmappedCallError(`no IAM mapping for ${service}:${name}`);
+}
+
+/**
+ * EC2: the writes pod-doctor makes name their resource (security group, subnet); reads and
+ * DeleteSubnetCidrReservation have no resource type (`*`). Every EC2 request carries `ec2:Region`.
+ */
+function ec2Requests(action: string, name: string, i: Input): AwsRequest[] {
+  const context = { 'ec2:Region': REGION };
+  if (/^(Authorize|Revoke)SecurityGroupIngress$/.test(name))
+    return one(action, arn('ec2', `security-group/${s(i.GroupId)}`), context);
+  if (name === 'CreateSubnetCidrReservation') return one(action, arn('ec2', `subnet/${s(i.SubnetId)}`), context);
+  if (/^(Describe|Get)/.test(name) || name === 'DeleteSubnetCidrReservation') return one(action, '*', context);
+  throw new UnmappedCallError(`no IAM mapping for ec2:${name}`);
 }
 
 function eksRequests(action: string, name: string, i: Input): AwsRequest[] {

@@ -6,6 +6,7 @@ import type { CheckGroup } from '../lambdas/aws/checks/groups.js';
 import { makeCheckHandler } from '../lambdas/aws/checks/handler-kit.js';
 import { resolveNode } from '../lambdas/aws/checks/node-context.js';
 import { openIncidentKey } from '../lambdas/aws/incident-table.js';
+import { runRemedy } from '../lambdas/aws/remedy/service.js';
 import { requestApproval } from '../lambdas/aws/workflow/approval.js';
 import { handleApprovalHttp } from '../lambdas/aws/workflow/approval-page.js';
 import { decideIncident } from '../lambdas/aws/workflow/decide.js';
@@ -83,6 +84,8 @@ export interface RunOptions {
   readonly faults?: Faults;
   readonly node: LocalNodeBehaviour;
   readonly modes?: Partial<WorkflowConfig['modes']>;
+  /** Per class: dry-run, approve or auto for its account remedy (over the template's). */
+  readonly remedies?: WorkflowConfig['remedies'];
   readonly limits?: Partial<WorkflowConfig['limits']>;
   readonly killSwitch?: 'on' | 'off' | 'unreadable';
   /** Sandbox image repositories trusted beyond the EKS ones (a local registry standing in for ECR). */
@@ -173,6 +176,7 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
   const config: WorkflowConfig = {
     ...synthesized,
     modes: { ...synthesized.modes, ...o.modes },
+    remedies: { ...synthesized.remedies, ...o.remedies },
     limits: { ...synthesized.limits, ...o.limits },
     trustedSandboxImages: o.trustedSandboxImages ? [...o.trustedSandboxImages] : synthesized.trustedSandboxImages,
   };
@@ -231,13 +235,14 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
     };
   const check = (state: string, g: CheckGroup) =>
     lambda(state, (i) => makeCheckHandler(g, c.aws, () => new Date(clock.t))(i));
+  // The remedy function's calls go through the same guarded clients: its narrow grants decide.
+  const remedyDeps = { clients: c.aws, config, now: () => clock.t };
   const secretOf = async (fn: string) => {
     const { GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
     const r = await c.secrets.send(new GetSecretValueCommand({ SecretId: roles.envOf(fn).APPROVAL_SECRET_ARN }));
     return String(r.SecretString);
   };
-  const approve = async (params: { FunctionName: string; Payload: Record<string, unknown> }) => {
-    const state = 'Request approval';
+  const approve = (state: string) => async (params: { FunctionName: string; Payload: Record<string, unknown> }) => {
     const fn = roles.functionOfState(state);
     await asStateMachine('Lambda', [{ action: 'lambda:InvokeFunction', resource: fn }], 'AWSLambdaException');
     if (o.approval === 'timeout' || o.approval === undefined)
@@ -358,9 +363,12 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
     'Check EKS': check('Check EKS', 'eks'),
     'Check recent changes': check('Check recent changes', 'changes'),
     Decide: lambda('Decide', (i) => decideIncident(i, { eks: c.aws.eks, ddb: c.ddb, config, now: () => clock.t })),
-    'Request approval': approve as never,
+    'Request approval': approve('Request approval') as never,
     'Inspect cluster': lambda('Inspect cluster', (i) => (o.kubernetes ?? unreachableCluster)(i)),
     'Watch pods start': lambda('Watch pods start', (i) => (o.kubernetes ?? unreachableCluster)(i)),
+    'Request remedy approval': approve('Request remedy approval') as never,
+    'Prepare remedy': lambda('Prepare remedy', (i) => runRemedy(i, remedyDeps)),
+    'Apply remedy': lambda('Apply remedy', (i) => runRemedy(i, remedyDeps)),
     'Check repair': lambda('Check repair', (i) => verifyRepair(i, { ddb: c.ddb, tableName: config.tableName })),
     Summarize: summarize('Summarize'),
     'Record failure': summarize('Record failure'),

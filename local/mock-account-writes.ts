@@ -52,7 +52,7 @@ function roleOf(a: AccountSnapshot, name: string | undefined) {
 }
 
 /** IAM's decision for one action: identity policies, then the permissions boundary when the role has one. */
-function simulate(a: AccountSnapshot, roleName: string, action: string): string {
+export function simulate(a: AccountSnapshot, roleName: string, action: string): string {
   const role = roleOf(a, roleName);
   const managed = (arn: string): NamedPolicy => ({
     name: arn,

@@ -22,6 +22,7 @@ import type { PodDoctorConfig } from '../config.js';
 import type { AccountChecks } from './account-checks.js';
 import { acknowledgeStateMachine, acknowledgeTopicKey } from './nag.js';
 import type { NodeCommands } from './node-commands.js';
+import { RemedyFunction } from './remedy-function.js';
 import { ApprovalEndpoint } from './workflow/approval-endpoint.js';
 import { IncidentStateGraph } from './workflow/incident-state-graph.js';
 import { WorkflowFunctions } from './workflow/workflow-functions.js';
@@ -84,6 +85,8 @@ export class IncidentWorkflow extends Construct {
   readonly approvalUrl: string;
   readonly functions: WorkflowFunctions;
   readonly approval: ApprovalEndpoint;
+  /** Account remedies, with a role scoped to each cluster's `remediation`. */
+  readonly remedy: RemedyFunction;
 
   constructor(scope: Construct, id: string, props: IncidentWorkflowProps) {
     super(scope, id);
@@ -106,6 +109,7 @@ export class IncidentWorkflow extends Construct {
       approval: this.approval,
       approvalTimeout,
     });
+    this.remedy = new RemedyFunction(this, 'Remedy', { ...settings, clusters: props.config.clusters });
     const commands = props.nodeCommands;
     const graph = new IncidentStateGraph(this, 'States', {
       functions: {
@@ -114,6 +118,7 @@ export class IncidentWorkflow extends Construct {
         requestApproval: this.functions.requestApproval,
         verify: this.functions.verify,
         summarize: this.functions.summarize,
+        remedy: this.remedy.function,
         resolveNode: props.checks.resolveNode,
         checks: props.checks.functions,
         ...(props.kubernetes ? { kubernetes: props.kubernetes } : {}),
@@ -150,6 +155,7 @@ export class IncidentWorkflow extends Construct {
     );
     acknowledgeStateMachine(stateMachine, [
       ...this.functions.all,
+      this.remedy.function,
       ...Object.values(props.checks.functions),
       props.checks.resolveNode,
       ...(props.kubernetes ? [props.kubernetes] : []),
@@ -205,7 +211,8 @@ function workflowConfig(scope: Construct, props: IncidentWorkflowProps): string 
   const { config } = props;
   const docs = props.nodeCommands.documents;
   return Stack.of(scope).toJsonString({
-    clusters: config.clusters.map((c) => ({ name: c.name, region: c.region })),
+    clusters: config.clusters.map((c) => ({ name: c.name, region: c.region, remediation: c.remediation })),
+    remedies: config.remedies,
     modes: config.modes,
     limits: config.limits,
     killSwitchParameterName: props.killSwitch.parameterName,

@@ -191,8 +191,66 @@ describe('requestsOf: the IAM request each SDK call makes', () => {
       'ecr:DescribeImages',
       'arn:aws:ecr:eu-west-1:444455556666:repository/a/b',
     ],
+    [
+      'ec2',
+      'AuthorizeSecurityGroupIngressCommand',
+      { GroupId: 'sg-0fedcba9876543210' },
+      'ec2:AuthorizeSecurityGroupIngress',
+      'arn:aws:ec2:eu-west-1:111122223333:security-group/sg-0fedcba9876543210',
+    ],
+    [
+      'ec2',
+      'CreateSubnetCidrReservationCommand',
+      { SubnetId: 'subnet-0a1b2c3d4e5f67890' },
+      'ec2:CreateSubnetCidrReservation',
+      'arn:aws:ec2:eu-west-1:111122223333:subnet/subnet-0a1b2c3d4e5f67890',
+    ],
+    ['ec2', 'DeleteSubnetCidrReservationCommand', {}, 'ec2:DeleteSubnetCidrReservation', '*'],
+    [
+      'iam',
+      'SimulatePrincipalPolicyCommand',
+      { PolicySourceArn: 'arn:aws:iam::111122223333:role/r' },
+      'iam:SimulatePrincipalPolicy',
+      'arn:aws:iam::111122223333:role/r',
+    ],
   ])('%s %s', (service, command, input, action, resource) => {
-    expect(requestsOf(service, command, input)).toEqual([{ action, resource }]);
+    expect(requestsOf(service, command, input).map((r) => ({ action: r.action, resource: r.resource }))).toEqual([
+      { action, resource },
+    ]);
+  });
+
+  it('context keys a remedy grant conditions on: iam:PolicyARN on Attach/DetachRolePolicy, ec2:Region on every EC2 call', () => {
+    expect(
+      requestsOf('iam', 'AttachRolePolicyCommand', { RoleName: 'r', PolicyArn: 'arn:aws:iam::aws:policy/P' }),
+    ).toEqual([
+      {
+        action: 'iam:AttachRolePolicy',
+        resource: 'arn:aws:iam::111122223333:role/r',
+        context: { 'iam:PolicyARN': 'arn:aws:iam::aws:policy/P' },
+      },
+    ]);
+    expect(requestsOf('ec2', 'DeleteSubnetCidrReservationCommand', {})[0].context).toEqual({
+      'ec2:Region': 'eu-west-1',
+    });
+  });
+
+  it('a condition on iam:PolicyARN decides: another policy on the same role is denied', async () => {
+    const t = stack([
+      {
+        Effect: 'Allow',
+        Action: 'iam:AttachRolePolicy',
+        Resource: 'arn:aws:iam::111122223333:role/r',
+        Condition: { ArnEquals: { 'iam:PolicyARN': ['arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy'] } },
+      },
+    ]);
+    const a = new TemplateAuthorizer(t);
+    const attach = (policy: string) =>
+      requestsOf('iam', 'AttachRolePolicyCommand', {
+        RoleName: 'r',
+        PolicyArn: `arn:aws:iam::aws:policy/${policy}`,
+      })[0];
+    expect(await a.deniedBecause(roleArn(t), attach('AmazonEKS_CNI_Policy'))).toBeUndefined();
+    expect(await a.deniedBecause(roleArn(t), attach('AdministratorAccess'))).toMatch(/no identity-based policy/);
   });
 
   it('refuses a call it has no mapping for (unmapped would mean unchecked)', () => {

@@ -59,7 +59,7 @@ describe('verification by positive signal (the synthesized workflow, Kubernetes 
     const r = await run();
     expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
     const s = summaryOf(r);
-    expect(s.outcome).toMatch(/^repaired but not verified/);
+    expect(s.outcome).toMatch(/^repaired, verification failed: /);
     expect(s.message).toMatch(/still not running after 1 s: default\/nginx-7cdbb5f49f-2p6p2/);
   });
 

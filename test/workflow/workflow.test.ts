@@ -95,14 +95,14 @@ describe('in-place tier, auto mode', () => {
       lastSeen: Date.parse('2026-11-29T10:00:00Z'),
     });
     const r = await run(i, { node: simulatedPauseNode(), table, newLinesAfterRepair: true });
-    expect(summaryOf(r).outcome).toMatch(/^repaired but not verified: new sandbox-image log lines/);
+    expect(summaryOf(r).outcome).toMatch(/^repaired, verification failed: new sandbox-image log lines/);
     expect(summaryOf(r).message).toContain('NEXT STEP     cordon and drain the node');
   });
 
   it('escalates when the probe after the repair still fails', async () => {
     const r = await run(incident(), { node: simulatedPauseNode({ healsAfterRepair: false }) });
     expect(summaryOf(r).outcome).toMatch(
-      /^repaired but not verified: still failing after the repair: node.sandbox-image.present fail/,
+      /^repaired, verification failed: still failing after the repair: node.sandbox-image.present fail/,
     );
   });
 });

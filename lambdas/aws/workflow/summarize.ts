@@ -37,7 +37,7 @@ export interface SummarizeInput extends IncidentInput {
     error?: { Error?: string; Cause?: string };
   };
   readonly verification?: Verification;
-  readonly approval?: { approved?: boolean; by?: string; reason?: string };
+  readonly approval?: { approved?: boolean; reason?: string; decidedAt?: string };
   readonly error?: { Error?: string; Cause?: string };
 }
 
@@ -118,7 +118,7 @@ function nodeOutcomeOf(s: SummarizeInput): { outcome: string; nextStep: string; 
       return s.verification.verified
         ? { outcome: 'repaired and verified', nextStep: s.verification.nextStep, actionStatus: 'Success' }
         : {
-            outcome: `repaired but not verified: ${s.verification.reason}`,
+            outcome: `repaired, verification failed: ${s.verification.reason}`,
             nextStep: s.verification.nextStep,
             actionStatus: 'Success',
           };
@@ -244,7 +244,7 @@ export async function summarizeIncident(s: SummarizeInput, deps: SummarizeDeps) 
   const byOutcome = deps.metrics.singleMetric();
   byOutcome.addDimension('outcome', outcome.split(':')[0].split(';')[0]);
   byOutcome.addMetric('IncidentOutcomes', MetricUnit.Count, 1);
-  if (/verified/.test(outcome) && !/not verified/.test(outcome)) {
+  if (/\bverified\b/.test(outcome)) {
     deps.metrics.addMetric(
       'TimeToVerifiedRepair',
       MetricUnit.Seconds,
@@ -264,7 +264,10 @@ export async function summarizeIncident(s: SummarizeInput, deps: SummarizeDeps) 
 function remedyActions(s: SummarizeInput): ActionRecord[] {
   const r = s.remedyApplied ?? s.remedyPrepared;
   if (!r) return [];
-  const approvedBy = s.remedyApplied && s.approval?.approved ? ` (approved by ${s.approval.by ?? 'approver'})` : '';
+  const approvedBy =
+    s.remedyApplied && s.approval?.approved
+      ? ` (approved through the signed link${s.approval.decidedAt ? ` at ${s.approval.decidedAt}` : ''})`
+      : '';
   return [
     {
       id: r.remedy,

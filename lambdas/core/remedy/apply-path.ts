@@ -71,8 +71,10 @@ export interface ApplyRecord {
   readonly before: readonly string[];
   /** The state read after the change (or after the rollback), or the planned state in a dry run. */
   readonly after: readonly string[];
-  readonly applied?: Record<string, string>;
-  readonly verification?: Check;
+  /** What the change created (ids for the rollback); null when nothing was applied. */
+  readonly applied: Record<string, string> | null;
+  /** The re-check after the change; null when nothing was applied. */
+  readonly verification: Check | null;
   readonly startedAt: string;
   readonly finishedAt: string;
 }
@@ -155,8 +157,11 @@ export async function runApplyPath<S>(path: ApplyPath<S>, o: RunOptions): Promis
     });
   return done(await rollBack(path, { ...base, before: lines, diff, applied, verification: verification.check }));
 
-  function done(r: Omit<ApplyRecord, 'finishedAt' | 'before' | 'after' | 'diff'> & Partial<ApplyRecord>): ApplyRecord {
-    return { before: [], after: [], diff: [], ...r, finishedAt: iso(o.now()) } as ApplyRecord;
+  function done(
+    r: Omit<ApplyRecord, 'finishedAt' | 'before' | 'after' | 'diff' | 'applied' | 'verification'> &
+      Partial<ApplyRecord>,
+  ): ApplyRecord {
+    return { before: [], after: [], diff: [], applied: null, verification: null, ...r, finishedAt: iso(o.now()) };
   }
 }
 

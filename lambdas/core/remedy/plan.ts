@@ -1,5 +1,6 @@
 import type { ClassMode, FailureClass } from '../failure-classes.js';
 import type { Finding } from '../findings.js';
+import { isAdvisory } from '../policy.js';
 import type { RemedyId, RemedyTier } from './apply-path.js';
 import { type RemediationScope, type RemedyNode, type RemedyTarget, remedyTarget } from './targets.js';
 
@@ -34,7 +35,7 @@ export function planRemedy(i: RemedyPlanInput): { remedy?: PlannedRemedy; reason
   if (!t.target) return { reason: t.reason };
   const id: RemedyId = t.target.kind;
   const tier = i.tier ?? 'approve';
-  const errors = i.findings.filter((f) => f.status === 'error').map((f) => f.id);
+  const errors = i.findings.filter((f) => f.status === 'error' && !isAdvisory(f.id)).map((f) => f.id);
   const blocked = (reason: string) => ({
     remedy: { id, target: t.target, disposition: 'blocked' as const, reason },
     reason,

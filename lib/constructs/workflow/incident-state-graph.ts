@@ -24,6 +24,7 @@ import {
 import { LambdaInvoke, SnsPublish } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import type { Construct } from 'constructs';
 import type { CheckGroup } from '../../../lambdas/aws/checks/groups.js';
+import { REMEDY_RUNS, remedyStates } from './remedy-states.js';
 import { SsmCommand, type SsmCommandProps } from './ssm-command.js';
 import { invokeNarrowed, retried, SNS_TRANSIENT } from './tasks.js';
 
@@ -38,6 +39,8 @@ export interface IncidentStateFunctions {
   readonly summarize: IFunction;
   /** Kubernetes API of the cluster (inspect, verify by pods starting); absent: no cluster access. */
   readonly kubernetes?: IFunction;
+  /** Account remedies (prepare and apply). */
+  readonly remedy: IFunction;
 }
 
 /** Props of {@link IncidentStateGraph}. */
@@ -69,8 +72,8 @@ const MAX_WATCH_SECONDS = 13 * 60;
 
 /**
  * The incident workflow's states (JSONPath): open → gate → resolve node → diagnose (checks in
- * parallel + node probe) → decide → [approval] → act → verify → summarize → notify. Every failure
- * goes through "Record failure" → "Notify failure".
+ * parallel + node probe) → decide → [account remedy → ] [approval] → act → verify → summarize →
+ * notify. Every failure goes through "Record failure" → "Notify failure".
  */
 export class IncidentStateGraph extends StateMachineFragment {
   readonly startState: State;
@@ -281,7 +284,7 @@ export class IncidentStateGraph extends StateMachineFragment {
         'Decide',
         this.props.functions.decide,
         TaskInput.fromJsonPathAt('$'),
-        ['decision', 'actions', 'reasons', 'recommendations', 'findings', 'nodeAction'],
+        ['decision', 'actions', 'reasons', 'recommendations', 'findings', 'nodeAction', 'remedy'],
         '$.plan',
       ),
     );
@@ -290,8 +293,22 @@ export class IncidentStateGraph extends StateMachineFragment {
         Condition.stringEquals('$.plan.decision', decision),
         Condition.isPresent('$.plan.nodeAction.documentName'),
       );
+    // The account remedy is a branch of this one Choice, so a plan without one (the auto pause
+    // repair) takes no extra transition; after the remedy, the node part of the plan continues.
+    const prepareRemedy = remedyStates(this, {
+      remedy: this.props.functions.remedy,
+      requestApproval: this.props.functions.requestApproval,
+      approvalTimeout: this.props.approvalTimeout,
+      nodePath: new Choice(this, 'Node action after remedy?')
+        .when(planIs('act'), act)
+        .when(planIs('approve'), requestApproval)
+        .otherwise(summarize),
+      summarize,
+      onError: (t) => this.onError(t),
+    });
     decide.next(
       new Choice(this, 'Act, ask or report?')
+        .when(REMEDY_RUNS, prepareRemedy)
         .when(planIs('act'), act)
         .when(planIs('approve'), requestApproval)
         .otherwise(summarize),
