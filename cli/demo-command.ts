@@ -14,7 +14,7 @@ available they run on a simulated node, and say so).
 Scenarios:
 ${SCENARIOS.map((s) => `  ${s.name.padEnd(34)} ${s.title}`).join('\n')}
 
---json       one JSON record per scenario: {scenario, class, findings, actions, outcome}
+--json       one JSON record per scenario: {scenario, class, findings, actions, approval, outcome}
 --html FILE  a self-contained HTML report with a timeline per incident`;
 
 export async function runDemoCommand(args: readonly string[]): Promise<number> {
@@ -45,6 +45,7 @@ export async function runDemoCommand(args: readonly string[]): Promise<number> {
           class: r.class,
           findings: r.findings.map((f) => ({ id: f.id, status: f.status })),
           actions: r.actions,
+          ...(r.approval ? { approval: r.approval } : {}),
           outcome: r.outcome,
           node: r.node,
           incidents: r.incidents.map((i) => ({

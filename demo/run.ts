@@ -7,11 +7,12 @@ import { openIncidentKey } from '../lambdas/aws/incident-table.js';
 import { aggregate, type IncidentCandidate } from '../lambdas/core/incidents.js';
 import { readEvent } from '../lambdas/core/ingest.js';
 import { PROJECT_ROOT } from '../lib/constructs/paths.js';
-import { healthyAccount } from '../local/account-snapshot.js';
+import { type AccountSnapshot, healthyAccount, NODE_ROLE } from '../local/account-snapshot.js';
 import type { LocalTable } from '../local/dynamo.js';
 import { localIngest } from '../local/ingest-runtime.js';
 import { AL2023_PAUSE, LocalNode, missingLocalNodePackages, REGISTRY_TOKEN } from '../local/local-node.js';
 import {
+  definitionOf,
   freshIncidentTable,
   type LocalNodeBehaviour,
   type RunResult,
@@ -19,8 +20,9 @@ import {
   synthesizedDefinition,
 } from '../local/local-workflow.js';
 import { realNode, simulatedNode, simulatedPauseNode } from '../local/node-adapters.js';
+import { ecrTokenFollowsAccount } from '../local/node-credentials.js';
 import { synthesizedTemplate } from '../local/template.js';
-import type { Scenario } from './scenarios.js';
+import { DEMO_CONFIG, type Scenario } from './scenarios.js';
 
 export interface ScenarioResult {
   readonly scenario: string;
@@ -30,7 +32,10 @@ export interface ScenarioResult {
   /** Incidents the ingest path opened (a storm folds into one). */
   readonly incidents: readonly IncidentCandidate[];
   readonly findings: readonly { id: string; status: string; summary: string }[];
+  /** The account remedy (first, when one ran) and the node action, with their statuses. */
   readonly actions: readonly { id: string; status: string }[];
+  /** Who approved: the demo answers approval requests itself, and says so. */
+  readonly approval?: string;
   readonly outcome: string;
   readonly rootCause: string;
   readonly summary: { subject: string; message: string };
@@ -75,6 +80,7 @@ class NodeStage {
 async function nodeFor(
   s: Scenario,
   stage: NodeStage,
+  account: AccountSnapshot,
 ): Promise<{ behaviour: LocalNodeBehaviour; kind: ScenarioResult['node'] }> {
   if (s.node.kind === 'simulated') return { behaviour: simulatedNode(s.node.probe), kind: 'simulated' };
   if (stage.unavailable) return { behaviour: simulatedPauseNode(), kind: 'simulated' };
@@ -82,22 +88,25 @@ async function nodeFor(
   const al2023 = s.node.variant === 'al2023';
   node.removeImage(AL2023_PAUSE, node.registryImage);
   const image = al2023 ? AL2023_PAUSE : node.registryImage;
+  const tokenFile = join(node.dir, `ecr-token-${s.name}`);
+  const behaviour = realNode(node, {
+    env: {
+      CONTAINERD_CONFIG: node.writeConfig(`${s.name}.toml`, image, al2023 ? 'containerd2' : 'containerd1'),
+      PAUSE_TAR: al2023 ? node.pauseTar : join(node.dir, 'no-pause.tar'),
+      // The node role answers for the ECR token: the token exists only while the recorded account's
+      // IAM lets the node role get one (see ecrTokenFollowsAccount).
+      ECR_PASSWORD_CMD: `cat ${tokenFile}`,
+      CTR_PULL_ARGS: '--plain-http',
+      KUBELET_ARGS: `--pod-infra-container-image=${image}`,
+      // Never reach out of this machine: the registry endpoint is the loopback registry.
+      PROBE_ENDPOINTS: `127.0.0.1:${node.registryPort}`,
+    },
+    // The loopback registry (htpasswd, answers 401 like ECR) stands in for the ECR pause repository.
+    imageAliases: { '602401143452.dkr.ecr.eu-west-1.amazonaws.com/eks/pause:3.5': node.registryImage },
+  });
   return {
     kind: 'real containerd',
-    behaviour: realNode(node, {
-      env: {
-        CONTAINERD_CONFIG: node.writeConfig(`${s.name}.toml`, image, al2023 ? 'containerd2' : 'containerd1'),
-        PAUSE_TAR: al2023 ? node.pauseTar : join(node.dir, 'no-pause.tar'),
-        // The node role answers for the ECR token: without ECR access the token call fails.
-        ECR_PASSWORD_CMD: s.node.variant === 'al2-without-ecr-access' ? 'false' : `echo ${REGISTRY_TOKEN}`,
-        CTR_PULL_ARGS: '--plain-http',
-        KUBELET_ARGS: `--pod-infra-container-image=${image}`,
-        // Never reach out of this machine: the registry endpoint is the loopback registry.
-        PROBE_ENDPOINTS: `127.0.0.1:${node.registryPort}`,
-      },
-      // The loopback registry (htpasswd, answers 401 like ECR) stands in for the ECR pause repository.
-      imageAliases: { '602401143452.dkr.ecr.eu-west-1.amazonaws.com/eks/pause:3.5': node.registryImage },
-    }),
+    behaviour: ecrTokenFollowsAccount(behaviour, { account, roleName: NODE_ROLE, tokenFile, token: REGISTRY_TOKEN }),
   };
 }
 
@@ -109,8 +118,9 @@ async function ingestAll(
   events: readonly unknown[],
   table: LocalTable,
   tag: string,
+  template = synthesizedTemplate(),
 ): Promise<Record<string, unknown>[]> {
-  const ingest = localIngest(synthesizedTemplate(), table, { config: CONFIG, now: () => START + 60_000 });
+  const ingest = localIngest(template, table, { config: CONFIG, now: () => START + 60_000 });
   for (const [i, e] of events.entries()) await ingest.invoke(e, `${tag}-${i}`);
   return ingest.started;
 }
@@ -118,6 +128,9 @@ async function ingestAll(
 type WorkflowOutput = {
   plan?: { findings?: { id: string; status: string; summary: string }[]; nodeAction?: { id: string } | null };
   action?: { result?: { status: string } };
+  remedyPrepared?: { remedy: string; status: string };
+  remedyApplied?: { remedy: string; status: string };
+  approval?: { approved?: boolean };
   summary?: { subject: string; message: string; outcome: string };
 };
 
@@ -164,29 +177,31 @@ export async function replay(events: readonly unknown[]): Promise<ReplayResult[]
 /** Runs scenarios through ingest → incident → the synthesized workflow with the real handlers. */
 export async function runScenarios(scenarios: readonly Scenario[]): Promise<ScenarioResult[]> {
   const stage = new NodeStage();
-  const definition = synthesizedDefinition();
+  const template = synthesizedTemplate(DEMO_CONFIG);
+  const definition = definitionOf(template);
   const results: ScenarioResult[] = [];
   try {
     for (const s of scenarios) {
       const t0 = performance.now();
       const account = healthyAccount();
       s.account?.(account);
-      const table = await freshIncidentTable();
+      const table = await freshIncidentTable(template);
       const events: unknown[] = [
         ...(s.lines.length ? [subscriptionPayload(Array.from({ length: s.repeat }, () => s.lines).flat())] : []),
         ...(s.cloudTrail ?? []).map(
           (f) => JSON.parse(readFileSync(join(PROJECT_ROOT, 'test', 'fixtures', 'events', f), 'utf8')) as unknown,
         ),
       ];
-      const started = await ingestAll(events, table, `demo-${s.name}`);
+      const started = await ingestAll(events, table, `demo-${s.name}`, template);
       const incidents = aggregate(events.flatMap((e) => readEvent(e, CONFIG, START).occurrences));
       const main = started.find((x) => x.class === s.expect.class) ?? started[0];
-      const { behaviour, kind } = await nodeFor(s, stage);
+      const { behaviour, kind } = await nodeFor(s, stage, account);
       const r: RunResult | undefined = main
         ? await runWorkflow(main, {
             account,
             node: behaviour,
             definition,
+            template,
             table,
             modes: s.modes,
             approval: s.approval,
@@ -207,9 +222,10 @@ export async function runScenarios(scenarios: readonly Scenario[]): Promise<Scen
         expected: s.expect,
         incidents,
         findings,
-        actions: out.plan?.nodeAction
-          ? [{ id: out.plan.nodeAction.id, status: out.action?.result?.status ?? 'not run' }]
-          : [],
+        actions: actionsOf(out),
+        approval: r?.states.some((x) => /^Request (remedy )?approval$/.test(x))
+          ? `${s.approval ?? 'none'}: given by the demo (scripted answer to the signed link, no human)`
+          : undefined,
         outcome: summary.outcome,
         rootCause: failing.length ? failing.map((f) => f.id).join(', ') : String(main?.cause ?? ''),
         summary: { subject: summary.subject, message: summary.message },
@@ -222,6 +238,15 @@ export async function runScenarios(scenarios: readonly Scenario[]): Promise<Scen
     stage.stop();
   }
   return results;
+}
+
+/** The account remedy (what it did) and the node action, with statuses. */
+function actionsOf(out: WorkflowOutput): { id: string; status: string }[] {
+  const remedy = out.remedyApplied ?? out.remedyPrepared;
+  return [
+    ...(remedy ? [{ id: remedy.remedy, status: remedy.status }] : []),
+    ...(out.plan?.nodeAction ? [{ id: out.plan.nodeAction.id, status: out.action?.result?.status ?? 'not run' }] : []),
+  ];
 }
 
 export function renderTable(results: readonly ScenarioResult[]): string {

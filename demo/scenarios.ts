@@ -10,9 +10,14 @@ import {
   NODE_DNS,
   NODE_ID,
   NODE_ROLE,
+  NODE_SG,
   REGION,
   SUBNET,
 } from '../local/account-snapshot.js';
+import { LOCAL_CONFIG } from '../local/template.js';
+
+/** The role the managed vpc-cni add-on gives aws-node (IRSA) in the CNI scenarios. */
+export const CNI_ROLE = 'AmazonEKSVPCCNIRole';
 
 /**
  * Demo scenarios (names are a contract, issue #7): the events a real cluster emits for each field
@@ -20,7 +25,7 @@ import {
  * test/fixtures/corpus.jsonl for sources); CloudTrail events are in test/fixtures/events.
  */
 export type DemoNode =
-  | { readonly kind: 'local'; readonly variant: 'al2023' | 'al2' | 'al2-without-ecr-access' }
+  | { readonly kind: 'local'; readonly variant: 'al2023' | 'al2' }
   | { readonly kind: 'simulated'; readonly probe: readonly { id: string; status: string; summary: string }[] };
 
 export interface Scenario {
@@ -41,6 +46,8 @@ export interface Scenario {
     readonly outcome: string;
     /** The node action run, if any. */
     readonly nodeAction?: string;
+    /** The account remedy run, if any. */
+    readonly remedy?: string;
   };
 }
 
@@ -103,7 +110,8 @@ export const SCENARIOS: readonly Scenario[] = [
   },
   {
     name: 'pause-401-missing-ecr-policy',
-    title: 'Pause image 401 after AmazonEC2ContainerRegistryReadOnly was detached from the node role',
+    title:
+      'Pause image 401 after AmazonEC2ContainerRegistryReadOnly was detached from the node role: the detach is reverted (approved by the demo), then the pause image repaired',
     lines: [
       kubelet(
         `failed to get sandbox image "${ECR_PAUSE}": failed to pull image "${ECR_PAUSE}": pull access denied, repository does not exist or may require authorization: authorization failed: no basic auth credentials`,
@@ -115,12 +123,15 @@ export const SCENARIOS: readonly Scenario[] = [
       a.roles[NODE_ROLE].attached = a.roles[NODE_ROLE].attached.filter((p) => !p.includes('ContainerRegistry'));
       a.cloudTrailEvents.push(detachEcrReadOnlyEvent());
     },
-    node: { kind: 'local', variant: 'al2-without-ecr-access' },
+    // The node's ECR token follows the recorded account's IAM: no token until the policy is back.
+    node: { kind: 'local', variant: 'al2' },
+    approval: 'approve',
     expect: {
       class: 'sandbox-image',
       failing: ['iam.node-role.ecr-read', 'node.sandbox-image.present'],
-      outcome: 'action failed (Failed)',
+      outcome: 'attach-managed-policy verified; repaired and verified',
       nodeAction: 'repair-pause-image',
+      remedy: 'attach-managed-policy',
     },
   },
   {
@@ -170,7 +181,8 @@ export const SCENARIOS: readonly Scenario[] = [
   },
   {
     name: 'insufficient-cidr-blocks',
-    title: 'Prefix delegation: the subnet has free IPs but no free aligned /28',
+    title:
+      'Prefix delegation: free IPs but fragmented; the one aligned /28 left is reserved for prefixes (approved by the demo)',
     lines: [
       ipamd(
         `Failed to increase pool size due to not able to allocate ENI AllocENI: error attaching ENI: allocate ENI: failed to create ENI: InsufficientCidrBlocks: The specified subnet ${SUBNET} does not have enough free cidr blocks to satisfy the request. status code: 400`,
@@ -178,12 +190,16 @@ export const SCENARIOS: readonly Scenario[] = [
     ],
     cloudTrail: ['assign-prefix-insufficient-cidr.json'],
     repeat: 60,
-    account: (a) => fragmentSubnet(a),
+    // One address in every /28 but one: the failure happened while the last aligned block was taken too.
+    account: (a) => fragmentSubnet(a, 212, 1),
     node: { kind: 'simulated', probe: [] },
+    modes: { 'cidr-fragmentation': 'approve' },
+    approval: 'approve',
     expect: {
       class: 'cidr-fragmentation',
-      failing: ['subnet.free-prefix-blocks'],
-      outcome: 'diagnosed; action recommended',
+      failing: [],
+      outcome: `remedied and verified: create a prefix-type CIDR reservation over the free aligned space of ${SUBNET}`,
+      remedy: 'create-cidr-reservation',
     },
   },
   {
@@ -219,11 +235,50 @@ export const SCENARIOS: readonly Scenario[] = [
     ],
     repeat: 40,
     account: (a) => {
-      a.addons[0].serviceAccountRoleArn = `arn:aws:iam::${ACCOUNT}:role/AmazonEKSVPCCNIRole`;
-      a.roles.AmazonEKSVPCCNIRole = { attached: [], inline: {} };
+      a.addons[0].serviceAccountRoleArn = `arn:aws:iam::${ACCOUNT}:role/${CNI_ROLE}`;
+      a.roles[CNI_ROLE] = { attached: [], inline: {} };
     },
     node: { kind: 'simulated', probe: [] },
-    expect: { class: 'cni-permissions', failing: ['iam.cni-policy'], outcome: 'diagnosed; action recommended' },
+    modes: { 'cni-permissions': 'approve' },
+    approval: 'approve',
+    expect: {
+      class: 'cni-permissions',
+      failing: ['iam.cni-policy'],
+      outcome: `remedied and verified: attach arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy to role ${CNI_ROLE}`,
+      remedy: 'attach-managed-policy',
+    },
+  },
+  {
+    name: 'cni-policy-blocked-by-boundary',
+    title:
+      'As cni-policy-missing, but a permissions boundary on the aws-node role denies the ENI calls: the attach fails verification and is rolled back',
+    lines: [
+      ipamd(
+        "Initialization failure: ipamd: can not initialize with AWS SDK interface: refreshSGIDs: unable to update the ENI's SG: UnauthorizedOperation: You are not authorized to perform this operation. status code: 403",
+      ),
+    ],
+    repeat: 40,
+    account: (a) => {
+      a.addons[0].serviceAccountRoleArn = `arn:aws:iam::${ACCOUNT}:role/${CNI_ROLE}`;
+      a.managedPolicies[`arn:aws:iam::${ACCOUNT}:policy/EksWorkloadBoundary`] = {
+        Version: '2012-10-17',
+        Statement: [{ Effect: 'Allow', Action: ['ec2:Describe*', 'eks:DescribeCluster'], Resource: '*' }],
+      };
+      a.roles[CNI_ROLE] = {
+        attached: [],
+        inline: {},
+        permissionsBoundary: `arn:aws:iam::${ACCOUNT}:policy/EksWorkloadBoundary`,
+      };
+    },
+    node: { kind: 'simulated', probe: [] },
+    modes: { 'cni-permissions': 'approve' },
+    approval: 'approve',
+    expect: {
+      class: 'cni-permissions',
+      failing: ['iam.cni-policy'],
+      outcome: `attach-managed-policy rolled-back: verification failed (IAM still denies ec2:AssignPrivateIpAddresses (implicitDeny), ec2:AttachNetworkInterface (implicitDeny), ec2:CreateNetworkInterface (implicitDeny), ec2:DeleteNetworkInterface (implicitDeny), ec2:DetachNetworkInterface (implicitDeny), ec2:ModifyNetworkInterfaceAttribute (implicitDeny), ec2:UnassignPrivateIpAddresses (implicitDeny) to ${CNI_ROLE}); the change was rolled back`,
+      remedy: 'attach-managed-policy',
+    },
   },
   {
     name: 'windows-ipam-label',
@@ -343,10 +398,13 @@ export const SCENARIOS: readonly Scenario[] = [
         },
       ],
     },
+    modes: { 'registry-unreachable': 'approve' },
+    approval: 'approve',
     expect: {
       class: 'registry-unreachable',
       failing: ['vpc.endpoint.sg-443', 'node.registry-reachable'],
-      outcome: 'diagnosed; action recommended',
+      outcome: `remedied and verified: allow TCP 443 from ${NODE_SG} on ${ENDPOINT_SG} (endpoint security group of vpce-0ecrapi000001, vpce-0ecrdkr000001)`,
+      remedy: 'add-sg-rule',
     },
   },
   {
@@ -364,3 +422,19 @@ export const SCENARIOS: readonly Scenario[] = [
 ];
 
 export const DEMO_CLUSTER = CLUSTER;
+
+/**
+ * The demo deployment's configuration: the local one (one cluster, its node role) plus the node role,
+ * aws-node role, ECR endpoint security group and node subnet account remedies may change (the remedy
+ * role is scoped to them).
+ */
+export const DEMO_CONFIG = {
+  clusters: [
+    {
+      ...LOCAL_CONFIG.clusters[0],
+      name: CLUSTER,
+      region: REGION,
+      remediation: { roles: [NODE_ROLE, CNI_ROLE], endpointSecurityGroups: [ENDPOINT_SG], subnets: [SUBNET] },
+    },
+  ],
+};

@@ -100,7 +100,7 @@ describe('pod-doctor demo', () => {
 
   const failing = (name: string) => records[name].findings.filter((f) => f.status === 'fail').map((f) => f.id);
 
-  it('runs all fifteen scenarios and every one meets its expectation', () => {
+  it('runs every scenario and every one meets its expectation', () => {
     expect(status, stderr).toBe(0);
     expect(Object.keys(records)).toEqual(SCENARIOS.map((s) => s.name));
     for (const s of SCENARIOS) {
@@ -111,7 +111,7 @@ describe('pod-doctor demo', () => {
       expect(
         r.actions.map((a) => a.id),
         s.name,
-      ).toEqual(s.expect.nodeAction ? [s.expect.nodeAction] : []);
+      ).toEqual([...(s.expect.remedy ? [s.expect.remedy] : []), ...(s.expect.nodeAction ? [s.expect.nodeAction] : [])]);
     }
   });
 
@@ -126,19 +126,43 @@ describe('pod-doctor demo', () => {
     expect(r.transitions).toBeLessThan(50);
   });
 
-  it('ecr-endpoint-sg-blocks-443: vpc.endpoint.sg-443 fails and no node action is taken', () => {
+  it('ecr-endpoint-sg-blocks-443: vpc.endpoint.sg-443 fails; the rule is added (demo approval, labelled) and verified; no node action', () => {
     expect(failing('ecr-endpoint-sg-blocks-443')).toContain('vpc.endpoint.sg-443');
-    expect(records['ecr-endpoint-sg-blocks-443'].actions).toEqual([]);
+    expect(records['ecr-endpoint-sg-blocks-443']).toMatchObject({
+      actions: [{ id: 'add-sg-rule', status: 'verified' }],
+      approval: expect.stringMatching(/given by the demo/),
+    });
   });
 
-  it('insufficient-cidr-blocks: free /28 blocks fail while free IPs pass', () => {
+  it('insufficient-cidr-blocks: free IPs pass, one aligned /28 left (warn), reserved for prefixes and verified', () => {
     const f = Object.fromEntries(records['insufficient-cidr-blocks'].findings.map((x) => [x.id, x.status]));
-    expect(f).toMatchObject({ 'subnet.free-prefix-blocks': 'fail', 'subnet.free-ips': 'pass' });
+    expect(f).toMatchObject({ 'subnet.free-prefix-blocks': 'warn', 'subnet.free-ips': 'pass' });
+    expect(records['insufficient-cidr-blocks'].actions).toEqual([
+      { id: 'create-cidr-reservation', status: 'verified' },
+    ]);
   });
 
-  it('pause-401-missing-ecr-policy: the detached policy is found and attributed, the repair cannot get a token', () => {
-    const f = Object.fromEntries(records['pause-401-missing-ecr-policy'].findings.map((x) => [x.id, x.status]));
+  it('pause-401-missing-ecr-policy: the attributed detach is reverted and verified, then the pause repair gets its token', () => {
+    const r = records['pause-401-missing-ecr-policy'];
+    const f = Object.fromEntries(r.findings.map((x) => [x.id, x.status]));
     expect(f).toMatchObject({ 'iam.node-role.ecr-read': 'fail', 'change.recent': 'warn' });
+    expect(r.actions).toEqual([
+      { id: 'attach-managed-policy', status: 'verified' },
+      { id: 'repair-pause-image', status: 'Success' },
+    ]);
+  });
+
+  it('cni-policy-blocked-by-boundary: a failed verification is rolled back and the outcome never says verified', () => {
+    const r = records['cni-policy-blocked-by-boundary'];
+    expect(r.actions).toEqual([{ id: 'attach-managed-policy', status: 'rolled-back' }]);
+    expect(r.outcome).not.toMatch(/\bverified\b/);
+  });
+
+  it('an outcome says "verified" only where a verification passed', () => {
+    for (const r of Object.values(records)) {
+      const passed = r.actions.some((a) => a.status === 'verified') || /repaired and verified/.test(r.outcome);
+      if (/\bverified\b/.test(r.outcome)) expect(passed, r.scenario).toBe(true);
+    }
   });
 
   it('image-tag-typo: the summary suggests the closest existing tags', () => {
