@@ -85,8 +85,11 @@ export class IncidentWorkflow extends Construct {
   readonly approvalUrl: string;
   readonly functions: WorkflowFunctions;
   readonly approval: ApprovalEndpoint;
-  /** Account remedies, with a role scoped to each cluster's `remediation`. */
-  readonly remedy: RemedyFunction;
+  /**
+   * Account remedies, with a role scoped to each cluster's `remediation`; absent when no cluster
+   * lists anything (remedies are then recommendations only, and the workflow has no remedy states).
+   */
+  readonly remedy?: RemedyFunction;
 
   constructor(scope: Construct, id: string, props: IncidentWorkflowProps) {
     super(scope, id);
@@ -109,7 +112,10 @@ export class IncidentWorkflow extends Construct {
       approval: this.approval,
       approvalTimeout,
     });
-    this.remedy = new RemedyFunction(this, 'Remedy', { ...settings, clusters: props.config.clusters });
+    const remediable = props.config.clusters.some((c) => Object.values(c.remediation).some((l) => l.length > 0));
+    this.remedy = remediable
+      ? new RemedyFunction(this, 'Remedy', { ...settings, clusters: props.config.clusters })
+      : undefined;
     const commands = props.nodeCommands;
     const graph = new IncidentStateGraph(this, 'States', {
       functions: {
@@ -118,7 +124,7 @@ export class IncidentWorkflow extends Construct {
         requestApproval: this.functions.requestApproval,
         verify: this.functions.verify,
         summarize: this.functions.summarize,
-        remedy: this.remedy.function,
+        ...(this.remedy ? { remedy: this.remedy.function } : {}),
         resolveNode: props.checks.resolveNode,
         checks: props.checks.functions,
         ...(props.kubernetes ? { kubernetes: props.kubernetes } : {}),
@@ -155,7 +161,7 @@ export class IncidentWorkflow extends Construct {
     );
     acknowledgeStateMachine(stateMachine, [
       ...this.functions.all,
-      this.remedy.function,
+      ...(this.remedy ? [this.remedy.function] : []),
       ...Object.values(props.checks.functions),
       props.checks.resolveNode,
       ...(props.kubernetes ? [props.kubernetes] : []),

@@ -1,7 +1,7 @@
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { PodDoctor } from '../../lib/pod-doctor.js';
+import { PodDoctor, type PodDoctorProps } from '../../lib/pod-doctor.js';
 import { identityStatements } from '../support/iam.js';
 
 /** The remedy function in the deployed stack: its configuration, its place in the workflow, its grants. */
@@ -27,10 +27,15 @@ function flatten(v: unknown): string {
     .join(join[0]);
 }
 
-describe('account remedies in the deployed stack', () => {
+function build(props: PodDoctorProps) {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new Stack(app, 'Host', { env: { account: '111122223333', region: 'eu-west-1' } });
-  new PodDoctor(stack, 'PodDoctor', {
+  new PodDoctor(stack, 'PodDoctor', props);
+  return Template.fromStack(stack).toJSON() as { Resources: Resources };
+}
+
+describe('account remedies in the deployed stack', () => {
+  const json = build({
     clusters: [
       {
         name: 'prod-eu',
@@ -43,7 +48,6 @@ describe('account remedies in the deployed stack', () => {
     ],
     remedies: { 'cni-permissions': 'auto', 'cidr-fragmentation': 'dry-run' },
   });
-  const json = Template.fromStack(stack).toJSON() as { Resources: Resources };
   const resources = json.Resources;
   const remedyFunctionId = Object.keys(resources).find(
     (id) => resources[id].Type === 'AWS::Lambda::Function' && /Remedy/.test(id),
@@ -76,6 +80,16 @@ describe('account remedies in the deployed stack', () => {
       expect(definition.States[state].Parameters?.FunctionName, state).toContain(remedyFunctionId);
     expect(definition.States['Act, ask or report?'].Choices?.[0].Next).toBe('Prepare remedy');
     expect(definition.States['Request remedy approval'].Type).toBe('Task');
+  });
+
+  it('no cluster lists a remediation scope: no remedy function and no remedy state', () => {
+    const bare = build({ clusters: [{ name: 'prod-eu' }], remedies: { 'cni-permissions': 'auto' } });
+    const ids = Object.keys(bare.Resources);
+    expect(ids.filter((id) => /Remedy/.test(id))).toEqual([]);
+    const [machine] = ids.filter((id) => bare.Resources[id].Type === 'AWS::StepFunctions::StateMachine');
+    const states = Object.keys(JSON.parse(flatten(bare.Resources[machine].Properties.DefinitionString)).States);
+    expect(states.filter((s) => /remedy/i.test(s))).toEqual([]);
+    expect(states).toContain('Act, ask or report?');
   });
 
   it('only the remedy function role holds any remedy write; it holds nothing else that writes', () => {

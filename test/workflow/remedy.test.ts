@@ -237,3 +237,17 @@ describe.each(CASES)('apply path: $name', (c) => {
     expect(summary.message).toContain(`${c.remedy}: kill switch is on`);
   });
 });
+
+describe('the remedy branch costs a plan without a remedy nothing', () => {
+  it('with remediation configured, the auto pause repair enters no remedy state and stays under 50 transitions', async () => {
+    const r = await runWorkflow(incident(), {
+      account: healthyAccount(),
+      template,
+      definition,
+      node: simulatedPauseNode(),
+    });
+    expect((r.output.summary as { outcome: string }).outcome).toBe('repaired and verified');
+    expect(r.states.filter((s) => /remedy/i.test(s))).toEqual([]);
+    expect(r.transitions).toBeLessThan(50);
+  });
+});

@@ -39,8 +39,8 @@ export interface IncidentStateFunctions {
   readonly summarize: IFunction;
   /** Kubernetes API of the cluster (inspect, verify by pods starting); absent: no cluster access. */
   readonly kubernetes?: IFunction;
-  /** Account remedies (prepare and apply). */
-  readonly remedy: IFunction;
+  /** Account remedies (prepare and apply); absent: no cluster may be changed, no remedy states. */
+  readonly remedy?: IFunction;
 }
 
 /** Props of {@link IncidentStateGraph}. */
@@ -293,26 +293,26 @@ export class IncidentStateGraph extends StateMachineFragment {
         Condition.stringEquals('$.plan.decision', decision),
         Condition.isPresent('$.plan.nodeAction.documentName'),
       );
+    const choice = new Choice(this, 'Act, ask or report?');
+    const remedy = this.props.functions.remedy;
     // The account remedy is a branch of this one Choice, so a plan without one (the auto pause
     // repair) takes no extra transition; after the remedy, the node part of the plan continues.
-    const prepareRemedy = remedyStates(this, {
-      remedy: this.props.functions.remedy,
-      requestApproval: this.props.functions.requestApproval,
-      approvalTimeout: this.props.approvalTimeout,
-      nodePath: new Choice(this, 'Node action after remedy?')
-        .when(planIs('act'), act)
-        .when(planIs('approve'), requestApproval)
-        .otherwise(summarize),
-      summarize,
-      onError: (t) => this.onError(t),
-    });
-    decide.next(
-      new Choice(this, 'Act, ask or report?')
-        .when(REMEDY_RUNS, prepareRemedy)
-        .when(planIs('act'), act)
-        .when(planIs('approve'), requestApproval)
-        .otherwise(summarize),
-    );
+    if (remedy)
+      choice.when(
+        REMEDY_RUNS,
+        remedyStates(this, {
+          remedy,
+          requestApproval: this.props.functions.requestApproval,
+          approvalTimeout: this.props.approvalTimeout,
+          nodePath: new Choice(this, 'Node action after remedy?')
+            .when(planIs('act'), act)
+            .when(planIs('approve'), requestApproval)
+            .otherwise(summarize),
+          summarize,
+          onError: (t) => this.onError(t),
+        }),
+      );
+    decide.next(choice.when(planIs('act'), act).when(planIs('approve'), requestApproval).otherwise(summarize));
     return decide;
   }
 
