@@ -120,6 +120,8 @@ async function act(
             diff: [],
             before: [],
             after: [],
+            applied: null,
+            verification: null,
             startedAt: at,
             finishedAt: at,
           },
