@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../lib/constructs/paths.js';
+import { LocalAdmission } from './admission.js';
 import { ClusterWrites, type ControllerBehaviour } from './kube-api-writes.js';
 import { allowed, attributesOf, forbiddenMessage, type Grant, groupGrants } from './rbac.js';
 
@@ -34,6 +35,11 @@ export interface KubeApiServerOptions {
   readonly groups?: readonly string[];
   /** The RBAC manifest the authorizer reads. @default k8s/pod-doctor-rbac.yaml */
   readonly rbacFile?: string;
+  /**
+   * ValidatingAdmissionPolicies applied after authorization; null: none (a cluster < 1.30).
+   * @default k8s/pod-doctor-admission-policy.yaml
+   */
+  readonly admissionFile?: string | null;
 }
 
 export interface Fault {
@@ -158,6 +164,8 @@ export class KubeApiServer {
   watchSteps: WatchStep[] = [];
   /** The authorizer: the RBAC manifest's grants to the caller's groups (403 otherwise). */
   readonly grants: Grant[];
+  readonly groups: readonly string[];
+  private readonly admission?: LocalAdmission;
   /** Writes and the DaemonSet controller's replacement of a deleted aws-node pod. */
   readonly writes: ClusterWrites;
   /** Requests the authorizer refused. */
@@ -167,9 +175,9 @@ export class KubeApiServer {
   constructor(options: KubeApiServerOptions = {}, behaviour?: ControllerBehaviour) {
     const { key, cert } = selfSignedCertificate();
     this.cert = cert;
-    this.grants = (options.groups ?? ['pod-doctor', 'pod-doctor-actions']).flatMap((g) =>
-      groupGrants(g, options.rbacFile),
-    );
+    this.groups = options.groups ?? ['pod-doctor', 'pod-doctor-actions'];
+    this.grants = this.groups.flatMap((g) => groupGrants(g, options.rbacFile));
+    if (options.admissionFile !== null) this.admission = new LocalAdmission(options.admissionFile);
     this.writes = new ClusterWrites(() => this.cluster, behaviour);
     this.server = createServer({ key, cert }, (req, res) => {
       const chunks: Buffer[] = [];
@@ -202,6 +210,17 @@ export class KubeApiServer {
       this.forbidden.push(message);
       res.writeHead(403, { 'content-type': 'application/json' });
       res.end(JSON.stringify(status(403, 'Forbidden', message)));
+      return;
+    }
+    const denial = this.admission?.check(
+      attributes,
+      this.groups,
+      attributes.resource === 'pods' ? this.writes.pod(attributes.namespace ?? '', attributes.name ?? '') : undefined,
+    );
+    if (denial) {
+      this.forbidden.push(denial.message);
+      res.writeHead(denial.code, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(status(denial.code, denial.reason, denial.message)));
       return;
     }
     if (url.searchParams.get('watch') === 'true' && !this.faultFor(url)) {

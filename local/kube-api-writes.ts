@@ -114,6 +114,11 @@ export class ClusterWrites {
     return undefined;
   }
 
+  /** A pod the server holds, or undefined. */
+  pod(namespace: string, name: string): Obj | undefined {
+    return this.locate(namespace, name)?.pod;
+  }
+
   private remove(found: { list: Obj[]; pod: Obj }): void {
     found.list.splice(found.list.indexOf(found.pod), 1);
   }

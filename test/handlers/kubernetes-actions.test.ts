@@ -272,3 +272,33 @@ describe('RBAC: the actions need exactly the verbs k8s/pod-doctor-rbac.yaml gran
     }
   });
 });
+
+describe('admission policy (k8s/pod-doctor-admission-policy.yaml): deletes in kube-system only of aws-node pods', () => {
+  const kubeProxy = () =>
+    server.cluster.runningPods?.find((p) => (p.metadata as { name: string }).name === 'kube-proxy-8xkzq');
+
+  it('refuses deleting another kube-system pod that RBAC alone would allow, and still restarts aws-node', async () => {
+    await expect(
+      api().deletePod('kube-system', 'kube-proxy-8xkzq', 'a1c2e3f4-0000-4000-8000-000000000003'),
+    ).rejects.toThrow(
+      /ValidatingAdmissionPolicy 'pod-doctor-deletes-only-aws-node' with binding 'pod-doctor-deletes-only-aws-node' denied request: pod-doctor may delete only aws-node pods in kube-system/,
+    );
+    expect(kubeProxy()).toBeDefined();
+    const r = await restartAwsNode(api(), NODE, { pollMs: 50, sleep: (ms) => new Promise((s) => setTimeout(s, ms)) });
+    expect(r.ready).toBe(true);
+  });
+
+  it('without the policy (a cluster before 1.30) RBAC alone lets the same delete through', async () => {
+    const rbacOnly = new KubeApiServer({ admissionFile: null });
+    const url = await rbacOnly.start();
+    try {
+      const a = new ClusterApi(
+        { name: 'prod', region: 'us-east-2', endpoint: url, certificateAuthorityData: rbacOnly.caData },
+        new EksTokenCache(CREDS),
+      );
+      expect(await a.deletePod('kube-system', 'kube-proxy-8xkzq', 'a1c2e3f4-0000-4000-8000-000000000003')).toBe(true);
+    } finally {
+      await rbacOnly.stop();
+    }
+  });
+});
