@@ -1,4 +1,16 @@
 import type { FailureClass } from './failure-classes.js';
+import {
+  API_SERVER,
+  AUTH,
+  FAILURE,
+  NOT_FOUND,
+  PULL,
+  poolFull,
+  REGISTRY,
+  SANDBOX,
+  standaloneRefusal,
+  UNREACHABLE,
+} from './signature-parts.js';
 
 /**
  * The signature catalogue: causes named in kubelet, containerd, dockerd, the VPC CNI (ipamd / aws-cni
@@ -19,7 +31,7 @@ import type { FailureClass } from './failure-classes.js';
  * Bump CATALOGUE_VERSION whenever a signature is added, removed or changes meaning: incidents record
  * the version that classified them.
  */
-export const CATALOGUE_VERSION = '2026.11.4';
+export const CATALOGUE_VERSION = '2026.11.5';
 
 export interface Signature {
   /** Stable id, reported with each classification. */
@@ -41,67 +53,7 @@ export interface Signature {
   readonly filter: readonly string[];
 }
 
-/** Lines that talk about pulling or fetching an image (kubelet, containerd, dockerd, CRI, ECS agent). */
-const PULL =
-  /failed to pull|failed pulling|pulling from host|failed to resolve reference|failed to do request|PullImage|ErrImagePull|ImagePullBackOff|failed to copy|fetch manifest|fetching manifest|fetch blob|fetching blob|Back-off pulling|pull access denied|error pulling|Error while pulling|image pull|pulling image|pull image|can't pull|cannot pull|CannotPull|Error response from daemon|Download failed|Error writing blob|reading manifest|reading image|manifest for|image service failed/i;
-/** Lines that name a registry endpoint (so a network or TLS error is about the registry). */
-const REGISTRY =
-  /\/v2\/|\/v1\/|registry|docker|\.dkr\.ecr\.|ecr\.[a-z][a-z]-|public\.ecr\.aws|gcr\.io|quay\.io|ghcr\.io|mcr\.microsoft|manifest|blob|credential provider/i;
-/** The node's sandbox (pause) image: any registry, any tag, and the scripts/units that fetch it. */
-const SANDBOX =
-  /sandbox image|sandbox-image|sandbox_image|pause image|pod-infra-container-image|pod infra container image|\/pause\b|\bpause:\d|pause-windows|-pause:|-pause"|-pause@/i;
-/** The line reports a failure, not progress. */
-const FAILURE =
-  /fail|error|unable|cannot|can't|denied|refused|timeout|timed out|unavailable|exceeded|not found|unknown|BackOff|no space|panic|exited|no such|unauthorized|forbidden|EOF/i;
-/** Refusals no name can contain by accident. */
-const AUTH_PHRASES =
-  /no basic auth credentials|authorization failed|authentication required|pull access denied|denied: requested access|access to the resource is denied|may require 'docker login'|not authorized to perform: ecr:|AccessDenied|Unable to locate credentials|credential provider|NoCredentialProviders|Status 403|Status 401|failed to authorize|anonymous token|oauth token|unauthenticated|failed to retrieve credentials|no EC2 IMDS role found|: denied$|: denied\.$|: denied: |daemon: denied|registry: denied/i;
-/** Registry refused the credentials (or had none): also bare status codes and words (see {@link standaloneRefusal}). */
-const AUTH = new RegExp(`\\b401\\b|\\b403\\b|Unauthorized|Forbidden|${AUTH_PHRASES.source}`, 'i');
-
-/**
- * A 401/403 or Unauthorized/Forbidden that stands alone as a status, not inside a tenant's name
- * (pod `app-401`, image tag `:403`, pod `unauthorized-app`): tokens split at blanks, quotes and
- * brackets, one pass, linear.
- */
-export function standaloneRefusal(message: string): boolean {
-  if (AUTH_PHRASES.test(message)) return true;
-  for (const token of message.split(/[\s"'`=(),;[\]{}]+/)) {
-    const t = token.replace(/[:.,]+$/, '');
-    if (t === '401' || t === '403' || /^(?:Status)?(?:unauthorized|forbidden)$/i.test(t)) return true;
-  }
-  return false;
-}
-/** The network path to the registry failed. */
-const UNREACHABLE =
-  /i\/o timeout|Client\.Timeout exceeded|request canceled|connection refused|no such host|network is unreachable|TLS handshake timeout|context deadline exceeded|connection reset|no route to host|Temporary failure in name resolution|unexpected EOF|: EOF\b|server misbehaving|dial tcp|timed out|API error \(5|500 Internal Server Error|502 Bad Gateway|503 Service Unavailable|504 Gateway Time|unexpected status code 5|unexpected HTTP status: 5|awaiting response headers|client connection lost|broken pipe/i;
-/** Calls to the Kubernetes API server (their network errors are not registry errors). */
-const API_SERVER =
-  /\.eks\.amazonaws\.com|\/apis\/|\/api\/v1|\/version|\/healthz|\/leases\/|node-lease|update lease|ensure lease|apiserver/i;
-/** The registry does not have it. */
-const NOT_FOUND =
-  /manifest unknown|name unknown|repository does not exist|does not exist in the registry|not found|no such image|NotFound/i;
-
-/** The number after `key` (then optional `:` and spaces) in `text`, or undefined. Linear time. */
-function numberAfter(text: string, key: string): number | undefined {
-  const at = text.indexOf(key);
-  if (at < 0) return undefined;
-  let i = at + key.length;
-  while (text[i] === ':' || text[i] === ' ' || text[i] === '=') i++;
-  const start = i;
-  while (i < text.length && text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57) i++;
-  return i > start && i - start < 10 ? Number(text.slice(start, i)) : undefined;
-}
-
-/** ipamd's pool stats at an assignment (`total 9, assigned 9`): every IP of the node's pool is in use. */
-export function poolFull(message: string): boolean {
-  const stats = message.toLowerCase().indexOf('pool stats');
-  if (stats < 0) return false;
-  const rest = message.slice(stats);
-  const total = numberAfter(rest, 'total');
-  const assigned = numberAfter(rest, 'assigned');
-  return total !== undefined && assigned !== undefined && assigned >= total;
-}
+export { poolFull, standaloneRefusal } from './signature-parts.js';
 
 export const SIGNATURES: readonly Signature[] = [
   {
@@ -294,6 +246,9 @@ export const SIGNATURES: readonly Signature[] = [
     all: [
       /OCI runtime|runc create failed|runc run failed|unable to start container process|starting container process caused|container init caused|error during container init|applying cgroup configuration|setting cgroup config|failed to create shim|failed to create containerd task|failed to start containerd task|failed to create task|failed to start sandbox container|failed to create containerd container|failed to reserve sandbox name|failed to start shim|ttrpc: closed|binary not installed|Container creation error|container create failed|init pipe|init-p: |failed to start sandbox|failed to get sandbox runtime|no runtime for|failed to find runtime handler|failed to create sandbox root|failed to create network namespace for sandbox|failed to setup sandbox files|failed to generate sandbox container spec|failed to create container io|failed to get sandbox container task|failed to wait for sandbox container task|failed to load shim|failed to resolve runtime path|runc console socket|error creating overlay mount|failed to mount rootfs|is already in use by container|failed to create a sandbox for pod/i,
     ],
+    // A runtime that pulls the image itself (confidential containers) wraps a registry refusal in its
+    // shim error: the cause is the registry's answer, not the runtime.
+    none: [/authentication required|401 Unauthorized|403 Forbidden|pull access denied|no basic auth credentials/i],
     filter: ['OCI runtime', 'ailed', 'rror', 'no such', 'EOF'],
   },
   {

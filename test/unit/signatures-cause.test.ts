@@ -143,3 +143,14 @@ describe('sandbox image, ipamd and runtime wordings', () => {
     expect(classOf('read unix @->/run/containerd/containerd.sock: read: EAGAIN')).not.toBe('pid-exhaustion');
   });
 });
+
+describe('a wrapper is not a cause', () => {
+  it('reads a registry refusal inside a shim error as registry-auth, a plain shim failure as runtime-failure', () => {
+    expect(
+      classOf(
+        'failed to create shim task: obtaining and verifying image: obtaining descriptor: GET https://registry.example.com/token?scope=repository%3Ateam%2Fapp%3Apull: UNAUTHORIZED: authentication required',
+      ),
+    ).toBe('registry-auth');
+    expect(classOf('failed to create shim task: ttrpc: closed: unknown')).toBe('runtime-failure');
+  });
+});

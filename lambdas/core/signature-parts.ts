@@ -1,0 +1,67 @@
+/**
+ * The parts the signature catalogue (signatures.ts) is built from: context and cause patterns shared
+ * by several signatures, and the linear-time conditions a quantifier-free pattern cannot state.
+ * Every pattern here is quantifier-free too (test/unit/linear-time.test.ts checks the catalogue).
+ */
+
+/** Lines that talk about pulling or fetching an image (kubelet, containerd, dockerd, CRI, ECS agent). */
+export const PULL =
+  /failed to pull|failed pulling|pulling from host|failed to resolve reference|failed to do request|PullImage|ErrImagePull|ImagePullBackOff|failed to copy|fetch manifest|fetching manifest|fetch blob|fetching blob|Back-off pulling|pull access denied|error pulling|Error while pulling|image pull|pulling image|pull image|can't pull|cannot pull|CannotPull|Error response from daemon|Download failed|Error writing blob|reading manifest|reading image|manifest for|image service failed/i;
+/** Lines that name a registry endpoint (so a network or TLS error is about the registry). */
+export const REGISTRY =
+  /\/v2\/|\/v1\/|registry|docker|\.dkr\.ecr\.|ecr\.[a-z][a-z]-|public\.ecr\.aws|gcr\.io|quay\.io|ghcr\.io|mcr\.microsoft|manifest|blob|credential provider/i;
+/** The node's sandbox (pause) image: any registry, any tag, and the scripts/units that fetch it. */
+export const SANDBOX =
+  /sandbox image|sandbox-image|sandbox_image|pause image|pod-infra-container-image|pod infra container image|\/pause\b|\bpause:\d|pause-windows|-pause:|-pause"|-pause@/i;
+/** The line reports a failure, not progress. */
+export const FAILURE =
+  /fail|error|unable|cannot|can't|denied|refused|timeout|timed out|unavailable|exceeded|not found|unknown|BackOff|no space|panic|exited|no such|unauthorized|forbidden|EOF/i;
+/** Refusals no name can contain by accident. */
+const AUTH_PHRASES =
+  /no basic auth credentials|authorization failed|authentication required|pull access denied|denied: requested access|access to the resource is denied|may require 'docker login'|not authorized to perform: ecr:|AccessDenied|Unable to locate credentials|credential provider|NoCredentialProviders|Status 403|Status 401|failed to authorize|anonymous token|oauth token|unauthenticated|failed to retrieve credentials|no EC2 IMDS role found|: denied$|: denied\.$|: denied: |daemon: denied|registry: denied/i;
+/** Registry refused the credentials (or had none): also bare status codes and words (see {@link standaloneRefusal}). */
+export const AUTH = new RegExp(`\\b401\\b|\\b403\\b|Unauthorized|Forbidden|${AUTH_PHRASES.source}`, 'i');
+
+/**
+ * A 401/403 or Unauthorized/Forbidden that stands alone as a status, not inside a tenant's name
+ * (pod `app-401`, image tag `:403`, pod `unauthorized-app`): tokens split at blanks, quotes and
+ * brackets, one pass, linear.
+ */
+export function standaloneRefusal(message: string): boolean {
+  if (AUTH_PHRASES.test(message)) return true;
+  for (const token of message.split(/[\s"'`=(),;[\]{}]+/)) {
+    const t = token.replace(/[:.,]+$/, '');
+    if (t === '401' || t === '403' || /^(?:Status)?(?:unauthorized|forbidden)$/i.test(t)) return true;
+  }
+  return false;
+}
+/** The network path to the registry failed. */
+export const UNREACHABLE =
+  /i\/o timeout|Client\.Timeout exceeded|request canceled|connection refused|no such host|network is unreachable|TLS handshake timeout|context deadline exceeded|connection reset|no route to host|Temporary failure in name resolution|unexpected EOF|: EOF\b|server misbehaving|dial tcp|timed out|API error \(5|500 Internal Server Error|502 Bad Gateway|503 Service Unavailable|504 Gateway Time|unexpected status code 5|unexpected HTTP status: 5|awaiting response headers|client connection lost|broken pipe/i;
+/** Calls to the Kubernetes API server (their network errors are not registry errors). */
+export const API_SERVER =
+  /\.eks\.amazonaws\.com|\/apis\/|\/api\/v1|\/version|\/healthz|\/leases\/|node-lease|update lease|ensure lease|apiserver/i;
+/** The registry does not have it. */
+export const NOT_FOUND =
+  /manifest unknown|name unknown|repository does not exist|does not exist in the registry|not found|no such image|NotFound/i;
+
+/** The number after `key` (then optional `:` and spaces) in `text`, or undefined. Linear time. */
+function numberAfter(text: string, key: string): number | undefined {
+  const at = text.indexOf(key);
+  if (at < 0) return undefined;
+  let i = at + key.length;
+  while (text[i] === ':' || text[i] === ' ' || text[i] === '=') i++;
+  const start = i;
+  while (i < text.length && text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57) i++;
+  return i > start && i - start < 10 ? Number(text.slice(start, i)) : undefined;
+}
+
+/** ipamd's pool stats at an assignment (`total 9, assigned 9`): every IP of the node's pool is in use. */
+export function poolFull(message: string): boolean {
+  const stats = message.toLowerCase().indexOf('pool stats');
+  if (stats < 0) return false;
+  const rest = message.slice(stats);
+  const total = numberAfter(rest, 'total');
+  const assigned = numberAfter(rest, 'assigned');
+  return total !== undefined && assigned !== undefined && assigned >= total;
+}
