@@ -12,13 +12,13 @@ export class AnchorAutomatonError extends Error {
 }
 
 export class AnchorAutomaton {
-  /** ASCII code → alphabet class (0: a character no anchor contains). */
-  private readonly classes = new Uint8Array(128);
-  private readonly width: number;
-  /** Next state: delta[state * width + class] (16-bit: a compact table stays in cache). */
-  private readonly delta: Uint16Array;
-  /** 1 where a state ends an anchor (itself or through its failure chain). */
-  private readonly accept: Uint8Array;
+  /** UTF-16 code unit → alphabet class (0: a character no anchor contains, every non-ASCII one). */
+  private readonly classes = new Uint8Array(65536);
+  /**
+   * Next state as an offset into this table (state × width), or -1 when the next state ends an
+   * anchor: the search stops there, so an accepting state never needs a row of its own.
+   */
+  private readonly delta: Int32Array;
 
   constructor(anchors: readonly string[]) {
     if (anchors.length === 0) throw new AnchorAutomatonError('no anchors');
@@ -33,22 +33,24 @@ export class AnchorAutomaton {
     }
     // Upper-case letters share their lower-case letter's class.
     for (let c = 65; c <= 90; c++) this.classes[c] = this.classes[c + 32];
-    this.width = next;
-    const trie = buildTrie(anchors, this.classes, this.width);
-    if (trie.states > 0xffff) throw new AnchorAutomatonError(`${trie.states} states exceed 16-bit state numbers`);
-    completeWithFailureLinks(trie.delta, trie.accept, this.width, trie.states);
-    this.delta = Uint16Array.from(trie.delta.subarray(0, trie.states * this.width));
-    this.accept = trie.accept;
+    const width = next;
+    const trie = buildTrie(anchors, this.classes, width);
+    completeWithFailureLinks(trie.delta, trie.accept, width, trie.states);
+    const delta = new Int32Array(trie.states * width);
+    for (let k = 0; k < delta.length; k++) {
+      const t = trie.delta[k];
+      delta[k] = trie.accept[t] === 1 ? -1 : t * width;
+    }
+    this.delta = delta;
   }
 
   /** True when `text` contains an anchor, ignoring ASCII case. */
   test(text: string): boolean {
-    const { classes, delta, accept, width } = this;
+    const { classes, delta } = this;
     let s = 0;
     for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      s = c < 128 ? delta[s * width + classes[c]] : 0;
-      if (accept[s] === 1) return true;
+      s = delta[s + classes[text.charCodeAt(i)]];
+      if (s < 0) return true;
     }
     return false;
   }
