@@ -15,6 +15,7 @@ import {
   type PodObject,
   type StuckPod,
 } from '../../core/stuck-pods.js';
+import { disruptionBudgetMessage, forbiddenMessage, statusMessage, statusOf } from './api-errors.js';
 
 /** What EKS `DescribeCluster` says about how to reach a cluster's API server. */
 export interface ClusterEndpoint {
@@ -71,13 +72,6 @@ const DNS_NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 function selectorValue(value: string, what: string): string {
   if (!DNS_NAME.test(value)) throw new KubernetesInputError(`${what} is not a DNS name: ${value.slice(0, 80)}`);
   return value;
-}
-
-/** HTTP status of a failed call: ApiException (requests) or the Watch error's `statusCode`. */
-function statusOf(e: unknown): number | undefined {
-  if (e instanceof ApiException) return e.code;
-  const code = (e as { statusCode?: unknown } | undefined)?.statusCode;
-  return typeof code === 'number' ? code : undefined;
 }
 
 /**
@@ -355,39 +349,4 @@ export class ClusterApi {
     );
     return cm.data ?? {};
   }
-}
-
-function statusBody(e: unknown): string {
-  const body = e instanceof ApiException ? e.body : undefined;
-  return typeof body === 'string' ? body : JSON.stringify(body ?? '');
-}
-
-/** The `message` of the API server's Status body (JSON; quotes inside it are escaped). */
-function statusMessage(e: unknown): string | undefined {
-  try {
-    const message = (JSON.parse(statusBody(e)) as { message?: unknown } | null)?.message;
-    return typeof message === 'string' ? message.slice(0, 300) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function forbiddenMessage(e: unknown): string {
-  return statusMessage(e) ?? "pod-doctor's Kubernetes group is not allowed this (see its ClusterRole)";
-}
-
-/**
- * The budget's own words when a 429 is the Eviction API refusing for a PodDisruptionBudget: the
- * API server's Status names the cause `DisruptionBudget` (pkg/registry/core/pod/storage/eviction.go).
- * https://kubernetes.io/docs/concepts/scheduling-eviction/api-eviction/
- */
-function disruptionBudgetMessage(e: unknown): string | undefined {
-  let status: { details?: { causes?: { reason?: string; message?: string }[] }; message?: string };
-  try {
-    status = JSON.parse(statusBody(e));
-  } catch {
-    return undefined;
-  }
-  const cause = status?.details?.causes?.find((c) => c.reason === 'DisruptionBudget');
-  return cause ? `${status.message ?? 'eviction refused'} ${cause.message ?? ''}`.trim() : undefined;
 }
