@@ -121,10 +121,10 @@ export async function runDiagnoseCommand(args: readonly string[]): Promise<numbe
     return 2;
   }
   process.env.AWS_REGION = region;
-  const { lazyClients } = await import('../lambdas/aws/checks/handler-kit.js');
+  const { accountClients } = await import('./account-clients.js');
   const { CloudTrailClient } = await import('@aws-sdk/client-cloudtrail');
   const { cloudTrailChangeReader } = await import('./cloudtrail-changes.js');
-  const base = lazyClients();
+  const base = accountClients();
   // No deployed change index here: recent changes come from CloudTrail, a page per resource.
   const changes = cloudTrailChangeReader(new CloudTrailClient({ maxAttempts: 6 }));
   const clients: CheckClients = {

@@ -95,11 +95,11 @@ export async function runPreflightCommand(args: readonly string[]): Promise<numb
 
 /** The same credential chain and retry settings as `diagnose`, plus SSM and CloudWatch Logs. */
 async function realClients() {
-  const { lazyClients } = await import('../lambdas/aws/checks/handler-kit.js');
+  const { accountClients } = await import('./account-clients.js');
   const { SSMClient } = await import('@aws-sdk/client-ssm');
   const { CloudTrailClient } = await import('@aws-sdk/client-cloudtrail');
   const { CloudWatchLogsClient } = await import('@aws-sdk/client-cloudwatch-logs');
-  const checks = lazyClients();
+  const checks = accountClients();
   return {
     ec2: checks.ec2,
     eks: checks.eks,

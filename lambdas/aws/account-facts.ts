@@ -13,7 +13,7 @@ import {
 } from '@aws-sdk/client-eks';
 import type { AccountFacts, FactsNeeded } from '../core/cloudtrail-scope.js';
 import { clusterOfTags } from '../core/node-tags.js';
-import { cniRole } from './checks/iam-checks.js';
+import { cniRole } from './checks/cni-role.js';
 import type { NodeContext } from './checks/node-context.js';
 
 /** Access entry types of nodes (managed node groups, Karpenter, self-managed under API authentication). */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CLOUDTRAIL_DETAIL_TYPES, type CloudTrailEvent } from './cloudtrail.js';
 
 const text = (max: number) => z.string().max(max);

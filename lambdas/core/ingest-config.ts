@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { IngestConfig } from './ingest.js';
 
 /** The ingest function's environment, validated once at cold start. */

@@ -1,5 +1,5 @@
 import { gunzipSync } from 'node:zlib';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Most bytes a subscription payload may inflate to. CloudWatch Logs delivers at most about 1 MB of

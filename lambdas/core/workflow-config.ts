@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CLASS_MODES, FAILURE_CLASSES } from './failure-classes.js';
 import { REMEDY_TIERS } from './remedy/apply-path.js';
 

@@ -1,4 +1,6 @@
-import { makeCheckHandler } from '../aws/checks/handler-kit.js';
+import { changeIndexFromEnv } from '../aws/checks/change-index-client.js';
+import { runChangesGroup } from '../aws/checks/changes-group.js';
+import { checkHandler } from '../aws/checks/handler-kit.js';
 
-/** Account checks, group "changes" (see lambdas/aws/checks/groups.ts). */
-export const handler = makeCheckHandler('changes');
+/** Account checks, group "changes": the change index only (DynamoDB). */
+export const handler = checkHandler('changes', runChangesGroup, { changes: changeIndexFromEnv() });

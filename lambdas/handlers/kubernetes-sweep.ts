@@ -3,7 +3,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EKSClient } from '@aws-sdk/client-eks';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { IncidentStore } from '../aws/incident-store.js';
 import { ClusterApi } from '../aws/kubernetes/cluster-api.js';
 import { endpointCache } from '../aws/kubernetes/endpoint.js';

@@ -1,6 +1,6 @@
 import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ensureLogGroupReady } from '../aws/log-group-prerequisites.js';
 
 const logs = new CloudWatchLogsClient({ maxAttempts: 6 });

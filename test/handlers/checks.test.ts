@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CheckGroup } from '../../lambdas/aws/checks/groups.js';
-import { makeCheckHandler } from '../../lambdas/aws/checks/handler-kit.js';
+import { type CheckGroup, makeCheckHandler } from '../../lambdas/aws/checks/groups.js';
 import { resolveNode } from '../../lambdas/aws/checks/node-context.js';
 import { FINDING_IDS, type Finding } from '../../lambdas/core/findings.js';
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { makeCheckHandler } from '../../lambdas/aws/checks/handler-kit.js';
+import { makeCheckHandler } from '../../lambdas/aws/checks/groups.js';
 import { resolveNode } from '../../lambdas/aws/checks/node-context.js';
 import { RemedyScopeError, runRemedy } from '../../lambdas/aws/remedy/service.js';
 import { DEFAULT_CLASS_MODES } from '../../lambdas/core/failure-classes.js';

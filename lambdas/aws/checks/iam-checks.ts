@@ -1,13 +1,8 @@
-import {
-  DescribeAddonCommand,
-  DescribePodIdentityAssociationCommand,
-  type EKSClient,
-  paginateListPodIdentityAssociations,
-  ResourceNotFoundException,
-} from '@aws-sdk/client-eks';
+import type { EKSClient } from '@aws-sdk/client-eks';
 import type { IAMClient } from '@aws-sdk/client-iam';
 import { type Finding, finding } from '../../core/findings.js';
 import { type ActionDecision, CNI_ACTIONS, ECR_PULL_ACTIONS, evaluate } from '../../core/iam-policy.js';
+import { cniRole } from './cni-role.js';
 import { rolePolicies } from './iam-policies.js';
 import type { NodeContext } from './node-context.js';
 
@@ -68,35 +63,6 @@ export async function checkNodeRoleEcrRead(
     );
   }
   return finding(id, 'pass', `node role ${node.roleName} can pull from ECR`, evidence);
-}
-
-/** The role the VPC CNI (aws-node) really uses: add-on IRSA role, Pod Identity association, else the node role. */
-export async function cniRole(
-  eks: EKSClient,
-  cluster: string,
-  node: NodeContext,
-): Promise<{ roleArn?: string; via: string }> {
-  for await (const page of paginateListPodIdentityAssociations(
-    { client: eks },
-    { clusterName: cluster, namespace: 'kube-system', serviceAccount: 'aws-node' },
-  )) {
-    const a = page.associations?.[0];
-    if (a?.associationId) {
-      // The list omits the role: it is one DescribePodIdentityAssociation away.
-      const d = await eks.send(
-        new DescribePodIdentityAssociationCommand({ clusterName: cluster, associationId: a.associationId }),
-      );
-      return { roleArn: d.association?.roleArn, via: `Pod Identity association ${a.associationId}` };
-    }
-  }
-  try {
-    const addon = await eks.send(new DescribeAddonCommand({ clusterName: cluster, addonName: 'vpc-cni' }));
-    if (addon.addon?.serviceAccountRoleArn)
-      return { roleArn: addon.addon.serviceAccountRoleArn, via: 'vpc-cni add-on service account role (IRSA)' };
-  } catch (e) {
-    if (!(e instanceof ResourceNotFoundException)) throw e;
-  }
-  return { roleArn: node.roleArn, via: 'node instance role (no IRSA or Pod Identity for aws-node)' };
 }
 
 /** iam.cni-policy: the role aws-node uses carries the ENI / IP permissions of AmazonEKS_CNI_Policy. */

@@ -1,11 +1,11 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { type ApplyPath, type ApplyRecord, runApplyPath } from '../../core/remedy/apply-path.js';
 import { cidrReservationPath } from '../../core/remedy/cidr-reservation.js';
 import { managedPolicyPath } from '../../core/remedy/managed-policy.js';
 import { sgIngressPath } from '../../core/remedy/sg-ingress.js';
 import type { RemediationScope, RemedyTarget } from '../../core/remedy/targets.js';
 import type { WorkflowConfig } from '../../core/workflow-config.js';
-import type { CheckClients } from '../checks/groups.js';
+import type { CheckClients } from '../checks/check-input.js';
 import { checkCniPolicy, checkNodeRoleEcrRead } from '../checks/iam-checks.js';
 import { checkEndpoints, checkSubnet } from '../checks/network-checks.js';
 import type { NodeContext } from '../checks/node-context.js';
@@ -53,8 +53,11 @@ export class RemedyScopeError extends Error {
   override readonly name = 'RemedyScopeError';
 }
 
+/** The clients the remedies use (their Lambda loads no other SDK client). */
+export type RemedyClients = Pick<CheckClients, 'iam' | 'eks' | 'ec2'>;
+
 export interface RemedyDeps {
-  readonly clients: CheckClients;
+  readonly clients: RemedyClients;
   readonly config: WorkflowConfig;
   readonly now: () => number;
 }
@@ -75,7 +78,7 @@ function assertInScope(t: RemedyTarget, scope: RemediationScope): void {
 }
 
 /** The apply path for a target, its ports bound to the SDK clients and its re-check to the diagnosis check. */
-export function pathFor(input: RemedyInput, clients: CheckClients): ApplyPath<unknown> {
+export function pathFor(input: RemedyInput, clients: RemedyClients): ApplyPath<unknown> {
   const node = input.node as unknown as NodeContext;
   const t = input.target;
   if (t.kind === 'attach-managed-policy') {

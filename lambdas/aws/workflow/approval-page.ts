@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   InvalidToken,
@@ -9,6 +9,9 @@ import {
 } from '@aws-sdk/client-sfn';
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { approvalKey } from '../incident-table.js';
+import { mac, reviewSignature } from './approval-signature.js';
+
+export { reviewSignature } from './approval-signature.js';
 
 /**
  * The approval endpoint. Mail scanners (Safe Links and the like) fetch every link of a message, so
@@ -45,16 +48,6 @@ export interface ApprovalResponse {
 export const FORM_TTL_MS = 15 * 60_000;
 const ID = /^[0-9a-f-]{36}$/;
 const EXP = /^\d{13}$/;
-
-/** HMAC-SHA256 of the parts, base64url (the link signature and the form token). */
-export function mac(secret: string, ...parts: readonly (string | number)[]): string {
-  return createHmac('sha256', secret).update(parts.join('.')).digest('base64url');
-}
-
-/** The signature of a review link: it may show the page, never decide. */
-export function reviewSignature(secret: string, id: string, exp: number): string {
-  return mac(secret, 'view', id, exp);
-}
 
 function same(a: string, b: string): boolean {
   const x = Buffer.from(a);

@@ -3,7 +3,7 @@ import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { snsSubject } from '../../core/sns-subject.js';
 import { approvalKey } from '../incident-table.js';
-import { reviewSignature } from './approval-page.js';
+import { reviewSignature } from './approval-signature.js';
 
 export interface ApprovalRequest {
   readonly taskToken: string;

@@ -1,0 +1,43 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EC2Client } from '@aws-sdk/client-ec2';
+import { ECRClient } from '@aws-sdk/client-ecr';
+import { EKSClient } from '@aws-sdk/client-eks';
+import { IAMClient } from '@aws-sdk/client-iam';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ChangeIndex } from '../lambdas/aws/change-index.js';
+import type { CheckClients } from '../lambdas/aws/checks/check-input.js';
+import { perRegion, sdkClient } from '../lambdas/aws/checks/handler-kit.js';
+
+/**
+ * Every client the checks use, each created on first use (the CLI runs all check groups in one
+ * process). The Lambda functions never import this: each creates only its own clients.
+ */
+export function accountClients(): CheckClients {
+  let ec2: EC2Client | undefined;
+  let iam: IAMClient | undefined;
+  let eks: EKSClient | undefined;
+  let changes: ChangeIndex | undefined;
+  const ecr = perRegion((region) => sdkClient(ECRClient, region));
+  return {
+    get ec2() {
+      ec2 ??= sdkClient(EC2Client);
+      return ec2;
+    },
+    get iam() {
+      iam ??= sdkClient(IAMClient);
+      return iam;
+    },
+    get eks() {
+      eks ??= sdkClient(EKSClient);
+      return eks;
+    },
+    get changes() {
+      changes ??= new ChangeIndex(
+        DynamoDBDocumentClient.from(sdkClient(DynamoDBClient)),
+        process.env.CHANGE_TABLE_NAME ?? '',
+      );
+      return changes;
+    },
+    ecr,
+  };
+}

@@ -1,0 +1,18 @@
+import { runCheck } from '../../core/findings.js';
+import { checkRecentChanges } from './change-checks.js';
+import { type GroupRunner, inputImage, nodeOrUnknown } from './check-input.js';
+
+/** Group "changes": breaking changes to the node's role, security groups, repository, cluster, subnet. */
+export const runChangesGroup: GroupRunner<'changes'> = (input, clients, now) => {
+  const node = nodeOrUnknown(input);
+  const resources = [
+    node.roleName ?? '',
+    ...node.securityGroupIds,
+    inputImage(input).ecrImage?.repository ?? '',
+    input.cluster,
+    node.subnetId ?? '',
+  ];
+  return runCheck('change.recent', () =>
+    checkRecentChanges(clients.changes, { resources, lookbackHours: input.lookbackHours }, now),
+  );
+};

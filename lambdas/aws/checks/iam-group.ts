@@ -1,0 +1,15 @@
+import { runCheck } from '../../core/findings.js';
+import { type GroupRunner, inputImage, requireNode } from './check-input.js';
+import { checkCniPolicy, checkNodeRoleEcrRead } from './iam-checks.js';
+
+/** Group "iam": the node role may pull from ECR; the role aws-node uses has the CNI permissions. */
+export const runIamGroup: GroupRunner<'iam' | 'eks'> = async (input, clients) => {
+  const node = requireNode('iam', input);
+  const { ecrImage } = inputImage(input);
+  return [
+    ...(await runCheck('iam.node-role.ecr-read', () =>
+      checkNodeRoleEcrRead(clients.iam, node, ecrImage?.repositoryArn),
+    )),
+    ...(await runCheck('iam.cni-policy', () => checkCniPolicy(clients.iam, clients.eks, input.cluster, node))),
+  ];
+};
