@@ -3,6 +3,7 @@ import { AssetHashType, DockerImage, Duration, RemovalPolicy } from 'aws-cdk-lib
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import {
   Architecture,
+  type CfnFunction,
   Code,
   type FunctionOptions,
   Function as LambdaFunction,
@@ -80,6 +81,8 @@ export class PodDoctorFunction extends LambdaFunction {
       },
     });
     this.logGroupName = logGroup.logGroupName;
+    // Which handler of lambdas/handlers/ runs here, for readers of the template (and the bundle tests).
+    (this.node.defaultChild as CfnFunction).addMetadata('PodDoctorHandler', entry.name);
     acknowledgeFunction(this, role, synchronousOnly ?? false);
   }
 }

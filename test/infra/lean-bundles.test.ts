@@ -1,0 +1,146 @@
+import { readdirSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { App, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { buildSync } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../lib/config.js';
+import { BUNDLE_OPTIONS, type BundleMetafile, sdkClientPackages } from '../../lib/constructs/bundling.js';
+import { lambdaEntry, PROJECT_ROOT } from '../../lib/constructs/paths.js';
+import { RemedyFunction } from '../../lib/constructs/remedy-function.js';
+import { synth } from '../support/synth.js';
+
+/**
+ * Lean Lambdas (issue 15): every handler bundle carries the SDK clients its function calls and no
+ * other (an unused client costs init time: client-ec2 alone is ~550 KB of schemas). The expected set
+ * is this explicit map; the template then proves each client is one the function's role may call.
+ */
+const CLIENTS: Record<string, readonly string[]> = {
+  'approval-callback': ['dynamodb', 'secrets-manager', 'sfn'],
+  'approval-request': ['dynamodb', 'secrets-manager', 'sns'],
+  'check-changes': ['dynamodb'],
+  'check-ecr': ['dynamodb', 'ecr'],
+  'check-eks': ['ec2', 'eks'],
+  'check-iam': ['eks', 'iam'],
+  'check-network': ['ec2'],
+  decide: ['dynamodb', 'eks'],
+  ingest: ['dynamodb', 'ec2', 'eks', 's3', 'sfn'],
+  kubernetes: ['eks'],
+  'kubernetes-sweep': ['dynamodb', 'eks', 'sfn'],
+  'log-group-prerequisites': ['cloudwatch-logs'],
+  'open-incident': ['dynamodb', 'ssm'],
+  remedy: ['ec2', 'eks', 'iam'],
+  'resolve-node': ['ec2', 'iam'],
+  summarize: ['dynamodb', 's3'],
+  verify: ['dynamodb'],
+};
+
+/** The IAM service prefix of each SDK client (what the function's role must be allowed to call). */
+const IAM_SERVICE: Record<string, string> = {
+  'cloudwatch-logs': 'logs',
+  dynamodb: 'dynamodb',
+  ec2: 'ec2',
+  ecr: 'ecr',
+  eks: 'eks',
+  iam: 'iam',
+  s3: 's3',
+  'secrets-manager': 'secretsmanager',
+  sfn: 'states',
+  sns: 'sns',
+  ssm: 'ssm',
+};
+
+const handlers = readdirSync(join(PROJECT_ROOT, 'lambdas', 'handlers'))
+  .filter((f) => f.endsWith('.ts'))
+  .map((f) => basename(f, '.ts'))
+  .sort();
+
+/** The client names (`ec2`, `dynamodb`, …) in the handler's bundle, built with the deployed options. */
+function bundledClients(name: string): string[] {
+  const r = buildSync({
+    ...BUNDLE_OPTIONS,
+    mainFields: [...BUNDLE_OPTIONS.mainFields],
+    entryPoints: [lambdaEntry(name).source],
+    outfile: join('/tmp', 'pod-doctor-lean', name, 'index.mjs'),
+    write: false,
+    metafile: true,
+  });
+  const packages = sdkClientPackages(r.metafile as BundleMetafile);
+  // lib-dynamodb is the document client over client-dynamodb, not a client of its own.
+  return packages.filter((p) => p !== '@aws-sdk/lib-dynamodb').map((p) => p.replace(/^@aws-sdk\/client-/, ''));
+}
+
+describe('each Lambda bundle loads only the SDK clients its function uses', () => {
+  it('every handler is in the map', () => {
+    expect(Object.keys(CLIENTS).sort()).toEqual(handlers);
+  });
+
+  it.each(handlers)('%s', (name) => {
+    expect(bundledClients(name)).toEqual([...(CLIENTS[name] ?? [])].sort());
+  });
+});
+
+type Resource = { Type: string; Properties: Record<string, unknown>; Metadata?: Record<string, unknown> };
+
+/** Each function of a template: its handler (metadata) and the IAM services its role may call. */
+function deployedFunctions(templateJson: Record<string, unknown>): { handler: string; services: Set<string> }[] {
+  const resources = templateJson.Resources as Record<string, Resource>;
+  const servicesOf = (roleId: string) =>
+    new Set(
+      Object.values(resources)
+        .filter(
+          (r) =>
+            r.Type === 'AWS::IAM::Policy' && (r.Properties.Roles as { Ref: string }[]).some((x) => x.Ref === roleId),
+        )
+        .flatMap((r) => (r.Properties.PolicyDocument as { Statement: { Effect: string; Action: unknown }[] }).Statement)
+        .filter((st) => st.Effect === 'Allow')
+        .flatMap((st) => [st.Action].flat() as string[])
+        .map((a) => a.split(':')[0]),
+    );
+  return Object.values(resources)
+    .filter((r) => r.Type === 'AWS::Lambda::Function' && typeof r.Metadata?.PodDoctorHandler === 'string')
+    .map((fn) => ({
+      handler: fn.Metadata?.PodDoctorHandler as string,
+      services: servicesOf((fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0]),
+    }));
+}
+
+describe("each client in the map is one the function's role may call", () => {
+  const cluster = {
+    name: 'prod-eu',
+    region: 'eu-west-1',
+    logGroups: ['/aws/containerinsights/prod-eu/dataplane'],
+    remediation: {
+      roles: ['eks-node-role'],
+      endpointSecurityGroups: ['sg-0fedcba9876543210'],
+      subnets: ['subnet-0a1b2c3d4e5f67890'],
+    },
+  };
+  // A configuration that deploys every function: log groups (their prerequisites) and a remediation scope.
+  const functions = deployedFunctions(synth({ clusters: [cluster] }).templateJson);
+  if (!functions.some((f) => f.handler === 'remedy')) {
+    // The remedy function's construct exists, its workflow wiring has not landed (issue 14): its own stack.
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new Stack(app, 'Remedy', { env: { account: '111122223333', region: 'eu-west-1' } });
+    new RemedyFunction(stack, 'Remedy', {
+      clusters: parseConfig({ clusters: [cluster] }).clusters,
+      environment: {},
+      logRetention: RetentionDays.ONE_MONTH,
+    });
+    functions.push(...deployedFunctions(Template.fromStack(stack).toJSON()));
+  }
+
+  it('every handler is deployed, and named in its function metadata', () => {
+    const deployed = new Set(functions.map((f) => f.handler));
+    expect(handlers.filter((h) => !deployed.has(h))).toEqual([]);
+  });
+
+  it.each(handlers)('%s', (name) => {
+    for (const fn of functions.filter((f) => f.handler === name)) {
+      for (const client of CLIENTS[name]) {
+        expect([...fn.services], `${name} calls ${client}`).toContain(IAM_SERVICE[client]);
+      }
+    }
+  });
+});
