@@ -7,6 +7,8 @@
  * Target (issue #3): realistic-mix throughput >= 50% of the baseline; the 1 MB batch well under 100 ms.
  * Detection (issue 11): the subscription filter's pass share on healthy lines and its Lambda cost per
  * GB; the CLI end to end against a read-lines-write-JSON baseline (bench/detection.ts).
+ * Lean Lambdas (issue 15): each handler bundle's size, SDK clients and module import time, target
+ * <= 150 ms (bench/init.ts; `npm run bench:init` alone).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,6 +21,7 @@ import { PROJECT_ROOT } from '../lib/constructs/paths.js';
 import { synthesizedDefinition } from '../local/local-workflow.js';
 import { labelledCorpus } from '../test/support/corpus.js';
 import { benchCli, benchFilter, healthyMix } from './detection.js';
+import { benchInit } from './init.js';
 import { benchLatency } from './latency.js';
 import { benchStorm } from './storm.js';
 import { benchWorkflow } from './workflow.js';
@@ -152,4 +155,6 @@ console.log('');
 const stormOk = await benchStorm();
 console.log('');
 const latencyOk = await benchLatency(synthesizedDefinition());
-if (bestBatch >= 100 || bestBlocks >= 100 || !workflowOk || !stormOk || !latencyOk) process.exitCode = 1;
+console.log('');
+const initOk = benchInit();
+if (bestBatch >= 100 || bestBlocks >= 100 || !workflowOk || !stormOk || !latencyOk || !initOk) process.exitCode = 1;
