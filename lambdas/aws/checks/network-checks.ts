@@ -4,6 +4,7 @@ import {
   type EC2Client,
   paginateDescribeVpcEndpoints,
   type RouteTable,
+  type SecurityGroup,
   type VpcEndpoint,
 } from '@aws-sdk/client-ec2';
 import { freePrefixBlocks, parseCidr, parseIpv4 } from '../../core/cidr.js';
@@ -54,19 +55,18 @@ export interface NetworkFindingsInput {
   readonly neededIps: number;
 }
 
+/** Where the node's traffic goes: its route table and the default route to the internet, if any. */
+interface Egress {
+  readonly rt: RouteTable | undefined;
+  readonly egress: string | undefined;
+}
+
 /** vpc.endpoint.ecr-api, vpc.endpoint.ecr-dkr, vpc.endpoint.sg-443, vpc.endpoint.s3-gateway. */
 export async function checkEndpoints(ec2: EC2Client, input: NetworkFindingsInput): Promise<Finding[]> {
   const { node, region } = input;
   const rt = await nodeRouteTable(ec2, node);
-  const egress = internetRoute(rt);
-  const endpoints: VpcEndpoint[] = [];
-  for await (const page of paginateDescribeVpcEndpoints(
-    { client: ec2 },
-    { Filters: [{ Name: 'vpc-id', Values: [node.vpcId ?? ''] }] },
-  )) {
-    endpoints.push(...(page.VpcEndpoints ?? []));
-  }
-  const roleArn = node.roleArn ?? '';
+  const route: Egress = { rt, egress: internetRoute(rt) };
+  const endpoints = await vpcEndpoints(ec2, node.vpcId ?? '');
   const out: Finding[] = [];
   const interfaceEndpoints: VpcEndpoint[] = [];
   for (const [id, service, action] of [
@@ -76,106 +76,135 @@ export async function checkEndpoints(ec2: EC2Client, input: NetworkFindingsInput
     const ep = endpoints.find(
       (e) => e.ServiceName === service && e.VpcEndpointType === 'Interface' && e.State?.toLowerCase() !== 'deleted',
     );
-    const evidence = {
-      service,
-      routeTable: rt?.RouteTableId,
-      defaultRoute: egress ?? null,
-      endpoint: ep?.VpcEndpointId ?? null,
-    };
-    if (!ep) {
-      out.push(
-        egress
-          ? finding(id, 'pass', `no ${service} endpoint; the node reaches ECR through ${egress}`, evidence)
-          : finding(
-              id,
-              'fail',
-              `node subnet ${node.subnetId} has no route to the internet and VPC ${node.vpcId} has no ${service} endpoint`,
-              evidence,
-              `create an interface endpoint for ${service} with private DNS in the node subnets`,
-            ),
-      );
-      continue;
-    }
-    interfaceEndpoints.push(ep);
-    const decision = policyAllows(ep, action, '*', roleArn);
-    if (ep.State?.toLowerCase() !== 'available')
-      out.push(
-        finding(id, 'fail', `${ep.VpcEndpointId} is ${ep.State}`, evidence, 'wait for or recreate the endpoint'),
-      );
-    else if (!ep.PrivateDnsEnabled)
-      out.push(
-        finding(
+    if (ep) interfaceEndpoints.push(ep);
+    out.push(ecrEndpointFinding(id, service, action, ep, node, route));
+  }
+  out.push(await endpointGroupsFinding(ec2, node, interfaceEndpoints));
+  out.push(s3GatewayFinding(endpoints, region, node, route));
+  return out;
+}
+
+async function vpcEndpoints(ec2: EC2Client, vpcId: string): Promise<VpcEndpoint[]> {
+  const endpoints: VpcEndpoint[] = [];
+  for await (const page of paginateDescribeVpcEndpoints(
+    { client: ec2 },
+    { Filters: [{ Name: 'vpc-id', Values: [vpcId] }] },
+  )) {
+    endpoints.push(...(page.VpcEndpoints ?? []));
+  }
+  return endpoints;
+}
+
+/** One ECR interface endpoint (ecr.api or ecr.dkr): present, available, private DNS, policy allows the node role. */
+function ecrEndpointFinding(
+  id: string,
+  service: string,
+  action: string,
+  ep: VpcEndpoint | undefined,
+  node: NodeContext,
+  { rt, egress }: Egress,
+): Finding {
+  const evidence = {
+    service,
+    routeTable: rt?.RouteTableId,
+    defaultRoute: egress ?? null,
+    endpoint: ep?.VpcEndpointId ?? null,
+  };
+  if (!ep) {
+    return egress
+      ? finding(id, 'pass', `no ${service} endpoint; the node reaches ECR through ${egress}`, evidence)
+      : finding(
           id,
           'fail',
-          `${ep.VpcEndpointId} has private DNS disabled: ECR names still resolve to public IPs`,
+          `node subnet ${node.subnetId} has no route to the internet and VPC ${node.vpcId} has no ${service} endpoint`,
           evidence,
-          `enable private DNS on ${ep.VpcEndpointId}`,
-        ),
-      );
-    else if (decision !== 'allowed')
-      out.push(
-        finding(
-          id,
-          'fail',
-          `${ep.VpcEndpointId} policy does not allow ${action} for ${node.roleName} (${decision})`,
-          { ...evidence, decision },
-          `allow ${action} in the endpoint policy of ${ep.VpcEndpointId}`,
-        ),
-      );
-    else
-      out.push(finding(id, 'pass', `${ep.VpcEndpointId} available, private DNS on, policy allows ${action}`, evidence));
+          `create an interface endpoint for ${service} with private DNS in the node subnets`,
+        );
   }
-
-  // Security groups of the interface endpoints must admit 443 from the node.
-  if (interfaceEndpoints.length === 0) {
-    out.push(finding('vpc.endpoint.sg-443', 'pass', 'no ECR interface endpoints: nothing to check', {}));
-  } else {
-    const groupIds = [
-      ...new Set(interfaceEndpoints.flatMap((e) => (e.Groups ?? []).map((g) => g.GroupId ?? ''))),
-    ].filter(Boolean);
-    const groups = (await ec2.send(new DescribeSecurityGroupsCommand({ GroupIds: groupIds }))).SecurityGroups ?? [];
-    const nodeIp = node.privateIp ? parseIpv4(node.privateIp) : undefined;
-    const blocked: string[] = [];
-    const blockedGroups: { endpoint: string; groupIds: string[] }[] = [];
-    for (const ep of interfaceEndpoints) {
-      const sgs = groups.filter((g) => ep.Groups?.some((x) => x.GroupId === g.GroupId));
-      const admits = sgs.some((g) =>
-        (g.IpPermissions ?? []).some((p) => {
-          const port =
-            p.IpProtocol === '-1' || (p.IpProtocol === 'tcp' && (p.FromPort ?? 0) <= 443 && (p.ToPort ?? 0) >= 443);
-          if (!port) return false;
-          const fromNodeSg = (p.UserIdGroupPairs ?? []).some(
-            (u) => u.GroupId && node.securityGroupIds.includes(u.GroupId),
-          );
-          const fromCidr = (p.IpRanges ?? []).some((r) => {
-            if (!r.CidrIp || nodeIp === undefined) return false;
-            const c = parseCidr(r.CidrIp);
-            return nodeIp >= c.start && nodeIp < c.start + c.size;
-          });
-          return fromNodeSg || fromCidr;
-        }),
-      );
-      if (!admits) {
-        blocked.push(`${ep.VpcEndpointId} (${ep.ServiceName}; groups ${sgs.map((g) => g.GroupId).join(', ')})`);
-        blockedGroups.push({ endpoint: ep.VpcEndpointId ?? '', groupIds: sgs.map((g) => g.GroupId ?? '') });
-      }
-    }
-    out.push(
-      blocked.length
-        ? finding(
-            'vpc.endpoint.sg-443',
-            'fail',
-            `endpoint security groups do not allow TCP 443 from the node: ${blocked.join('; ')}`,
-            { nodeSecurityGroups: node.securityGroupIds, nodeIp: node.privateIp, blocked, blockedGroups },
-            `add an inbound rule TCP 443 from ${node.securityGroupIds[0] ?? 'the node security group'} to the endpoint security group`,
-          )
-        : finding('vpc.endpoint.sg-443', 'pass', 'endpoint security groups allow TCP 443 from the node', {
-            nodeSecurityGroups: node.securityGroupIds,
-          }),
+  const decision = policyAllows(ep, action, '*', node.roleArn ?? '');
+  if (ep.State?.toLowerCase() !== 'available')
+    return finding(id, 'fail', `${ep.VpcEndpointId} is ${ep.State}`, evidence, 'wait for or recreate the endpoint');
+  if (!ep.PrivateDnsEnabled)
+    return finding(
+      id,
+      'fail',
+      `${ep.VpcEndpointId} has private DNS disabled: ECR names still resolve to public IPs`,
+      evidence,
+      `enable private DNS on ${ep.VpcEndpointId}`,
     );
-  }
+  if (decision !== 'allowed')
+    return finding(
+      id,
+      'fail',
+      `${ep.VpcEndpointId} policy does not allow ${action} for ${node.roleName} (${decision})`,
+      { ...evidence, decision },
+      `allow ${action} in the endpoint policy of ${ep.VpcEndpointId}`,
+    );
+  return finding(id, 'pass', `${ep.VpcEndpointId} available, private DNS on, policy allows ${action}`, evidence);
+}
 
-  // ECR layers come from S3: without internet egress the S3 gateway endpoint must be on the node route table.
+/** True when one of the groups admits TCP 443 from the node (its security groups or a CIDR holding its IP). */
+function admits443(groups: readonly SecurityGroup[], node: NodeContext): boolean {
+  const nodeIp = node.privateIp ? parseIpv4(node.privateIp) : undefined;
+  return groups.some((g) =>
+    (g.IpPermissions ?? []).some((p) => {
+      const port =
+        p.IpProtocol === '-1' || (p.IpProtocol === 'tcp' && (p.FromPort ?? 0) <= 443 && (p.ToPort ?? 0) >= 443);
+      if (!port) return false;
+      const fromNodeSg = (p.UserIdGroupPairs ?? []).some((u) => u.GroupId && node.securityGroupIds.includes(u.GroupId));
+      const fromCidr = (p.IpRanges ?? []).some((r) => {
+        if (!r.CidrIp || nodeIp === undefined) return false;
+        const c = parseCidr(r.CidrIp);
+        return nodeIp >= c.start && nodeIp < c.start + c.size;
+      });
+      return fromNodeSg || fromCidr;
+    }),
+  );
+}
+
+/** vpc.endpoint.sg-443: the security groups of the interface endpoints must admit 443 from the node. */
+async function endpointGroupsFinding(
+  ec2: EC2Client,
+  node: NodeContext,
+  interfaceEndpoints: readonly VpcEndpoint[],
+): Promise<Finding> {
+  if (interfaceEndpoints.length === 0) {
+    return finding('vpc.endpoint.sg-443', 'pass', 'no ECR interface endpoints: nothing to check', {});
+  }
+  const groupIds = [...new Set(interfaceEndpoints.flatMap((e) => (e.Groups ?? []).map((g) => g.GroupId ?? '')))].filter(
+    Boolean,
+  );
+  const groups = (await ec2.send(new DescribeSecurityGroupsCommand({ GroupIds: groupIds }))).SecurityGroups ?? [];
+  const blocked: string[] = [];
+  const blockedGroups: { endpoint: string; groupIds: string[] }[] = [];
+  for (const ep of interfaceEndpoints) {
+    const sgs = groups.filter((g) => ep.Groups?.some((x) => x.GroupId === g.GroupId));
+    if (!admits443(sgs, node)) {
+      blocked.push(`${ep.VpcEndpointId} (${ep.ServiceName}; groups ${sgs.map((g) => g.GroupId).join(', ')})`);
+      blockedGroups.push({ endpoint: ep.VpcEndpointId ?? '', groupIds: sgs.map((g) => g.GroupId ?? '') });
+    }
+  }
+  return blocked.length
+    ? finding(
+        'vpc.endpoint.sg-443',
+        'fail',
+        `endpoint security groups do not allow TCP 443 from the node: ${blocked.join('; ')}`,
+        { nodeSecurityGroups: node.securityGroupIds, nodeIp: node.privateIp, blocked, blockedGroups },
+        `add an inbound rule TCP 443 from ${node.securityGroupIds[0] ?? 'the node security group'} to the endpoint security group`,
+      )
+    : finding('vpc.endpoint.sg-443', 'pass', 'endpoint security groups allow TCP 443 from the node', {
+        nodeSecurityGroups: node.securityGroupIds,
+      });
+}
+
+/** vpc.endpoint.s3-gateway: ECR layers come from S3; without internet egress the gateway endpoint must be on the node route table. */
+function s3GatewayFinding(
+  endpoints: readonly VpcEndpoint[],
+  region: string,
+  node: NodeContext,
+  route: Egress,
+): Finding {
+  const { rt, egress } = route;
   const s3 = endpoints.find((e) => e.ServiceName === `com.amazonaws.${region}.s3` && e.VpcEndpointType === 'Gateway');
   const layerBucket = `arn:${partitionOf(region)}:s3:::prod-${region}-starport-layer-bucket/*`;
   const onRouteTable = s3 && rt?.RouteTableId && s3.RouteTableIds?.includes(rt.RouteTableId);
@@ -185,43 +214,37 @@ export async function checkEndpoints(ec2: EC2Client, input: NetworkFindingsInput
     defaultRoute: egress ?? null,
     layerBucket,
   };
-  if (!onRouteTable) {
-    out.push(
-      egress
-        ? finding(
-            'vpc.endpoint.s3-gateway',
-            'pass',
-            `no S3 gateway endpoint on ${rt?.RouteTableId}; layers come through ${egress}`,
-            s3Evidence,
-          )
-        : finding(
-            'vpc.endpoint.s3-gateway',
-            'fail',
-            `route table ${rt?.RouteTableId} has no S3 gateway endpoint and no internet route: ECR layer downloads fail`,
-            s3Evidence,
-            `associate an S3 gateway endpoint with ${rt?.RouteTableId}`,
-          ),
-    );
-  } else {
-    const decision = policyAllows(s3, 's3:GetObject', layerBucket, roleArn);
-    out.push(
-      decision === 'allowed'
-        ? finding(
-            'vpc.endpoint.s3-gateway',
-            'pass',
-            `${s3.VpcEndpointId} on ${rt?.RouteTableId} allows the ECR layer bucket`,
-            s3Evidence,
-          )
-        : finding(
-            'vpc.endpoint.s3-gateway',
-            'fail',
-            `${s3.VpcEndpointId} policy does not allow s3:GetObject on ${layerBucket} (${decision})`,
-            s3Evidence,
-            `allow s3:GetObject on ${layerBucket} in the endpoint policy`,
-          ),
-    );
+  if (!s3 || !onRouteTable) {
+    return egress
+      ? finding(
+          'vpc.endpoint.s3-gateway',
+          'pass',
+          `no S3 gateway endpoint on ${rt?.RouteTableId}; layers come through ${egress}`,
+          s3Evidence,
+        )
+      : finding(
+          'vpc.endpoint.s3-gateway',
+          'fail',
+          `route table ${rt?.RouteTableId} has no S3 gateway endpoint and no internet route: ECR layer downloads fail`,
+          s3Evidence,
+          `associate an S3 gateway endpoint with ${rt?.RouteTableId}`,
+        );
   }
-  return out;
+  const decision = policyAllows(s3, 's3:GetObject', layerBucket, node.roleArn ?? '');
+  return decision === 'allowed'
+    ? finding(
+        'vpc.endpoint.s3-gateway',
+        'pass',
+        `${s3.VpcEndpointId} on ${rt?.RouteTableId} allows the ECR layer bucket`,
+        s3Evidence,
+      )
+    : finding(
+        'vpc.endpoint.s3-gateway',
+        'fail',
+        `${s3.VpcEndpointId} policy does not allow s3:GetObject on ${layerBucket} (${decision})`,
+        s3Evidence,
+        `allow s3:GetObject on ${layerBucket} in the endpoint policy`,
+      );
 }
 
 /** subnet.free-ips and subnet.free-prefix-blocks for the node's subnet. */
