@@ -45,160 +45,200 @@ export class AccountChecks extends Construct {
 
   constructor(scope: Construct, id: string, props: AccountChecksProps) {
     super(scope, id);
-    const stack = Stack.of(this);
-    const eksArn = (resource: string, name: string, region?: string) =>
-      stack.formatArn({
-        service: 'eks',
-        resource,
-        resourceName: name,
-        region: region ?? stack.region,
-        arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
-      });
-    const clusterArns = props.clusters.map((c) => eksArn('cluster', c.name, c.region));
-    const addonArns = props.clusters.map((c) => eksArn('addon', `${c.name}/*`, c.region));
-    const nodegroupArns = props.clusters.map((c) => eksArn('nodegroup', `${c.name}/*`, c.region));
-    const podIdentityArns = props.clusters.map((c) => eksArn('podidentityassociation', `${c.name}/*`, c.region));
-    const iamArn = (resource: string, account?: string) =>
-      stack.formatArn({ service: 'iam', region: '', account, resource, resourceName: '*' });
-    const instanceProfiles = [iamArn('instance-profile')];
-    const iamReads = [iamArn('role'), iamArn('policy'), iamArn('policy', 'aws')];
-    const repositories = [
-      stack.formatArn({ service: 'ecr', region: '*', account: '*', resource: 'repository', resourceName: '*' }),
-    ];
-
-    const make = (
-      name: string,
-      entry: string,
-      description: string,
-      statements: PolicyStatement[],
-      acknowledge: (role: IRole) => void,
-      environment: Record<string, string> = {},
-    ) => {
+    const arns = readArns(Stack.of(this), props.clusters);
+    const changes = { table: props.changeIndex };
+    const make = (name: string, f: CheckFunction) => {
       const fn = new PodDoctorFunction(this, name, {
-        entry: lambdaEntry(entry),
-        description: `pod-doctor: ${description}`,
+        entry: lambdaEntry(f.entry),
+        description: `pod-doctor: ${f.description}`,
         logRetention: props.logRetention,
         timeout: Duration.seconds(60),
         memorySize: 512,
         synchronousOnly: true,
-        environment,
+        environment: f.environment ?? {},
       });
-      for (const s of statements) fn.addToRolePolicy(s);
-      acknowledge(fn.role as IRole);
+      for (const st of f.statements) fn.addToRolePolicy(st);
+      f.acknowledge(fn.role as IRole);
       return fn;
     };
-    // Query on the change index only: the leading key must be a CHANGE# partition.
-    const readChanges = () =>
-      new PolicyStatement({
-        actions: ['dynamodb:Query'],
-        resources: [props.changeIndex.tableArn],
-        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${CHANGE_PREFIX}*`] } },
-      });
-    const changeEnv = { CHANGE_TABLE_NAME: props.changeIndex.tableName };
-    const eks = (actions: string[], resources: string[]) =>
-      resources.length ? [new PolicyStatement({ actions, resources })] : [];
-
-    this.resolveNode = make(
-      'ResolveNode',
-      'resolve-node',
-      'resolve a node to its instance, role, subnet and security groups',
-      [
-        new PolicyStatement({ actions: ['ec2:DescribeInstances'], resources: ['*'] }),
-        new PolicyStatement({ actions: ['iam:GetInstanceProfile'], resources: instanceProfiles }),
-      ],
-      (role) => {
-        acknowledgeDescribeOnly(role);
-        acknowledgeInstanceProfiles(role, instanceProfiles);
-      },
-    );
-    const functions = {
-      iam: make(
-        'CheckIam',
-        'check-iam',
-        'IAM checks (node role ECR read, VPC CNI policy)',
-        [
-          new PolicyStatement({
-            actions: ['iam:ListAttachedRolePolicies', 'iam:ListRolePolicies', 'iam:GetRolePolicy'],
-            resources: [iamReads[0]],
-          }),
-          new PolicyStatement({
-            actions: ['iam:GetPolicy', 'iam:GetPolicyVersion'],
-            resources: iamReads.slice(1),
-          }),
-          ...eks(['eks:DescribeAddon'], addonArns),
-          ...eks(['eks:ListPodIdentityAssociations'], clusterArns),
-          ...eks(['eks:DescribePodIdentityAssociation'], podIdentityArns),
-        ],
-        (role) => {
-          acknowledgeIamRead(role, iamReads);
-          acknowledgeClusterResources(role, 'addon', addonArns);
-          acknowledgeClusterResources(role, 'podidentityassociation', podIdentityArns);
-        },
-      ),
-      ecr: make(
-        'CheckEcr',
-        'check-ecr',
-        'ECR checks (repository policy, image exists, recent deletions)',
-        [
-          new PolicyStatement({
-            actions: ['ecr:GetRepositoryPolicy', 'ecr:DescribeImages', 'ecr:DescribeRepositories'],
-            resources: repositories,
-          }),
-          readChanges(),
-        ],
-        (role) => acknowledgeAnyRepository(role, repositories),
-        changeEnv,
-      ),
-      network: make(
-        'CheckNetwork',
-        'check-network',
-        'VPC checks (ECR endpoints, endpoint security groups, S3 gateway, subnet free IPs and /28 blocks)',
-        [
-          new PolicyStatement({
-            actions: [
-              'ec2:DescribeRouteTables',
-              'ec2:DescribeVpcEndpoints',
-              'ec2:DescribeSecurityGroups',
-              'ec2:DescribeSubnets',
-              'ec2:DescribeNetworkInterfaces',
-              'ec2:GetSubnetCidrReservations',
-            ],
-            resources: ['*'],
-          }),
-        ],
-        (role) => acknowledgeDescribeOnly(role),
-      ),
-      eks: make(
-        'CheckEks',
-        'check-eks',
-        'EKS checks (add-on versions, node AMI age, ENI capacity)',
-        [
-          ...eks(['eks:DescribeCluster'], clusterArns),
-          ...eks(['eks:DescribeAddon'], addonArns),
-          ...eks(['eks:DescribeNodegroup'], nodegroupArns),
-          new PolicyStatement({
-            actions: ['eks:DescribeAddonVersions', 'ec2:DescribeInstanceTypes', 'ec2:DescribeNetworkInterfaces'],
-            resources: ['*'],
-          }),
-        ],
-        (role) => {
-          acknowledgeDescribeOnly(
-            role,
-            'eks:DescribeAddonVersions, ec2:DescribeInstanceTypes and ec2:DescribeNetworkInterfaces do not support resource-level permissions.',
-          );
-          acknowledgeClusterResources(role, 'addon', addonArns);
-          acknowledgeClusterResources(role, 'nodegroup', nodegroupArns);
-        },
-      ),
-      changes: make(
-        'CheckChanges',
-        'check-changes',
-        'change attribution from the change index (CloudTrail events delivered by EventBridge)',
-        [readChanges()],
-        () => {},
-        changeEnv,
-      ),
-    } satisfies Record<CheckGroup, IFunction>;
-    this.functions = functions;
+    this.resolveNode = make('ResolveNode', resolveNodeFunction(arns));
+    this.functions = {
+      iam: make('CheckIam', iamChecks(arns)),
+      ecr: make('CheckEcr', ecrChecks(arns, changes)),
+      network: make('CheckNetwork', networkChecks()),
+      eks: make('CheckEks', eksChecks(arns)),
+      changes: make('CheckChanges', changeChecks(changes)),
+    };
   }
+}
+
+/** One check function: its handler, what it does, the reads it may make and why cdk-nag may pass them. */
+interface CheckFunction {
+  readonly entry: string;
+  readonly description: string;
+  readonly statements: PolicyStatement[];
+  readonly acknowledge: (role: IRole) => void;
+  readonly environment?: Record<string, string>;
+}
+
+/** The ARNs the checks read: the configured clusters' EKS resources, IAM roles, policies and profiles, ECR repositories. */
+interface ReadArns {
+  readonly clusters: string[];
+  readonly addons: string[];
+  readonly nodegroups: string[];
+  readonly podIdentity: string[];
+  readonly instanceProfiles: string[];
+  /** Roles, customer managed policies, AWS managed policies. */
+  readonly iam: string[];
+  readonly repositories: string[];
+}
+
+function readArns(stack: Stack, clusters: readonly CheckedCluster[]): ReadArns {
+  const eksArn = (resource: string, name: string, region?: string) =>
+    stack.formatArn({
+      service: 'eks',
+      resource,
+      resourceName: name,
+      region: region ?? stack.region,
+      arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+    });
+  const iamArn = (resource: string, account?: string) =>
+    stack.formatArn({ service: 'iam', region: '', account, resource, resourceName: '*' });
+  return {
+    clusters: clusters.map((c) => eksArn('cluster', c.name, c.region)),
+    addons: clusters.map((c) => eksArn('addon', `${c.name}/*`, c.region)),
+    nodegroups: clusters.map((c) => eksArn('nodegroup', `${c.name}/*`, c.region)),
+    podIdentity: clusters.map((c) => eksArn('podidentityassociation', `${c.name}/*`, c.region)),
+    instanceProfiles: [iamArn('instance-profile')],
+    iam: [iamArn('role'), iamArn('policy'), iamArn('policy', 'aws')],
+    repositories: [
+      stack.formatArn({ service: 'ecr', region: '*', account: '*', resource: 'repository', resourceName: '*' }),
+    ],
+  };
+}
+
+/** EKS reads on the configured clusters' resources (none when no cluster is configured). */
+const eksRead = (actions: string[], resources: string[]) =>
+  resources.length ? [new PolicyStatement({ actions, resources })] : [];
+
+/** Query on the change index only: the leading key must be a CHANGE# partition. */
+function readChanges(changes: { table: ITableV2 }) {
+  return {
+    statement: new PolicyStatement({
+      actions: ['dynamodb:Query'],
+      resources: [changes.table.tableArn],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${CHANGE_PREFIX}*`] } },
+    }),
+    environment: { CHANGE_TABLE_NAME: changes.table.tableName },
+  };
+}
+
+function resolveNodeFunction(arns: ReadArns): CheckFunction {
+  return {
+    entry: 'resolve-node',
+    description: 'resolve a node to its instance, role, subnet and security groups',
+    statements: [
+      new PolicyStatement({ actions: ['ec2:DescribeInstances'], resources: ['*'] }),
+      new PolicyStatement({ actions: ['iam:GetInstanceProfile'], resources: arns.instanceProfiles }),
+    ],
+    acknowledge: (role) => {
+      acknowledgeDescribeOnly(role);
+      acknowledgeInstanceProfiles(role, arns.instanceProfiles);
+    },
+  };
+}
+
+function iamChecks(arns: ReadArns): CheckFunction {
+  return {
+    entry: 'check-iam',
+    description: 'IAM checks (node role ECR read, VPC CNI policy)',
+    statements: [
+      new PolicyStatement({
+        actions: ['iam:ListAttachedRolePolicies', 'iam:ListRolePolicies', 'iam:GetRolePolicy'],
+        resources: [arns.iam[0]],
+      }),
+      new PolicyStatement({ actions: ['iam:GetPolicy', 'iam:GetPolicyVersion'], resources: arns.iam.slice(1) }),
+      ...eksRead(['eks:DescribeAddon'], arns.addons),
+      ...eksRead(['eks:ListPodIdentityAssociations'], arns.clusters),
+      ...eksRead(['eks:DescribePodIdentityAssociation'], arns.podIdentity),
+    ],
+    acknowledge: (role) => {
+      acknowledgeIamRead(role, arns.iam);
+      acknowledgeClusterResources(role, 'addon', arns.addons);
+      acknowledgeClusterResources(role, 'podidentityassociation', arns.podIdentity);
+    },
+  };
+}
+
+function ecrChecks(arns: ReadArns, changes: { table: ITableV2 }): CheckFunction {
+  const index = readChanges(changes);
+  return {
+    entry: 'check-ecr',
+    description: 'ECR checks (repository policy, image exists, recent deletions)',
+    statements: [
+      new PolicyStatement({
+        actions: ['ecr:GetRepositoryPolicy', 'ecr:DescribeImages', 'ecr:DescribeRepositories'],
+        resources: arns.repositories,
+      }),
+      index.statement,
+    ],
+    acknowledge: (role) => acknowledgeAnyRepository(role, arns.repositories),
+    environment: index.environment,
+  };
+}
+
+function networkChecks(): CheckFunction {
+  return {
+    entry: 'check-network',
+    description: 'VPC checks (ECR endpoints, endpoint security groups, S3 gateway, subnet free IPs and /28 blocks)',
+    statements: [
+      new PolicyStatement({
+        actions: [
+          'ec2:DescribeRouteTables',
+          'ec2:DescribeVpcEndpoints',
+          'ec2:DescribeSecurityGroups',
+          'ec2:DescribeSubnets',
+          'ec2:DescribeNetworkInterfaces',
+          'ec2:GetSubnetCidrReservations',
+        ],
+        resources: ['*'],
+      }),
+    ],
+    acknowledge: (role) => acknowledgeDescribeOnly(role),
+  };
+}
+
+function eksChecks(arns: ReadArns): CheckFunction {
+  return {
+    entry: 'check-eks',
+    description: 'EKS checks (add-on versions, node AMI age, ENI capacity)',
+    statements: [
+      ...eksRead(['eks:DescribeCluster'], arns.clusters),
+      ...eksRead(['eks:DescribeAddon'], arns.addons),
+      ...eksRead(['eks:DescribeNodegroup'], arns.nodegroups),
+      new PolicyStatement({
+        actions: ['eks:DescribeAddonVersions', 'ec2:DescribeInstanceTypes', 'ec2:DescribeNetworkInterfaces'],
+        resources: ['*'],
+      }),
+    ],
+    acknowledge: (role) => {
+      acknowledgeDescribeOnly(
+        role,
+        'eks:DescribeAddonVersions, ec2:DescribeInstanceTypes and ec2:DescribeNetworkInterfaces do not support resource-level permissions.',
+      );
+      acknowledgeClusterResources(role, 'addon', arns.addons);
+      acknowledgeClusterResources(role, 'nodegroup', arns.nodegroups);
+    },
+  };
+}
+
+function changeChecks(changes: { table: ITableV2 }): CheckFunction {
+  const index = readChanges(changes);
+  return {
+    entry: 'check-changes',
+    description: 'change attribution from the change index (CloudTrail events delivered by EventBridge)',
+    statements: [index.statement],
+    acknowledge: () => {},
+    environment: index.environment,
+  };
 }
