@@ -84,8 +84,12 @@ export function readyPreflightAccount(now = new Date('2026-11-29T10:00:00Z')): P
   const account = healthyAccount(now);
   account.vpcEndpoints.push(ssmEndpoint('ssm'), ssmEndpoint('ssmmessages'), ssmEndpoint('ec2messages'));
   const t = now.getTime();
+  return { account, ...loggingTrail(t), ...dataplaneLogs(t), ...onlineNode(t) };
+}
+
+/** A multi-region trail that is logging (last delivery five minutes ago). */
+function loggingTrail(t: number): Pick<PreflightSnapshot, 'trails' | 'trailStatus'> {
   return {
-    account,
     trails: [
       {
         Name: 'management-events',
@@ -108,6 +112,12 @@ export function readyPreflightAccount(now = new Date('2026-11-29T10:00:00Z')): P
         TimeLoggingStarted: '2025-01-10T08:00:00Z',
       },
     },
+  };
+}
+
+/** The dataplane log group, one foreign subscription filter, an ipamd line from aws-node two minutes ago. */
+function dataplaneLogs(t: number): Pick<PreflightSnapshot, 'logGroups' | 'subscriptionFilters' | 'logEvents'> {
+  return {
     logGroups: [
       {
         logGroupName: DATAPLANE,
@@ -154,6 +164,12 @@ export function readyPreflightAccount(now = new Date('2026-11-29T10:00:00Z')): P
         },
       ],
     },
+  };
+}
+
+/** The node registered and online in SSM. */
+function onlineNode(t: number): Pick<PreflightSnapshot, 'instanceInformation'> {
+  return {
     instanceInformation: [
       {
         InstanceId: NODE_ID,
