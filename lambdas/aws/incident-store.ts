@@ -47,6 +47,11 @@ export class IncidentStore {
   ) {}
 
   async openOrJoin(c: IncidentCandidate, now: number): Promise<OpenIncident> {
+    return (await this.open(c, now)) ?? this.join(c);
+  }
+
+  /** Opens the incident unless one is open in the window (then undefined: join it). */
+  private async open(c: IncidentCandidate, now: number): Promise<OpenIncident | undefined> {
     const id = incidentId(c.key, c.firstSeen);
     // What both the row and the workflow input say about the incident.
     const about = {
@@ -89,7 +94,12 @@ export class IncidentStore {
       return { incidentId: id, opened: true, workflowStarted: false, workflowInput, occurrences: c.count };
     } catch (e) {
       if (!(e instanceof ConditionalCheckFailedException)) throw e;
+      return undefined;
     }
+  }
+
+  /** Adds the candidate's occurrences to the open incident (and its lastSeen, never backwards). */
+  private async join(c: IncidentCandidate): Promise<OpenIncident> {
     const joined = await this.ddb.send(
       new UpdateCommand({
         TableName: this.options.tableName,
@@ -101,23 +111,7 @@ export class IncidentStore {
       }),
     );
     const a = joined.Attributes ?? {};
-    // lastSeen only moves forward; a batch from the past must not rewind it.
-    if (typeof a.lastSeen === 'number' && a.lastSeen < c.lastSeen) {
-      try {
-        await this.ddb.send(
-          new UpdateCommand({
-            TableName: this.options.tableName,
-            Key: openIncidentKey(c.key),
-            UpdateExpression: 'SET lastSeen = :last',
-            ConditionExpression: 'lastSeen < :last',
-            ExpressionAttributeValues: { ':last': c.lastSeen },
-          }),
-        );
-      } catch (err) {
-        // Another invocation already moved lastSeen further: nothing to do.
-        if (!(err instanceof ConditionalCheckFailedException)) throw err;
-      }
-    }
+    if (typeof a.lastSeen === 'number' && a.lastSeen < c.lastSeen) await this.advanceLastSeen(c.key, c.lastSeen);
     return {
       incidentId: String(a.incidentId),
       opened: false,
@@ -125,6 +119,24 @@ export class IncidentStore {
       workflowInput: String(a.workflowInput),
       occurrences: Number(a.occurrences),
     };
+  }
+
+  /** lastSeen only moves forward; a batch from the past must not rewind it. */
+  private async advanceLastSeen(key: string, lastSeen: number): Promise<void> {
+    try {
+      await this.ddb.send(
+        new UpdateCommand({
+          TableName: this.options.tableName,
+          Key: openIncidentKey(key),
+          UpdateExpression: 'SET lastSeen = :last',
+          ConditionExpression: 'lastSeen < :last',
+          ExpressionAttributeValues: { ':last': lastSeen },
+        }),
+      );
+    } catch (err) {
+      // Another invocation already moved lastSeen further: nothing to do.
+      if (!(err instanceof ConditionalCheckFailedException)) throw err;
+    }
   }
 
   async markWorkflowStarted(key: string, executionArn: string): Promise<void> {
