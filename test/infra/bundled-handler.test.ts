@@ -1,0 +1,95 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ChangeIndex } from '../../lambdas/aws/change-index.js';
+import { BUNDLE_FILE, bundleHandler } from '../../lib/constructs/bundling.js';
+import { lambdaEntry } from '../../lib/constructs/paths.js';
+import { LocalDynamo, type LocalTable } from '../../local/dynamo.js';
+
+/**
+ * The AWS SDK lives inside each bundle (lib/constructs/bundling.ts): a bundle must resolve
+ * credentials, sign, send and parse on its own. The check-changes bundle, outside the project (no
+ * node_modules to fall back on), in a fresh node process, queries a change index in dynalite.
+ */
+describe('a bundled handler calls AWS with the SDK it carries', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pod-doctor-bundle-'));
+  let table: LocalTable;
+  let endpoint: string;
+
+  beforeAll(async () => {
+    bundleHandler(lambdaEntry('check-changes').source, dir);
+    const dynamo = await LocalDynamo.get();
+    endpoint = dynamo.endpoint;
+    table = await dynamo.freshTable({
+      TableName: 'bundle-changes',
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [
+        { AttributeName: 'pk', AttributeType: 'S' },
+        { AttributeName: 'sk', AttributeType: 'S' },
+      ],
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+    });
+    await new ChangeIndex(table.client, table.name).put({
+      eventId: '0f1e2d3c-4b5a-6978-8776-655443322110',
+      eventName: 'DetachRolePolicy',
+      // The bundle reads the clock: an hour ago is inside its 72-hour lookback.
+      at: Date.now() - 3_600_000,
+      actor: 'arn:aws:iam::111122223333:user/alice',
+      resources: ['eks-node-role'],
+      summary: 'AmazonEC2ContainerRegistryReadOnly detached from role eks-node-role',
+      roleName: 'eks-node-role',
+      policyArn: 'arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly',
+    });
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('check-changes reads the change index through its bundled DynamoDB client', async () => {
+    const event = {
+      cluster: 'prod-eu',
+      region: 'eu-west-1',
+      node: { instanceId: 'i-0a1b2c3d4e5f60718', roleName: 'eks-node-role', securityGroupIds: [] },
+    };
+    const child = `const { handler } = await import(${JSON.stringify(pathToFileURL(join(dir, BUNDLE_FILE)).href)});
+process.stdout.write(JSON.stringify(await handler(${JSON.stringify(event)})));`;
+    const out = await new Promise<string>((resolve, reject) => {
+      const p = spawn(process.execPath, ['--input-type=module', '-e', child], {
+        cwd: dir,
+        env: {
+          PATH: process.env.PATH ?? '',
+          AWS_REGION: 'eu-west-1',
+          AWS_ACCESS_KEY_ID: 'AKIDLOCAL',
+          AWS_SECRET_ACCESS_KEY: 'local',
+          AWS_ENDPOINT_URL_DYNAMODB: endpoint,
+          CHANGE_TABLE_NAME: table.name,
+          POWERTOOLS_METRICS_NAMESPACE: 'PodDoctor',
+          POWERTOOLS_SERVICE_NAME: 'pod-doctor',
+        },
+      });
+      let stdout = '';
+      let stderr = '';
+      p.stdout.on('data', (d) => {
+        stdout += d;
+      });
+      p.stderr.on('data', (d) => {
+        stderr += d;
+      });
+      p.on('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`exit ${code}: ${stderr}`))));
+    });
+    // Powertools prints its logs and metrics on stdout too: the handler's answer is the last line.
+    const answer = JSON.parse(out.trim().split('\n').pop() ?? '') as {
+      group: string;
+      findings: { id: string; status: string; summary: string }[];
+    };
+    expect(answer.group).toBe('changes');
+    expect(answer.findings).toEqual([
+      expect.objectContaining({ id: 'change.recent', summary: expect.stringContaining('eks-node-role') }),
+    ]);
+    expect(answer.findings[0].status).not.toBe('error');
+  });
+});
