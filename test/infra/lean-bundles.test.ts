@@ -1,14 +1,9 @@
 import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { App, Stack } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
-import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { buildSync } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../lib/config.js';
 import { BUNDLE_OPTIONS, type BundleMetafile, sdkClientPackages } from '../../lib/constructs/bundling.js';
 import { lambdaEntry, PROJECT_ROOT } from '../../lib/constructs/paths.js';
-import { RemedyFunction } from '../../lib/constructs/remedy-function.js';
 import { synth } from '../support/synth.js';
 
 /**
@@ -119,17 +114,6 @@ describe("each client in the map is one the function's role may call", () => {
   };
   // A configuration that deploys every function: log groups (their prerequisites) and a remediation scope.
   const functions = deployedFunctions(synth({ clusters: [cluster] }).templateJson);
-  if (!functions.some((f) => f.handler === 'remedy')) {
-    // The remedy function's construct exists, its workflow wiring has not landed (issue 14): its own stack.
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-    const stack = new Stack(app, 'Remedy', { env: { account: '111122223333', region: 'eu-west-1' } });
-    new RemedyFunction(stack, 'Remedy', {
-      clusters: parseConfig({ clusters: [cluster] }).clusters,
-      environment: {},
-      logRetention: RetentionDays.ONE_MONTH,
-    });
-    functions.push(...deployedFunctions(Template.fromStack(stack).toJSON()));
-  }
 
   it('every handler is deployed, and named in its function metadata', () => {
     const deployed = new Set(functions.map((f) => f.handler));

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CLASS_SCOPE, FAILURE_CLASSES } from '../../core/failure-classes.js';
 import { type ApplyPath, type ApplyRecord, runApplyPath } from '../../core/remedy/apply-path.js';
 import { awsNodeRestartPath, windowsIpamPath } from '../../core/remedy/kubernetes-paths.js';
