@@ -4,7 +4,8 @@
  *  - classify on a realistic mix (95% healthy kubelet/containerd/ipamd noise, 5% failures);
  *  - classify on all-failure input;
  *  - a 1 MB CloudWatch Logs subscription batch: gunzip + decode + classify (the ingest hot path).
- * Target (issue #3): realistic-mix throughput >= 50% of the baseline; the 1 MB batch well under 100 ms.
+ * Target: the 1 MB batch well under 100 ms (issue #3's split-only ratio is printed as a reference only:
+ * issue 11 replaced it by the CLI end to end against a read-and-write baseline).
  * Detection (issue 11): the subscription filter's pass share on healthy lines and its Lambda cost per
  * GB; the CLI end to end against a read-lines-write-JSON baseline (bench/detection.ts).
  * Lean Lambdas (issue 15): each handler bundle's size, SDK clients and module import time, target
@@ -143,7 +144,9 @@ console.log(
 );
 
 const ratio = real / base;
-console.log(`realistic mix keeps ${(ratio * 100).toFixed(0)}% of the split-only baseline throughput (target >= 50%)`);
+console.log(
+  `realistic mix keeps ${(ratio * 100).toFixed(0)}% of the split-only baseline throughput (a reference: issue 11 replaced this target by the CLI end to end against read-and-write, below)`,
+);
 console.log(`realistic mix keeps ${((real / parse) * 100).toFixed(0)}% of the record-reading baseline throughput`);
 console.log(`1 MB batch ${bestBatch < 100 ? 'meets' : 'MISSES'} the < 100 ms target`);
 console.log('');
