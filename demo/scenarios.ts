@@ -16,6 +16,9 @@ import {
 } from '../local/account-snapshot.js';
 import { LOCAL_CONFIG } from '../local/template.js';
 
+/** The Secrets Manager secret with the Docker Hub credentials of the demo's pull-through cache rule. */
+export const DOCKER_HUB_SECRET = `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:ecr-pullthroughcache/docker-hub-Xy12Ab`;
+
 /** The role the managed vpc-cni add-on gives aws-node (IRSA) in the CNI scenarios. */
 export const CNI_ROLE = 'AmazonEKSVPCCNIRole';
 
@@ -416,8 +419,19 @@ export const SCENARIOS: readonly Scenario[] = [
       ),
     ],
     repeat: 30,
+    // The deployment configures the Docker Hub credentials secret; its login works.
+    account: (a) => {
+      a.secrets = { [DOCKER_HUB_SECRET]: { loginValid: true } };
+    },
     node: { kind: 'simulated', probe: [] },
-    expect: { class: 'rate-limited', failing: [], outcome: 'diagnosed; action recommended' },
+    modes: { 'rate-limited': 'approve' },
+    approval: 'approve',
+    expect: {
+      class: 'rate-limited',
+      failing: [],
+      outcome: `remedied and verified: create an ECR pull-through cache rule docker-hub → registry-1.docker.io (credentials ${DOCKER_HUB_SECRET})`,
+      remedy: 'create-pull-through-cache',
+    },
   },
 ];
 
@@ -434,7 +448,12 @@ export const DEMO_CONFIG = {
       ...LOCAL_CONFIG.clusters[0],
       name: CLUSTER,
       region: REGION,
-      remediation: { roles: [NODE_ROLE, CNI_ROLE], endpointSecurityGroups: [ENDPOINT_SG], subnets: [SUBNET] },
+      remediation: {
+        roles: [NODE_ROLE, CNI_ROLE],
+        endpointSecurityGroups: [ENDPOINT_SG],
+        subnets: [SUBNET],
+        pullThroughCache: { ecrRepositoryPrefix: 'docker-hub', credentialArn: DOCKER_HUB_SECRET },
+      },
     },
   ],
 };

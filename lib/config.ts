@@ -47,6 +47,29 @@ const clusterSchema = z.strictObject({
         .default([]),
       /** Node subnets where prefix-type CIDR reservations may be created. */
       subnets: z.array(z.string().regex(/^subnet-[0-9a-f]{8,17}$/, 'must be a subnet id (subnet-...)')).default([]),
+      /**
+       * The ECR pull-through cache rule for Docker Hub remedies of `rate-limited` may create: its
+       * repository prefix and the Secrets Manager secret (`ecr-pullthroughcache/…`) with the Docker
+       * Hub credentials. Absent: no rule is created.
+       */
+      pullThroughCache: z
+        .strictObject({
+          ecrRepositoryPrefix: z
+            .string()
+            .regex(
+              /^(?=.{2,30}$)(?:[a-z0-9]+(?:[._-][a-z0-9]+)*\/)*[a-z0-9]+(?:[._-][a-z0-9]+)*$/,
+              'must be an ECR repository prefix (2-30 characters)',
+            )
+            .default('docker-hub'),
+          credentialArn: z
+            .string()
+            .regex(
+              /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:ecr-pullthroughcache\/[a-zA-Z0-9/_+=.@-]+$/,
+              'must be the ARN of a Secrets Manager secret named ecr-pullthroughcache/...',
+            )
+            .optional(),
+        })
+        .optional(),
     })
     .default({ roles: [], endpointSecurityGroups: [], subnets: [] }),
   /**
@@ -184,7 +207,7 @@ function describeIssue(issue: z.core.$ZodIssue, input: unknown): string {
 function allowedKeysAt(path: readonly PropertyKey[]): readonly string[] {
   const last = path.filter((p) => typeof p !== 'number').at(-1);
   if (last === 'modes' || last === 'remedies') return FAILURE_CLASSES;
-  if (last === 'remediation') return ['roles', 'endpointSecurityGroups', 'subnets'];
+  if (last === 'remediation') return ['roles', 'endpointSecurityGroups', 'subnets', 'pullThroughCache'];
   if (last === 'limits') return Object.keys(limitsSchema.unwrap().shape);
   if (last === 'clusters') return Object.keys(clusterSchema.shape);
   return Object.keys(podDoctorConfigSchema.shape);

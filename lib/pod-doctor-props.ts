@@ -25,6 +25,26 @@ export interface ClusterRemediation {
    * @default - none
    */
   readonly subnets?: readonly string[];
+  /**
+   * The Docker Hub ECR pull-through cache rule remedies of `rate-limited` may create.
+   * @default - none: no rule is created
+   */
+  readonly pullThroughCache?: PullThroughCacheRemediation;
+}
+
+/** The Docker Hub pull-through cache rule of one cluster's remediation. */
+export interface PullThroughCacheRemediation {
+  /**
+   * ECR repository prefix of the rule.
+   * @default 'docker-hub'
+   */
+  readonly ecrRepositoryPrefix?: string;
+  /**
+   * ARN of the Secrets Manager secret (named `ecr-pullthroughcache/…`) holding the Docker Hub
+   * credentials; Docker Hub upstreams need one.
+   * @default - none: the rule cannot be created (reported as not applicable)
+   */
+  readonly credentialArn?: string;
 }
 
 /** One EKS cluster pod-doctor watches (the `clusters[]` entry of the cdk.json configuration). */
@@ -191,6 +211,7 @@ export function configFromProps(props: PodDoctorProps): PodDoctorConfig {
             roles: c.remediation.roles && [...c.remediation.roles],
             endpointSecurityGroups: c.remediation.endpointSecurityGroups && [...c.remediation.endpointSecurityGroups],
             subnets: c.remediation.subnets && [...c.remediation.subnets],
+            pullThroughCache: c.remediation.pullThroughCache && { ...c.remediation.pullThroughCache },
           }
         : undefined,
     })),

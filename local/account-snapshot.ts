@@ -43,6 +43,15 @@ export interface AccountSnapshot {
   cidrReservations: Record<string, SubnetCidrReservation[]>;
   instanceTypes: InstanceTypeInfo[];
   cloudTrailEvents: Event[];
+  /** ECR pull-through cache rules of the registry. */
+  pullThroughCacheRules?: {
+    ecrRepositoryPrefix: string;
+    upstreamRegistryUrl: string;
+    credentialArn?: string;
+    createdAt?: Date;
+  }[];
+  /** Secrets Manager secrets by ARN, with whether their credentials log in to their upstream registry. */
+  secrets?: Record<string, { loginValid: boolean }>;
 }
 
 export const ACCOUNT = '111122223333';

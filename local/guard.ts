@@ -73,6 +73,8 @@ export function requestsOf(service: string, command: string, i: Input): AwsReque
     case 'eks':
       return eksRequests(action, name, i);
     case 'ecr': {
+      // Pull-through cache rule actions have no resource type: only the Region scopes them.
+      if (/PullThroughCache/.test(name)) return one(action, '*', { 'aws:RequestedRegion': REGION });
       const repo = (n: unknown) => arn('ecr', `repository/${s(n)}`, s(i.registryId) || ACCOUNT);
       if (name === 'DescribeRepositories') {
         const names = (i.repositoryNames as string[] | undefined) ?? ['*'];

@@ -14,6 +14,7 @@ import type { AccountSnapshot } from './account-snapshot.js';
 import { mockReservationWrites, mockWrites } from './mock-account-writes.js';
 import { mockEc2Reads } from './mock-ec2.js';
 import { mockEcrReads } from './mock-ecr.js';
+import { mockCacheRules } from './mock-ecr-cache.js';
 import { mockEksReads } from './mock-eks.js';
 import { mockIamReads } from './mock-iam.js';
 import { answers, type Faults, fault } from './mock-sdk.js';
@@ -48,6 +49,7 @@ export function mockAccount(account: AccountSnapshot, faults: Faults = {}): Chec
   // The writes of the account remedies change the snapshot itself: later reads see them.
   mockWrites(account, { iam: i, ec2: e }, on as never, faults);
   mockReservationWrites(account, e, on as never, faults);
+  mockCacheRules(account, r, on as never);
 
   // The change index, as the ingest path fills it from the CloudTrail events EventBridge delivers
   // (built on each read: tests add events to the snapshot after the clients exist).

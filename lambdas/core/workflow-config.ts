@@ -7,6 +7,8 @@ export const remediationScopeSchema = z.object({
   roles: z.array(z.string()).default([]),
   endpointSecurityGroups: z.array(z.string()).default([]),
   subnets: z.array(z.string()).default([]),
+  /** The Docker Hub pull-through cache rule remedies may create. */
+  pullThroughCache: z.object({ ecrRepositoryPrefix: z.string(), credentialArn: z.string().optional() }).optional(),
 });
 
 /** What the workflow functions know of the deployment, passed as one JSON environment variable. */

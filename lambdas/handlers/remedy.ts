@@ -1,13 +1,20 @@
 import { EC2Client } from '@aws-sdk/client-ec2';
+import { ECRClient } from '@aws-sdk/client-ecr';
 import { EKSClient } from '@aws-sdk/client-eks';
 import { IAMClient } from '@aws-sdk/client-iam';
-import { sdkClient } from '../aws/checks/handler-kit.js';
+import { perRegion, sdkClient } from '../aws/checks/handler-kit.js';
 import { runRemedy } from '../aws/remedy/service.js';
 import { logger, workflowConfig } from '../aws/workflow/powertools.js';
 
 // The remedies change and re-check IAM (policy attachments), EC2 (security group rules, CIDR
-// reservations) and read EKS (the role aws-node uses): those clients and no others.
-const clients = { iam: sdkClient(IAMClient), eks: sdkClient(EKSClient), ec2: sdkClient(EC2Client) };
+// reservations), ECR (the Docker Hub pull-through cache rule) and read EKS (the role aws-node
+// uses): those clients and no others.
+const clients = {
+  iam: sdkClient(IAMClient),
+  eks: sdkClient(EKSClient),
+  ec2: sdkClient(EC2Client),
+  ecr: perRegion((region) => sdkClient(ECRClient, region)),
+};
 
 /** Workflow steps "Prepare remedy" (re-check and dry-run diff) and "Apply remedy" (change, verify, roll back). */
 export const handler = async (event: unknown) => {

@@ -112,7 +112,10 @@ export class IncidentWorkflow extends Construct {
       approval: this.approval,
       approvalTimeout,
     });
-    const remediable = props.config.clusters.some((c) => Object.values(c.remediation).some((l) => l.length > 0));
+    const remediable = props.config.clusters.some(
+      ({ remediation: r }) =>
+        r.roles.length + r.endpointSecurityGroups.length + r.subnets.length > 0 || r.pullThroughCache !== undefined,
+    );
     this.remedy = remediable
       ? new RemedyFunction(this, 'Remedy', { ...settings, clusters: props.config.clusters })
       : undefined;

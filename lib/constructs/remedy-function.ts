@@ -24,7 +24,8 @@ export interface RemedyFunctionProps {
  * resources each cluster's `remediation` lists — AttachRolePolicy / DetachRolePolicy on the listed
  * roles and only for the AWS managed ECR read and VPC CNI policies (condition iam:PolicyARN),
  * security group ingress on the listed endpoint security groups, CIDR reservations on the listed
- * subnets — plus the reads its re-checks need. No cluster lists anything: no write is granted.
+ * subnets, the Docker Hub pull-through cache rule where one is configured (Region-scoped) — plus the
+ * reads its re-checks need. No cluster lists anything: no write is granted.
  */
 export class RemedyFunction extends Construct {
   readonly function: IFunction;
@@ -42,7 +43,12 @@ export class RemedyFunction extends Construct {
       environment: props.environment,
     });
     this.function = fn;
-    for (const s of [...iamStatements(stack, props.clusters), ...ec2Statements(stack, props.clusters)]) {
+    const statements = [
+      ...iamStatements(stack, props.clusters),
+      ...ec2Statements(stack, props.clusters),
+      ...ecrStatements(stack, props.clusters),
+    ];
+    for (const s of statements) {
       fn.addToRolePolicy(s);
       const wildcards = s.resources.filter((r) => r.includes('*'));
       if (wildcards.length) acknowledgeWildcardResources(fn.role as IRole, wildcards, wildcardReason(s.actions));
@@ -137,10 +143,33 @@ function ec2Statements(stack: Stack, clusters: PodDoctorConfig['clusters']): Pol
   return out;
 }
 
+/**
+ * ECR: the Docker Hub pull-through cache rule of the clusters that configure one. The rule actions
+ * have no resource type in IAM: the clusters' Regions scope them (aws:RequestedRegion).
+ */
+function ecrStatements(stack: Stack, clusters: PodDoctorConfig['clusters']): PolicyStatement[] {
+  const regions = [...new Set(clusters.filter((c) => c.remediation.pullThroughCache).map((c) => regionOf(stack, c)))];
+  if (!regions.length) return [];
+  return [
+    new PolicyStatement({
+      actions: [
+        'ecr:CreatePullThroughCacheRule',
+        'ecr:DeletePullThroughCacheRule',
+        'ecr:DescribePullThroughCacheRules',
+        'ecr:ValidatePullThroughCacheRule',
+      ],
+      resources: ['*'],
+      conditions: { StringEquals: { 'aws:RequestedRegion': regions } },
+    }),
+  ];
+}
+
 /** Why a wildcard in a statement with these actions cannot be narrower (cdk-nag IAM5). */
 function wildcardReason(actions: readonly string[]): string {
   if (actions.includes('iam:GetPolicy'))
     return 'The ECR/CNI re-check reads every managed policy (customer or AWS managed) attached to the listed roles, whichever they are.';
+  if (actions.includes('ecr:CreatePullThroughCacheRule'))
+    return "ECR pull-through cache rule actions have no resource type; limited to the clusters' Regions (aws:RequestedRegion).";
   if (actions.includes('eks:DescribePodIdentityAssociation'))
     return 'Association ids are generated; scoped to the configured cluster.';
   if (actions.includes('eks:DescribeAddon'))

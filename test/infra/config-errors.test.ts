@@ -19,6 +19,21 @@ describe('configuration errors fail synth and name the key', () => {
     );
   });
 
+  it('names a pull-through cache secret that is not an ecr-pullthroughcache/ secret', () => {
+    const m = messageOf({
+      clusters: [
+        {
+          name: 'prod-eu',
+          remediation: {
+            pullThroughCache: { credentialArn: 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:dockerhub-AbCd' },
+          },
+        },
+      ],
+    });
+    expect(m).toContain('pod-doctor.clusters[0].remediation.pullThroughCache.credentialArn');
+    expect(m).toContain('ecr-pullthroughcache/');
+  });
+
   it('names an unknown failure class and lists the known ones', () => {
     const m = messageOf({ modes: { 'pause-image': 'auto' } });
     expect(m).toContain('pod-doctor.modes: unknown key(s) pause-image');

@@ -11,6 +11,8 @@ const REMEDY_WRITES = [
   'ec2:CreateSubnetCidrReservation',
   'ec2:DeleteSubnetCidrReservation',
   'ec2:RevokeSecurityGroupIngress',
+  'ecr:CreatePullThroughCacheRule',
+  'ecr:DeletePullThroughCacheRule',
   'iam:AttachRolePolicy',
   'iam:DetachRolePolicy',
 ];
@@ -43,6 +45,9 @@ describe('account remedies in the deployed stack', () => {
           roles: ['eks-node-role'],
           endpointSecurityGroups: ['sg-0fedcba9876543210'],
           subnets: ['subnet-0a1b2c3d4e5f67890'],
+          pullThroughCache: {
+            credentialArn: 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:ecr-pullthroughcache/hub-Xy12Ab',
+          },
         },
       },
     ],
@@ -70,6 +75,10 @@ describe('account remedies in the deployed stack', () => {
           roles: ['eks-node-role'],
           endpointSecurityGroups: ['sg-0fedcba9876543210'],
           subnets: ['subnet-0a1b2c3d4e5f67890'],
+          pullThroughCache: {
+            ecrRepositoryPrefix: 'docker-hub',
+            credentialArn: 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:ecr-pullthroughcache/hub-Xy12Ab',
+          },
         },
       }),
     ]);
@@ -101,7 +110,7 @@ describe('account remedies in the deployed stack', () => {
     const remedyWrites = statements
       .filter((s) => roleOf(s.logicalId).includes(remedyRoleId))
       .flatMap((s) => s.Action)
-      .filter((a) => !/:(Describe|Get|List|Simulate)|^logs:|^xray:/.test(a));
+      .filter((a) => !/:(Describe|Get|List|Simulate|Validate)|^logs:|^xray:/.test(a));
     expect([...new Set(remedyWrites)].sort()).toEqual(REMEDY_WRITES);
   });
 });

@@ -36,8 +36,9 @@ function plain(v: unknown): unknown {
   return v;
 }
 
+const READ = /:(Describe|Get|List|Simulate|Validate)|^logs:|^xray:/;
 const writes = (statements: ReturnType<typeof statementsFor>) =>
-  statements.filter((s) => s.Action.some((a) => !/:(Describe|Get|List|Simulate)|^logs:|^xray:/.test(a)));
+  statements.filter((s) => s.Action.some((a) => !READ.test(a)));
 
 describe('remedy function grants', () => {
   const statements = statementsFor([
@@ -47,6 +48,9 @@ describe('remedy function grants', () => {
         roles: [ROLE, 'eks/AmazonEKSVPCCNIRole'],
         endpointSecurityGroups: ['sg-0fedcba9876543210'],
         subnets: ['subnet-0a1b2c3d4e5f67890'],
+        pullThroughCache: {
+          credentialArn: 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:ecr-pullthroughcache/docker-hub-Xy12Ab',
+        },
       },
     },
     { name: 'prod-us', region: 'us-west-2', remediation: { subnets: ['subnet-0ffff000011112222'] } },
@@ -94,12 +98,28 @@ describe('remedy function grants', () => {
     expect(del.Condition).toEqual({ StringEquals: { 'ec2:Region': ['eu-west-1', 'us-west-2'] } });
   });
 
-  it('every write is one of the five remedy writes', () => {
-    expect([...new Set(writes(statements).flatMap((s) => s.Action))].sort()).toEqual([
+  it('pull-through cache rule: no resource type, so only in the Regions of the clusters that configure one', () => {
+    const [s, ...more] = find('ecr:CreatePullThroughCacheRule');
+    expect(more).toEqual([]);
+    expect(s.Action.sort()).toEqual([
+      'ecr:CreatePullThroughCacheRule',
+      'ecr:DeletePullThroughCacheRule',
+      'ecr:DescribePullThroughCacheRules',
+      'ecr:ValidatePullThroughCacheRule',
+    ]);
+    expect(s.Resource).toEqual('*');
+    expect(s.Condition).toEqual({ StringEquals: { 'aws:RequestedRegion': ['eu-west-1'] } });
+  });
+
+  it('every write is one of the remedy writes', () => {
+    const actions = writes(statements).flatMap((s) => s.Action.filter((a) => !READ.test(a)));
+    expect([...new Set(actions)].sort()).toEqual([
       'ec2:AuthorizeSecurityGroupIngress',
       'ec2:CreateSubnetCidrReservation',
       'ec2:DeleteSubnetCidrReservation',
       'ec2:RevokeSecurityGroupIngress',
+      'ecr:CreatePullThroughCacheRule',
+      'ecr:DeletePullThroughCacheRule',
       'iam:AttachRolePolicy',
       'iam:DetachRolePolicy',
     ]);

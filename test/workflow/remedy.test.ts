@@ -20,6 +20,7 @@ import { LOCAL_CONFIG, type ResolvedTemplate, synthesizedTemplate } from '../../
 import { incident } from './support.js';
 
 const CNI_ROLE = 'AmazonEKSVPCCNIRole';
+const SECRET = `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:ecr-pullthroughcache/docker-hub-Xy12Ab`;
 const READ_ONLY = 'arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly';
 const BOUNDARY = `arn:aws:iam::${ACCOUNT}:policy/NodeBoundary`;
 
@@ -30,7 +31,12 @@ beforeAll(() => {
     clusters: [
       {
         ...LOCAL_CONFIG.clusters[0],
-        remediation: { roles: [NODE_ROLE, CNI_ROLE], endpointSecurityGroups: [ENDPOINT_SG], subnets: [SUBNET] },
+        remediation: {
+          roles: [NODE_ROLE, CNI_ROLE],
+          endpointSecurityGroups: [ENDPOINT_SG],
+          subnets: [SUBNET],
+          pullThroughCache: { ecrRepositoryPrefix: 'docker-hub', credentialArn: SECRET },
+        },
       },
     ],
   });
@@ -55,6 +61,8 @@ interface PathCase {
   /** What makes verification fail after the change. */
   readonly breakVerification: { account?: (a: AccountSnapshot) => void; faults?: (a: AccountSnapshot) => Faults };
   readonly verifiedOutcome: RegExp;
+  /** Incident fields over the default incident (e.g. the image a pull failed on). */
+  readonly incident?: Record<string, unknown>;
   /** The write the remedy role makes, as IAM authorises it (action and the exact resource). */
   readonly write: { readonly action: string; readonly resource: string };
 }
@@ -121,13 +129,34 @@ const CASES: PathCase[] = [
       /^remedied and verified: create a prefix-type CIDR reservation over the free aligned space of subnet-/,
     write: { action: 'ec2:CreateSubnetCidrReservation', resource: ec2Arn(`subnet/${SUBNET}`) },
   },
+  {
+    name: 'ECR pull-through cache rule for Docker Hub, credentials from Secrets Manager',
+    class: 'rate-limited',
+    remedy: 'create-pull-through-cache',
+    incident: { entities: { image: 'httpd:latest' }, scope: 'image', scopeValue: 'registry-1.docker.io' },
+    account: (a) => {
+      a.secrets = { [SECRET]: { loginValid: true } };
+    },
+    changed: (a) => (a.pullThroughCacheRules ?? []).some((r) => r.upstreamRegistryUrl === 'registry-1.docker.io'),
+    // The Docker Hub token in the secret was revoked: ECR cannot log in upstream with the rule.
+    breakVerification: {
+      account: (a) => {
+        a.secrets = { [SECRET]: { loginValid: false } };
+      },
+    },
+    verifiedOutcome:
+      /^remedied and verified: create an ECR pull-through cache rule docker-hub → registry-1\.docker\.io/,
+    // Rule actions have no resource type: the Region condition is what scopes them.
+    write: { action: 'ecr:CreatePullThroughCacheRule', resource: '*' },
+  },
 ];
 
-function incidentFor(cls: FailureClass) {
+function incidentFor(cls: FailureClass, over: Record<string, unknown> = {}) {
   return incident({
     class: cls,
     incidentKey: `prod-eu|node:${NODE_ID}|${cls}`,
     cause: `${cls} in the field`,
+    ...over,
   });
 }
 
@@ -146,7 +175,7 @@ async function run(
   c.account(account);
   if (o.broken) c.breakVerification.account?.(account);
   const faults = o.broken ? c.breakVerification.faults?.(account) : undefined;
-  const r = await runWorkflow(incidentFor(c.class), {
+  const r = await runWorkflow(incidentFor(c.class, c.incident), {
     account,
     faults,
     template: o.template ?? template,
@@ -249,5 +278,15 @@ describe('the remedy branch costs a plan without a remedy nothing', () => {
     expect((r.output.summary as { outcome: string }).outcome).toBe('repaired and verified');
     expect(r.states.filter((s) => /remedy/i.test(s))).toEqual([]);
     expect(r.transitions).toBeLessThan(50);
+  });
+});
+
+describe('create-pull-through-cache reports the exact image references', () => {
+  it('the next step names the ECR reference of the image that hit the limit', async () => {
+    const c = CASES.find((x) => x.remedy === 'create-pull-through-cache') as PathCase;
+    const { summary } = await run(c, { mode: 'auto', tier: 'auto' });
+    expect(summary.message).toContain(
+      `point the workloads at the cache: ${ACCOUNT}.dkr.ecr.${REGION}.amazonaws.com/docker-hub/library/httpd:latest`,
+    );
   });
 });

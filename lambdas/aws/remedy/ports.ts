@@ -7,6 +7,13 @@ import {
   RevokeSecurityGroupIngressCommand,
 } from '@aws-sdk/client-ec2';
 import {
+  CreatePullThroughCacheRuleCommand,
+  DeletePullThroughCacheRuleCommand,
+  type ECRClient,
+  paginateDescribePullThroughCacheRules,
+  ValidatePullThroughCacheRuleCommand,
+} from '@aws-sdk/client-ecr';
+import {
   AttachRolePolicyCommand,
   DetachRolePolicyCommand,
   type IAMClient,
@@ -16,6 +23,7 @@ import {
 import type { Finding } from '../../core/findings.js';
 import type { CidrReservationPort } from '../../core/remedy/cidr-reservation.js';
 import type { ManagedPolicyPort, RecheckResult } from '../../core/remedy/managed-policy.js';
+import type { CacheRule, PullThroughCachePort } from '../../core/remedy/pull-through-cache.js';
 import type { IngressRule, SgIngressPort } from '../../core/remedy/sg-ingress.js';
 import { subnetUsage } from '../checks/subnet-usage.js';
 
@@ -122,5 +130,42 @@ export function cidrPort(ec2: EC2Client, recheck: () => Promise<RecheckResult>):
       await ec2.send(new DeleteSubnetCidrReservationCommand({ SubnetCidrReservationId: reservationId }));
     },
     recheck,
+  };
+}
+
+/** ECR side of create-pull-through-cache (the registry of the function's own account). */
+export function cachePort(ecr: ECRClient, fallbackRegistryId: string): PullThroughCachePort {
+  return {
+    async rules() {
+      const rules: CacheRule[] = [];
+      let registryId = '';
+      for await (const page of paginateDescribePullThroughCacheRules({ client: ecr }, {}))
+        for (const r of page.pullThroughCacheRules ?? []) {
+          registryId = r.registryId ?? registryId;
+          rules.push({
+            prefix: r.ecrRepositoryPrefix ?? '',
+            upstreamUrl: r.upstreamRegistryUrl ?? '',
+            ...(r.credentialArn ? { credentialArn: r.credentialArn } : {}),
+          });
+        }
+      return { registryId: registryId || fallbackRegistryId, rules };
+    },
+    async create(prefix, upstreamUrl, credentialArn) {
+      await ecr.send(
+        new CreatePullThroughCacheRuleCommand({
+          ecrRepositoryPrefix: prefix,
+          upstreamRegistryUrl: upstreamUrl,
+          upstreamRegistry: 'docker-hub',
+          credentialArn,
+        }),
+      );
+    },
+    async delete(prefix) {
+      await ecr.send(new DeletePullThroughCacheRuleCommand({ ecrRepositoryPrefix: prefix }));
+    },
+    async validate(prefix) {
+      const r = await ecr.send(new ValidatePullThroughCacheRuleCommand({ ecrRepositoryPrefix: prefix }));
+      return { valid: r.isValid === true, ...(r.failure ? { failure: r.failure } : {}) };
+    },
   };
 }

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { type ApplyPath, type ApplyRecord, runApplyPath } from '../../core/remedy/apply-path.js';
 import { cidrReservationPath } from '../../core/remedy/cidr-reservation.js';
 import { managedPolicyPath } from '../../core/remedy/managed-policy.js';
+import { pullThroughCachePath } from '../../core/remedy/pull-through-cache.js';
 import { sgIngressPath } from '../../core/remedy/sg-ingress.js';
 import type { RemediationScope, RemedyTarget } from '../../core/remedy/targets.js';
 import type { WorkflowConfig } from '../../core/workflow-config.js';
@@ -9,7 +10,7 @@ import type { CheckClients } from '../checks/check-input.js';
 import { checkCniPolicy, checkNodeRoleEcrRead } from '../checks/iam-checks.js';
 import { checkEndpoints, checkSubnet } from '../checks/network-checks.js';
 import type { NodeContext } from '../checks/node-context.js';
-import { cidrPort, iamPort, recheckOf, sgPort } from './ports.js';
+import { cachePort, cidrPort, iamPort, recheckOf, sgPort } from './ports.js';
 
 const name = z.string().regex(/^[\w+=,.@/:-]{1,512}$/);
 const targetSchema = z.discriminatedUnion('kind', [
@@ -36,6 +37,15 @@ const targetSchema = z.discriminatedUnion('kind', [
     subnetId: z.string().regex(/^subnet-[0-9a-f]{8,17}$/),
     description: z.string().max(255),
   }),
+  z.object({
+    kind: z.literal('create-pull-through-cache'),
+    ecrRepositoryPrefix: z.string().regex(/^[a-z0-9][a-z0-9._/-]{1,29}$/),
+    credentialArn: z
+      .string()
+      .regex(/^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:ecr-pullthroughcache\/[\w/+=.@-]+$/)
+      .optional(),
+    images: z.array(z.string().max(512)).max(10),
+  }),
 ]);
 
 export const remedyInputSchema = z.object({
@@ -43,7 +53,8 @@ export const remedyInputSchema = z.object({
   incidentId: z.string(),
   cluster: z.string(),
   region: z.string(),
-  node: z.object({ instanceId: z.string() }).passthrough(),
+  // A pull-through cache rule needs no node (the image scope may have none).
+  node: z.object({ instanceId: z.string().optional() }).passthrough(),
   target: targetSchema,
 });
 export type RemedyInput = z.output<typeof remedyInputSchema>;
@@ -54,7 +65,7 @@ export class RemedyScopeError extends Error {
 }
 
 /** The clients the remedies use (their Lambda loads no other SDK client). */
-export type RemedyClients = Pick<CheckClients, 'iam' | 'eks' | 'ec2'>;
+export type RemedyClients = Pick<CheckClients, 'iam' | 'eks' | 'ec2' | 'ecr'>;
 
 export interface RemedyDeps {
   readonly clients: RemedyClients;
@@ -75,6 +86,12 @@ function assertInScope(t: RemedyTarget, scope: RemediationScope): void {
     throw new RemedyScopeError(`security group ${t.groupId} is not in the cluster's remediation scope`);
   if (t.kind === 'create-cidr-reservation' && !scope.subnets.includes(t.subnetId))
     throw new RemedyScopeError(`subnet ${t.subnetId} is not in the cluster's remediation scope`);
+  if (
+    t.kind === 'create-pull-through-cache' &&
+    (scope.pullThroughCache?.ecrRepositoryPrefix !== t.ecrRepositoryPrefix ||
+      scope.pullThroughCache?.credentialArn !== t.credentialArn)
+  )
+    throw new RemedyScopeError("the pull-through cache rule is not the cluster's remediation.pullThroughCache");
 }
 
 /** The apply path for a target, its ports bound to the SDK clients and its re-check to the diagnosis check. */
@@ -87,6 +104,10 @@ export function pathFor(input: RemedyInput, clients: RemedyClients): ApplyPath<u
         ? () => recheckOf(() => checkCniPolicy(clients.iam, clients.eks, input.cluster, node), t.findingId)
         : () => recheckOf(() => checkNodeRoleEcrRead(clients.iam, node), t.findingId);
     return managedPolicyPath(t, iamPort(clients.iam, recheck)) as ApplyPath<unknown>;
+  }
+  if (t.kind === 'create-pull-through-cache') {
+    const account = /^arn:[^:]+:secretsmanager:[^:]+:(\d{12}):/.exec(t.credentialArn ?? '')?.[1] ?? '';
+    return pullThroughCachePath(t, cachePort(clients.ecr(input.region), account), input.region) as ApplyPath<unknown>;
   }
   const network = { node, region: input.region, neededIps: 16 };
   if (t.kind === 'create-cidr-reservation') {

@@ -167,6 +167,7 @@ function remedyOf(input: DecideInput, deps: DecideDeps, findings: readonly Findi
     node: input.node,
     scope: cluster.remediation,
     incidentId: input.incidentId,
+    images: input.entities.image ? [input.entities.image] : [],
   });
   return remedy ?? null;
 }

@@ -84,9 +84,15 @@ function outcomeOf(s: SummarizeInput): { outcome: string; nextStep: string; acti
   if (fixed && !s.action && !s.error)
     return {
       outcome: `remedied and verified: ${s.remedyApplied?.change}`,
-      nextStep: 'none: pod-doctor keeps watching for a recurrence',
+      nextStep: imagesToUse(s) ?? 'none: pod-doctor keeps watching for a recurrence',
     };
   return fixed && s.action ? { ...r, outcome: `${fixed}; ${r.outcome}` } : r;
+}
+
+/** The exact image references a verified pull-through cache rule serves, as the next step. */
+function imagesToUse(s: SummarizeInput): string | undefined {
+  const images = (s.remedyApplied?.verification?.evidence?.images ?? []) as string[];
+  return images.length ? `point the workloads at the cache: ${images.join(', ')}` : undefined;
 }
 
 function nodeOutcomeOf(s: SummarizeInput): { outcome: string; nextStep: string; actionStatus?: string } {

@@ -10,6 +10,7 @@ export const REMEDY_IDS = [
   'attach-managed-policy',
   'add-sg-rule',
   'create-cidr-reservation',
+  'create-pull-through-cache',
   // Cluster remedies (lambdas/core/remedy/kubernetes-paths.ts), run by the Kubernetes function.
   'restart-aws-node',
   'enable-windows-ipam',

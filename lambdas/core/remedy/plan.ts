@@ -26,6 +26,8 @@ export interface RemedyPlanInput {
   readonly node?: RemedyNode;
   readonly scope: RemediationScope;
   readonly incidentId: string;
+  /** Image references of the incident (reported only). */
+  readonly images?: readonly string[];
 }
 
 /** The account remedy for the incident, or why there is none (observe mode, no target, out of scope). */

@@ -3,9 +3,10 @@ import type { Finding } from '../findings.js';
 import { CNI_ACTIONS, ECR_PULL_ACTIONS } from '../iam-policy.js';
 import type { CidrReservationTarget } from './cidr-reservation.js';
 import { isAttachablePolicy, type ManagedPolicyTarget } from './managed-policy.js';
+import { dockerHubReference, type PullThroughCacheTarget } from './pull-through-cache.js';
 import type { SgIngressTarget } from './sg-ingress.js';
 
-export type RemedyTarget = ManagedPolicyTarget | SgIngressTarget | CidrReservationTarget;
+export type RemedyTarget = ManagedPolicyTarget | SgIngressTarget | CidrReservationTarget | PullThroughCacheTarget;
 
 /**
  * The resources of one cluster pod-doctor may change (deployment configuration, the same lists the
@@ -18,6 +19,8 @@ export interface RemediationScope {
   readonly endpointSecurityGroups: readonly string[];
   /** Subnets where prefix-type CIDR reservations may be created. */
   readonly subnets: readonly string[];
+  /** The Docker Hub pull-through cache rule remedies may create (absent: none). */
+  readonly pullThroughCache?: { readonly ecrRepositoryPrefix: string; readonly credentialArn?: string };
 }
 
 /** The node as the workflow resolved it from EC2 (never from log text). */
@@ -33,6 +36,8 @@ export interface RemedyTargetInput {
   readonly node?: RemedyNode;
   readonly scope: RemediationScope;
   readonly incidentId: string;
+  /** Image references of the incident (tenant text: validated, only ever reported, never pulled). */
+  readonly images?: readonly string[];
 }
 
 /** A target, or why there is none (for the summary). */
@@ -142,6 +147,19 @@ function cidrTarget(i: RemedyTargetInput): TargetResult {
   };
 }
 
+function pullThroughTarget(i: RemedyTargetInput): TargetResult {
+  const cache = i.scope.pullThroughCache;
+  if (!cache) return { reason: "the cluster's remediation.pullThroughCache is not configured" };
+  return {
+    target: {
+      kind: 'create-pull-through-cache',
+      ecrRepositoryPrefix: cache.ecrRepositoryPrefix,
+      ...(cache.credentialArn ? { credentialArn: cache.credentialArn } : {}),
+      images: [...new Set(i.images ?? [])].filter((x) => dockerHubReference(x)).slice(0, 10),
+    },
+  };
+}
+
 /** Which resource of the target the scope must list. */
 function outOfScope(t: RemedyTarget, scope: RemediationScope): string | undefined {
   if (t.kind === 'attach-managed-policy' && !scope.roles.includes(t.roleName))
@@ -150,6 +168,12 @@ function outOfScope(t: RemedyTarget, scope: RemediationScope): string | undefine
     return `security group ${t.groupId} is not listed in the cluster's remediation.endpointSecurityGroups`;
   if (t.kind === 'create-cidr-reservation' && !scope.subnets.includes(t.subnetId))
     return `subnet ${t.subnetId} is not listed in the cluster's remediation.subnets`;
+  if (
+    t.kind === 'create-pull-through-cache' &&
+    (scope.pullThroughCache?.ecrRepositoryPrefix !== t.ecrRepositoryPrefix ||
+      scope.pullThroughCache?.credentialArn !== t.credentialArn)
+  )
+    return "the pull-through cache rule is not the cluster's remediation.pullThroughCache";
   return undefined;
 }
 
@@ -172,6 +196,9 @@ export function remedyTarget(i: RemedyTargetInput): TargetResult {
       break;
     case 'cidr-fragmentation':
       r = cidrTarget(i);
+      break;
+    case 'rate-limited':
+      r = pullThroughTarget(i);
       break;
     default:
       return { reason: `no account remedy for ${i.class}` };
