@@ -31,6 +31,24 @@ function invalid(message: string): Error {
   return Object.assign(new Error(message), { name: 'InvalidParameterException', $fault: 'client', $metadata: meta });
 }
 
+/** What CreatePullThroughCacheRule refuses: a bad prefix or secret ARN, a missing secret, a prefix in use. */
+function refuseCreate(account: AccountSnapshot, prefix: string, credentialArn?: string): void {
+  if (prefix.length < 2 || prefix.length > 30 || !PREFIX.test(prefix))
+    throw invalid(`Invalid parameter at 'ecrRepositoryPrefix' failed to satisfy constraint`);
+  if (credentialArn !== undefined && !SECRET.test(credentialArn))
+    throw invalid(`Invalid parameter at 'credentialArn' failed to satisfy constraint`);
+  if (credentialArn !== undefined && !account.secrets?.[credentialArn])
+    throw new SecretNotFoundException({
+      message: `The secret with ARN '${credentialArn}' was not found`,
+      $metadata: meta,
+    });
+  if ((account.pullThroughCacheRules ?? []).some((r) => r.ecrRepositoryPrefix === prefix))
+    throw new PullThroughCacheRuleAlreadyExistsException({
+      message: `A pull through cache rule with prefix '${prefix}' already exists`,
+      $metadata: meta,
+    });
+}
+
 export function mockCacheRules(
   account: AccountSnapshot,
   ecr: AwsStub<EcrInput, EcrOutput, ECRClientResolvedConfig>,
@@ -61,20 +79,7 @@ export function mockCacheRules(
       'CreatePullThroughCacheRuleCommand',
       (i: { ecrRepositoryPrefix?: string; upstreamRegistryUrl?: string; credentialArn?: string }) => {
         const prefix = i.ecrRepositoryPrefix ?? '';
-        if (prefix.length < 2 || prefix.length > 30 || !PREFIX.test(prefix))
-          throw invalid(`Invalid parameter at 'ecrRepositoryPrefix' failed to satisfy constraint`);
-        if (i.credentialArn !== undefined && !SECRET.test(i.credentialArn))
-          throw invalid(`Invalid parameter at 'credentialArn' failed to satisfy constraint`);
-        if (i.credentialArn !== undefined && !account.secrets?.[i.credentialArn])
-          throw new SecretNotFoundException({
-            message: `The secret with ARN '${i.credentialArn}' was not found`,
-            $metadata: meta,
-          });
-        if (rules().some((r) => r.ecrRepositoryPrefix === prefix))
-          throw new PullThroughCacheRuleAlreadyExistsException({
-            message: `A pull through cache rule with prefix '${prefix}' already exists`,
-            $metadata: meta,
-          });
+        refuseCreate(account, prefix, i.credentialArn);
         const rule = {
           ecrRepositoryPrefix: prefix,
           upstreamRegistryUrl: i.upstreamRegistryUrl ?? '',

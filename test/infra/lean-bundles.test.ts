@@ -25,7 +25,7 @@ const CLIENTS: Record<string, readonly string[]> = {
   'kubernetes-sweep': ['dynamodb', 'eks', 'sfn'],
   'log-group-prerequisites': ['cloudwatch-logs'],
   'open-incident': ['dynamodb', 'ssm'],
-  remedy: ['ec2', 'eks', 'iam'],
+  remedy: ['ec2', 'ecr', 'eks', 'iam'],
   'resolve-node': ['ec2', 'iam'],
   summarize: ['dynamodb', 's3'],
   verify: ['dynamodb'],
@@ -110,6 +110,9 @@ describe("each client in the map is one the function's role may call", () => {
       roles: ['eks-node-role'],
       endpointSecurityGroups: ['sg-0fedcba9876543210'],
       subnets: ['subnet-0a1b2c3d4e5f67890'],
+      pullThroughCache: {
+        credentialArn: 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:ecr-pullthroughcache/hub-Xy12Ab',
+      },
     },
   };
   // A configuration that deploys every function: log groups (their prerequisites) and a remediation scope.
