@@ -1,81 +1,26 @@
-import type { ClassMode, FailureClass } from '../lambdas/core/failure-classes.js';
 import {
   ACCOUNT,
-  type AccountSnapshot,
   APP_IMAGE,
   CLUSTER,
   detachEcrReadOnlyEvent,
   ENDPOINT_SG,
   fragmentSubnet,
-  NODE_DNS,
-  NODE_ID,
   NODE_ROLE,
   NODE_SG,
   REGION,
   SUBNET,
 } from '../local/account-snapshot.js';
-import { LOCAL_CONFIG } from '../local/template.js';
+import { CNI_ROLE, ci, DOCKER_HUB_SECRET, ECR_PAUSE, ipamd, kubelet, pull, type Scenario } from './scenario-kit.js';
 
-/** The Secrets Manager secret with the Docker Hub credentials of the demo's pull-through cache rule. */
-export const DOCKER_HUB_SECRET = `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:ecr-pullthroughcache/docker-hub-Xy12Ab`;
-
-/** The role the managed vpc-cni add-on gives aws-node (IRSA) in the CNI scenarios. */
-export const CNI_ROLE = 'AmazonEKSVPCCNIRole';
+export type { DemoNode, Scenario } from './scenario-kit.js';
+export { CNI_ROLE, DEMO_CONFIG, DOCKER_HUB_SECRET } from './scenario-kit.js';
 
 /**
  * Demo scenarios (names are a contract, issue #7): the events a real cluster emits for each field
- * failure, the recorded account it happens in, and the node. Log lines are real field strings (see
- * test/fixtures/corpus.jsonl for sources); CloudTrail events are in test/fixtures/events.
+ * failure, the recorded account it happens in, and the node (types and line builders in
+ * scenario-kit.ts). Log lines are real field strings (see test/fixtures/corpus.jsonl for sources);
+ * CloudTrail events are in test/fixtures/events.
  */
-export type DemoNode =
-  | { readonly kind: 'local'; readonly variant: 'al2023' | 'al2' }
-  | { readonly kind: 'simulated'; readonly probe: readonly { id: string; status: string; summary: string }[] };
-
-export interface Scenario {
-  readonly name: string;
-  readonly title: string;
-  readonly lines: readonly string[];
-  readonly repeat: number;
-  readonly cloudTrail?: readonly string[];
-  readonly account?: (a: AccountSnapshot) => void;
-  readonly node: DemoNode;
-  readonly modes?: Partial<Record<FailureClass, ClassMode>>;
-  readonly approval?: 'approve' | 'reject' | 'timeout';
-  /** What the demo must find (the tests hold it to this). */
-  readonly expect: {
-    readonly class: FailureClass;
-    /** Finding ids that fail and identify the root cause. */
-    readonly failing: readonly string[];
-    readonly outcome: string;
-    /** The node action run, if any. */
-    readonly nodeAction?: string;
-    /** The account remedy run, if any. */
-    readonly remedy?: string;
-  };
-}
-
-/** A node journal line as Container Insights (Fluent Bit) ships it. */
-const ci = (message: string, unit = 'kubelet') =>
-  JSON.stringify({
-    hostname: NODE_DNS,
-    systemd_unit: `${unit}.service`,
-    ec2_instance_id: NODE_ID,
-    az: `${REGION}a`,
-    message,
-  });
-const kubelet = (err: string, pod = 'default/web-7d9c8-x2k4q') =>
-  ci(
-    `E1129 10:00:01.000001    3412 log.go:32] "RunPodSandbox from runtime service failed" err="rpc error: code = Unknown desc = ${err.replace(/"/g, '\\"')}" pod="${pod}"`,
-  );
-const pull = (image: string, err: string, pod = 'payments/api-6c8d9f7b5-x2k4q') =>
-  ci(
-    `E1129 10:00:01.000001    3412 log.go:32] "PullImage from image service failed" err="rpc error: code = Unknown desc = failed to pull and unpack image \\"${image}\\": ${err.replace(/"/g, '\\"')}" image="${image}" pod="${pod}"`,
-  );
-const ipamd = (msg: string) =>
-  ci(JSON.stringify({ level: 'error', ts: '2026-11-29T10:00:01.330Z', caller: 'ipamd/ipamd.go:874', msg }), 'aws-node');
-
-const ECR_PAUSE = `602401143452.dkr.ecr.${REGION}.amazonaws.com/eks/pause:3.5`;
-
 export const SCENARIOS: readonly Scenario[] = [
   {
     name: 'pause-image-deleted-al2023',
@@ -436,24 +381,3 @@ export const SCENARIOS: readonly Scenario[] = [
 ];
 
 export const DEMO_CLUSTER = CLUSTER;
-
-/**
- * The demo deployment's configuration: the local one (one cluster, its node role) plus the node role,
- * aws-node role, ECR endpoint security group and node subnet account remedies may change (the remedy
- * role is scoped to them).
- */
-export const DEMO_CONFIG = {
-  clusters: [
-    {
-      ...LOCAL_CONFIG.clusters[0],
-      name: CLUSTER,
-      region: REGION,
-      remediation: {
-        roles: [NODE_ROLE, CNI_ROLE],
-        endpointSecurityGroups: [ENDPOINT_SG],
-        subnets: [SUBNET],
-        pullThroughCache: { ecrRepositoryPrefix: 'docker-hub', credentialArn: DOCKER_HUB_SECRET },
-      },
-    },
-  ],
-};
