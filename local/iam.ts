@@ -220,7 +220,7 @@ export class TemplateAuthorizer {
           ? []
           : (identity ?? this.identityPolicies(principal)).map((policy, i) => ({
               name: `policy-${i}`,
-              policy: this.forTaskToken(request.action, policy),
+              policy: onlyStarAllows(request.resource, this.forTaskToken(request.action, policy)),
             })),
         serviceControlPolicies: [],
         resourceControlPolicies: [],
@@ -240,6 +240,22 @@ export class TemplateAuthorizer {
     this.cache.set(key, why);
     return why;
   }
+}
+
+/**
+ * A request on `*` is a wildcard-only action (Describe*, GetCommandInvocation …), and IAM lets only
+ * a statement on `*` allow it. iam-simulate reads a `*` request as "any resource", so an Allow scoped
+ * to one ARN would pass here and be refused in AWS: keep only the Allow statements on `*`.
+ */
+function onlyStarAllows(resource: string, doc: PolicyDocument): PolicyDocument {
+  if (resource !== '*') return doc;
+  return {
+    ...doc,
+    Statement: statements(doc).filter(
+      (st) =>
+        st.Effect !== 'Allow' || st.NotResource !== undefined || asList(st.Resource as string | string[]).includes('*'),
+    ),
+  };
 }
 
 /**

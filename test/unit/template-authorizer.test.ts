@@ -52,6 +52,37 @@ describe('TemplateAuthorizer (iam-simulate over the synthesized template)', () =
     expect(a.decisions.map((d) => d.allowed)).toEqual([true, false]);
   });
 
+  it('a request on `*` is allowed only by a statement on `*` (iam-simulate alone reads `*` as any resource)', async () => {
+    const group = 'arn:aws:ec2:eu-west-1:111122223333:security-group/sg-0123456789abcdef0';
+    const t = stack([{ Effect: 'Allow', Action: 'ec2:AuthorizeSecurityGroupIngress', Resource: group }]);
+    const a = new TemplateAuthorizer(t);
+    await expect(
+      a.authorize(roleArn(t), { action: 'ec2:AuthorizeSecurityGroupIngress', resource: group }),
+    ).resolves.toBeUndefined();
+    await expect(
+      a.authorize(roleArn(t), { action: 'ec2:AuthorizeSecurityGroupIngress', resource: '*' }),
+    ).rejects.toMatchObject({ name: 'UnauthorizedOperation' });
+  });
+
+  it('a wildcard-only action (resource `*`) is allowed only by a statement on `*`, as IAM decides', async () => {
+    const instance = 'arn:aws:ec2:eu-west-1:111122223333:instance/i-0123456789abcdef0';
+    const scoped = new TemplateAuthorizer(
+      stack([{ Effect: 'Allow', Action: 'ec2:DescribeInstances', Resource: instance }]),
+    );
+    const role = roleArn(stack([]));
+    await expect(scoped.authorize(role, { action: 'ec2:DescribeInstances', resource: '*' })).rejects.toMatchObject({
+      name: 'UnauthorizedOperation',
+    });
+    const pattern = new TemplateAuthorizer(
+      stack([{ Effect: 'Allow', Action: 'ec2:DescribeInstances', Resource: 'arn:aws:ec2:*:111122223333:*' }]),
+    );
+    await expect(pattern.authorize(role, { action: 'ec2:DescribeInstances', resource: '*' })).rejects.toMatchObject({
+      name: 'UnauthorizedOperation',
+    });
+    const star = new TemplateAuthorizer(stack([{ Effect: 'Allow', Action: 'ec2:DescribeInstances', Resource: '*' }]));
+    await expect(star.authorize(role, { action: 'ec2:DescribeInstances', resource: '*' })).resolves.toBeUndefined();
+  });
+
   it('a KMS key whose policy does not enable IAM policies refuses even an identity grant', async () => {
     const grant = [{ Effect: 'Allow', Action: 'kms:GenerateDataKey*', Resource: keyArn }];
     const closed = stack(grant, {
