@@ -131,8 +131,17 @@ type WorkflowOutput = {
   remedyPrepared?: { remedy: string; status: string };
   remedyApplied?: { remedy: string; status: string };
   approval?: { approved?: boolean };
+  /** The first node action, when the plan's follow-up ran after it. */
+  previous?: { nodeAction?: { id: string }; action?: { result?: { status: string } } };
   summary?: { subject: string; message: string; outcome: string };
 };
+
+/** The node actions of a run with their statuses: the first one (when a follow-up ran), then the plan's. */
+function nodeActionsOf(o: WorkflowOutput): { id: string; status: string }[] {
+  return [o.previous, o.plan?.nodeAction ? { nodeAction: o.plan.nodeAction, action: o.action } : undefined].flatMap(
+    (x) => (x?.nodeAction ? [{ id: x.nodeAction.id, status: x.action?.result?.status ?? 'not run' }] : []),
+  );
+}
 
 export interface ReplayResult {
   readonly class: string;
@@ -163,7 +172,7 @@ export async function replay(events: readonly unknown[]): Promise<ReplayResult[]
       },
       count: Number(row?.occurrences ?? 1),
       findings: (o.plan?.findings ?? []).map((f) => ({ id: f.id, status: f.status, summary: f.summary })),
-      actions: o.plan?.nodeAction ? [{ id: o.plan.nodeAction.id, status: o.action?.result?.status ?? 'not run' }] : [],
+      actions: nodeActionsOf(o),
       outcome: o.summary?.outcome ?? 'workflow failed',
       summary: {
         subject: o.summary?.subject ?? r.sns.at(-1)?.subject ?? '',
@@ -243,10 +252,7 @@ export async function runScenarios(scenarios: readonly Scenario[]): Promise<Scen
 /** The account remedy (what it did) and the node action, with statuses. */
 function actionsOf(out: WorkflowOutput): { id: string; status: string }[] {
   const remedy = out.remedyApplied ?? out.remedyPrepared;
-  return [
-    ...(remedy ? [{ id: remedy.remedy, status: remedy.status }] : []),
-    ...(out.plan?.nodeAction ? [{ id: out.plan.nodeAction.id, status: out.action?.result?.status ?? 'not run' }] : []),
-  ];
+  return [...(remedy ? [{ id: remedy.remedy, status: remedy.status }] : []), ...nodeActionsOf(out)];
 }
 
 export function renderTable(results: readonly ScenarioResult[]): string {

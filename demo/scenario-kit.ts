@@ -40,8 +40,8 @@ export interface Scenario {
     /** Finding ids that fail and identify the root cause. */
     readonly failing: readonly string[];
     readonly outcome: string;
-    /** The node action run, if any. */
-    readonly nodeAction?: string;
+    /** The node action run, if any (several: in the order they ran). */
+    readonly nodeAction?: string | readonly string[];
     /** The account remedy run, if any. */
     readonly remedy?: string;
   };

@@ -84,7 +84,7 @@ export const SCENARIOS: readonly Scenario[] = [
   },
   {
     name: 'pid-exhaustion',
-    title: 'Node out of PIDs: the shim cannot fork (approval-gated restart, logs collected after approval)',
+    title: 'Node out of PIDs: the shim cannot fork (logs collected, then the approved runtime restart, verified)',
     lines: [
       ci('runtime: failed to create new OS thread (have 2 already; errno=11)'),
       kubelet(
@@ -108,8 +108,8 @@ export const SCENARIOS: readonly Scenario[] = [
     expect: {
       class: 'pid-exhaustion',
       failing: ['node.pids'],
-      outcome: 'collect-logs done',
-      nodeAction: 'collect-logs',
+      outcome: 'collect-logs done; restart-runtime: repaired and verified',
+      nodeAction: ['collect-logs', 'restart-runtime'],
     },
   },
   {

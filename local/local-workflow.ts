@@ -6,6 +6,7 @@ import { type CheckGroup, makeCheckHandler } from '../lambdas/aws/checks/groups.
 import { resolveNode } from '../lambdas/aws/checks/node-context.js';
 import { openIncidentKey } from '../lambdas/aws/incident-table.js';
 import { runRemedy } from '../lambdas/aws/remedy/service.js';
+import { actGate, actGateInputSchema } from '../lambdas/aws/workflow/act-gate.js';
 import { requestApproval } from '../lambdas/aws/workflow/approval.js';
 import { handleApprovalHttp } from '../lambdas/aws/workflow/approval-page.js';
 import { decideIncident } from '../lambdas/aws/workflow/decide.js';
@@ -90,6 +91,8 @@ export interface RunOptions {
   /** Sandbox image repositories trusted beyond the EKS ones (a local registry standing in for ECR). */
   readonly trustedSandboxImages?: readonly string[];
   readonly approval?: 'approve' | 'reject' | 'timeout';
+  /** The kill switch an operator sets while an approval request waits (before the approver answers). */
+  readonly killSwitchDuringApproval?: 'on' | 'unreadable';
   /** State name → error thrown by its handler (a crash). */
   readonly crash?: Record<string, Error>;
   /** Service faults per Task state (throttling, 5xx …), raised under Step Functions' error names. */
@@ -259,6 +262,7 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
         now: () => clock.t,
       }),
     );
+    if (o.killSwitchDuringApproval) c.setKillSwitch(o.killSwitchDuringApproval);
     // A mail scanner fetches the link first (it must change nothing); then the approver opens the
     // page and presses a button, which POSTs the page's form: unsigned requests to the function URL.
     const link = /Review and decide: +(\S+)/.exec(c.published.at(-1)?.message ?? '')?.[1];
@@ -362,6 +366,9 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
     'Check EKS': check('Check EKS', 'eks'),
     'Check recent changes': check('Check recent changes', 'changes'),
     Decide: lambda('Decide', (i) => decideIncident(i, { eks: c.aws.eks, ddb: c.ddb, config, now: () => clock.t })),
+    'Act: gate': lambda('Act: gate', (i) =>
+      actGate(actGateInputSchema.parse(i), { ddb: c.ddb, ssm: c.ssm, config, now: tick }),
+    ),
     'Request approval': approve('Request approval') as never,
     'Inspect cluster': lambda('Inspect cluster', (i) => (o.kubernetes ?? unreachableCluster)(i)),
     'Watch pods start': lambda('Watch pods start', (i) => (o.kubernetes ?? unreachableCluster)(i)),
@@ -375,7 +382,7 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
     'Notify failure': notify('f') as never,
     'Notify bare failure': notify('b') as never,
   };
-  for (const prefix of ['Probe', 'Act', 'Verify probe']) {
+  for (const prefix of ['Probe', 'Act', 'Recheck probe', 'Verify probe']) {
     handlers[`${prefix}: send command`] = crashable(`${prefix}: send command`, sendCommand as Handler) as never;
     handlers[`${prefix}: get result`] = getInvocation as never;
   }

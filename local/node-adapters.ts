@@ -115,17 +115,45 @@ function collectAnswer(parameters: Record<string, string[]>): NodeCommandAnswer 
   };
 }
 
-/** A node the demo does not run: canned answers shaped like the scripts' output. */
+/** What a runtime restart releases: leaked threads and zombies (the probe's PID findings pass after it). */
+const AFTER_RESTART = [
+  { id: 'node.pids', status: 'pass', summary: 'PID/thread use at 21% of the limit' },
+  { id: 'node.zombies', status: 'pass', summary: 'no zombie processes' },
+];
+
+/**
+ * A node the demo does not run: canned answers shaped like the scripts' output. A runtime restart
+ * (restart-runtime.sh's answer) releases leaked threads: the probe's PID findings pass after it.
+ */
 export function simulatedNode(
   probeFindings: readonly { id: string; status: string; summary: string }[],
 ): LocalNodeBehaviour {
+  let restarted = false;
   return {
     managed: true,
     run(document, parameters): NodeCommandAnswer {
       const { name, rejected } = admit(document, parameters);
       if (rejected) return rejected;
-      if (name === 'probeNode') return { status: 'Success', stdout: simulatedProbe(probeFindings) };
+      if (name === 'probeNode')
+        return {
+          status: 'Success',
+          stdout: simulatedProbe(restarted ? [...probeFindings, ...AFTER_RESTART] : probeFindings),
+        };
       if (name === 'collectLogs') return collectAnswer(parameters);
+      if (name === 'restartRuntime') {
+        restarted = true;
+        const target = parameters.Target?.[0] ?? 'kubelet';
+        return {
+          status: 'Success',
+          stdout: JSON.stringify({
+            status: 'restarted',
+            target,
+            healthy: true,
+            dryRun: false,
+            message: 'simulated node',
+          }),
+        };
+      }
       return { status: 'Failed', stdout: '', stderr: `simulated node does not run ${document}` };
     },
   };

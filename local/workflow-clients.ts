@@ -60,6 +60,8 @@ export interface WorkflowClients {
   readonly evidence: Map<string, string>;
   /** Outputs sent with SendTaskSuccess. */
   readonly taskOutputs: string[];
+  /** An operator changes the kill switch parameter (or its read starts failing) mid-run. */
+  setKillSwitch(value: 'on' | 'off' | 'unreadable'): void;
 }
 
 function killSwitchParameter(o: WorkflowClientOptions) {
@@ -88,12 +90,14 @@ export function workflowClients(o: WorkflowClientOptions): WorkflowClients {
   );
 
   const ssm = new SSMClient({ region: REGION, credentials: CREDENTIALS });
-  const ssmMock = mockClient(ssm);
-  if (o.killSwitch === 'unreadable')
-    ssmMock
-      .on(GetParameterCommand)
-      .rejects(serviceError('AccessDeniedException', 'User is not authorized to perform: ssm:GetParameter', 403));
-  else ssmMock.on(GetParameterCommand).resolves({ Parameter: killSwitchParameter(o), $metadata: {} });
+  let killSwitch = o.killSwitch ?? 'off';
+  mockClient(ssm)
+    .on(GetParameterCommand)
+    .callsFake(async () => {
+      if (killSwitch === 'unreadable')
+        throw serviceError('AccessDeniedException', 'User is not authorized to perform: ssm:GetParameter', 403);
+      return { Parameter: killSwitchParameter({ ...o, killSwitch }), $metadata: {} };
+    });
   guard(ssm, 'ssm', authz);
 
   const published: WorkflowClients['published'] = [];
@@ -135,5 +139,8 @@ export function workflowClients(o: WorkflowClientOptions): WorkflowClients {
     .callsFake((i) => ({ ARN: i.SecretId, SecretString: LOCAL_APPROVAL_SECRET }));
   guard(secrets, 'secretsmanager', authz);
 
-  return { aws, ddb, ssm, sns, s3, sfn, secrets, published, evidence, taskOutputs };
+  const setKillSwitch = (value: 'on' | 'off' | 'unreadable') => {
+    killSwitch = value;
+  };
+  return { aws, ddb, ssm, sns, s3, sfn, secrets, published, evidence, taskOutputs, setKillSwitch };
 }

@@ -54,6 +54,16 @@ export function clusterActionsSince(from: number): { readonly from: string; read
 
 const ACTION_PREFIX = 'ACTION#';
 
+/** Partition of a cluster's hourly-cap slots (one item per slot, held for an hour by one node action). */
+export function capSlotsPartition(cluster: string): string {
+  return `CAP#${cluster}`;
+}
+
+/** Slot `n` (0-based) of a cluster's hourly cap of node actions. */
+export function capSlotKey(cluster: string, n: number): TableKey {
+  return { pk: capSlotsPartition(cluster), sk: `SLOT#${String(n).padStart(3, '0')}` };
+}
+
 /** The cooldown of one class on one node (time of the last action). */
 export function nodeCooldownKey(instanceId: string, failureClass: string): TableKey {
   return { pk: `NODE#${instanceId}`, sk: `COOLDOWN#${failureClass}` };

@@ -71,6 +71,11 @@ export interface Plan {
   readonly actions: readonly PlannedAction[];
   /** The node action the workflow runs (first auto or approval-pending node action), if any. */
   readonly nodeAction?: PlannedAction;
+  /**
+   * The node action that follows a successful `nodeAction` (auto or approval-gated), if any: PID
+   * exhaustion collects logs first, then asks to restart the runtime.
+   */
+  readonly followUp?: PlannedAction;
   readonly reasons: readonly string[];
   /** Next steps for a human, from failing findings and recommended actions. */
   readonly recommendations: readonly string[];
@@ -182,17 +187,43 @@ export function isAdvisory(findingId: string): boolean {
 }
 
 /**
+ * The breaker: more than the configured share of the node group hit by the class means a shared
+ * cause, not this node. One node alone is never a shared cause, however small its node group.
+ */
+export function breakerBlock(
+  i: Pick<PolicyInput, 'class' | 'affectedNodes' | 'nodeGroupSize' | 'limits'>,
+): string | undefined {
+  const share = i.nodeGroupSize > 0 ? i.affectedNodes / i.nodeGroupSize : 0;
+  if (i.nodeGroupSize > 0 && i.affectedNodes >= 2 && share > i.limits.maxNodeGroupShareAffected)
+    return `breaker: ${i.affectedNodes}/${i.nodeGroupSize} nodes of the node group hit by ${i.class} (> ${Math.round(i.limits.maxNodeGroupShareAffected * 100)}%): the cause is shared, not this node`;
+  return undefined;
+}
+
+/** The hourly cap of node actions per cluster. */
+export function capBlock(i: Pick<PolicyInput, 'nodeActionsLastHour' | 'limits'>): string | undefined {
+  const max = i.limits.maxNodeActionsPerClusterPerHour;
+  return i.nodeActionsLastHour >= max
+    ? `hourly cap: ${i.nodeActionsLastHour} node actions in this cluster in the last hour (max ${max})`
+    : undefined;
+}
+
+/** The per-node, per-class cooldown after an action. */
+export function cooldownBlock(
+  i: Pick<PolicyInput, 'class' | 'lastNodeActionAt' | 'limits' | 'now'>,
+): string | undefined {
+  if (i.lastNodeActionAt === undefined) return undefined;
+  return i.now < i.lastNodeActionAt + i.limits.nodeCooldownMinutes * 60_000
+    ? `cooldown: pod-doctor acted on this node for ${i.class} less than ${i.limits.nodeCooldownMinutes} min ago`
+    : undefined;
+}
+
+/**
  * The safety policy: per-class mode, risk tiers, kill switch, fail closed on check errors, hourly
  * cap, node-group breaker and per-node cooldown. Pure; every rule names itself in `reason`.
  */
 export function decide(input: PolicyInput): Plan {
   const reasons: string[] = [];
   const errors = input.findings.filter((f) => f.status === 'error' && !isAdvisory(f.id)).map((f) => f.id);
-  const share = input.nodeGroupSize > 0 ? input.affectedNodes / input.nodeGroupSize : 0;
-  const cooldownUntil =
-    input.lastNodeActionAt !== undefined
-      ? input.lastNodeActionAt + input.limits.nodeCooldownMinutes * 60_000
-      : undefined;
 
   const actions: PlannedAction[] = candidateActions(input).map((c) => {
     const isNode = c.document !== undefined;
@@ -215,32 +246,18 @@ export function decide(input: PolicyInput): Plan {
     else if (input.killSwitch) block('kill switch is on');
     else if (!input.clusterOptedIn) block('cluster is not configured for pod-doctor');
     else if (errors.length) block(`fail closed: check(s) could not run: ${errors.join(', ')}`);
-    // One node alone is never a shared cause, however small its node group.
-    else if (
-      isNode &&
-      input.nodeGroupSize > 0 &&
-      input.affectedNodes >= 2 &&
-      share > input.limits.maxNodeGroupShareAffected
-    ) {
-      block(
-        `breaker: ${input.affectedNodes}/${input.nodeGroupSize} nodes of the node group hit by ${input.class} (> ${Math.round(input.limits.maxNodeGroupShareAffected * 100)}%): the cause is shared, not this node`,
-      );
-    } else if (isNode && input.nodeActionsLastHour >= input.limits.maxNodeActionsPerClusterPerHour) {
-      block(
-        `hourly cap: ${input.nodeActionsLastHour} node actions in this cluster in the last hour (max ${input.limits.maxNodeActionsPerClusterPerHour})`,
-      );
-    } else if (isNode && cooldownUntil !== undefined && input.now < cooldownUntil) {
-      block(
-        `cooldown: pod-doctor acted on this node for ${input.class} less than ${input.limits.nodeCooldownMinutes} min ago`,
-      );
+    else if (isNode) {
+      const why = breakerBlock(input) ?? capBlock(input) ?? cooldownBlock(input);
+      if (why) block(why);
     }
     return { ...c, disposition: d, reason };
   });
 
   for (const a of actions) if (a.disposition === 'blocked') reasons.push(`${a.id}: ${a.reason}`);
-  const nodeAction =
-    actions.find((a) => a.document && a.disposition === 'auto') ??
-    actions.find((a) => a.document && a.disposition === 'approve');
+  const runnable = (a: PlannedAction) =>
+    a.document !== undefined && (a.disposition === 'auto' || a.disposition === 'approve');
+  const nodeAction = actions.find((a) => runnable(a) && a.disposition === 'auto') ?? actions.find((a) => runnable(a));
+  const followUp = nodeAction ? actions.find((a) => a !== nodeAction && runnable(a)) : undefined;
   const decision: Decision =
     nodeAction?.disposition === 'auto'
       ? 'act'
@@ -258,7 +275,7 @@ export function decide(input: PolicyInput): Plan {
       .map((f) => `${f.id}: ${f.remediation}`),
     ...(CLASS_ADVICE[input.class] ? [CLASS_ADVICE[input.class] as string] : []),
   ];
-  return { decision, actions, nodeAction, reasons, recommendations: [...new Set(recommendations)] };
+  return { decision, actions, nodeAction, followUp, reasons, recommendations: [...new Set(recommendations)] };
 }
 
 /** What a human should do for a class, whatever the checks found (from the field runbooks). */

@@ -124,6 +124,7 @@ export class IncidentWorkflow extends Construct {
       functions: {
         openIncident: this.functions.openIncident,
         decide: this.functions.decide,
+        actGate: this.functions.actGate,
         requestApproval: this.functions.requestApproval,
         verify: this.functions.verify,
         summarize: this.functions.summarize,

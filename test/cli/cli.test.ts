@@ -111,7 +111,10 @@ describe('pod-doctor demo', () => {
       expect(
         r.actions.map((a) => a.id),
         s.name,
-      ).toEqual([...(s.expect.remedy ? [s.expect.remedy] : []), ...(s.expect.nodeAction ? [s.expect.nodeAction] : [])]);
+      ).toEqual([
+        ...(s.expect.remedy ? [s.expect.remedy] : []),
+        ...(s.expect.nodeAction ? [s.expect.nodeAction].flat() : []),
+      ]);
     }
   });
 

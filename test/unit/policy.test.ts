@@ -139,6 +139,15 @@ describe('plans', () => {
     const p = decide({ ...base, class: 'pid-exhaustion' });
     expect(p.nodeAction?.id).toBe('collect-logs');
     expect(p.actions.find((a) => a.id === 'restart-runtime')?.disposition).toBe('approve');
+    // The restart is the follow-up: asked for once the logs are collected (issue 10, finding 10).
+    expect(p.followUp).toMatchObject({ id: 'restart-runtime', document: 'restartRuntime', disposition: 'approve' });
+  });
+
+  it('no follow-up when the safety policy blocks it, the mode observes, or the class has one node action', () => {
+    expect(decide({ ...base, class: 'pid-exhaustion', killSwitch: true }).followUp).toBeUndefined();
+    expect(decide({ ...base, class: 'pid-exhaustion', mode: 'observe' }).followUp).toBeUndefined();
+    expect(decide({ ...base, class: 'pid-exhaustion', nodeActionsLastHour: 5 }).followUp).toBeUndefined();
+    expect(decide(base).followUp).toBeUndefined();
   });
 
   it('PID exhaustion in approve mode asks first', () => {

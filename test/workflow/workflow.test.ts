@@ -156,26 +156,6 @@ describe('modes and tiers', () => {
     );
   });
 
-  it('disruptive tier: PID exhaustion collects logs automatically and leaves the restart to an approver', async () => {
-    const r = await run(
-      incident({
-        class: 'pid-exhaustion',
-        incidentKey: `prod-eu|node:${NODE_ID}|pid-exhaustion`,
-        cause: 'the node ran out of PIDs/threads',
-      }),
-      {
-        node: simulatedPauseNode(),
-        modes: { 'pid-exhaustion': 'auto' },
-      },
-    );
-    expect(docsRun(r)).toEqual([DOCUMENTS.probeNode, DOCUMENTS.collectLogs]);
-    expect(r.commands[1].parameters).toMatchObject({
-      Bucket: [expect.stringMatching(/^poddoctor-poddoctorevidencebucket/)],
-      Prefix: [expect.stringMatching(/^incidents\//)],
-    });
-    expect(summaryOf(r).message).toContain('restart-runtime (disruptive): approve');
-  });
-
   it('account tier: an ECR endpoint security group blocking 443 is reported with the fix, no node action', async () => {
     const account = healthyAccount();
     for (const g of account.securityGroups) if (g.GroupId === ENDPOINT_SG) g.IpPermissions = [];

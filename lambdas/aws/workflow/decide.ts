@@ -2,7 +2,7 @@ import { DescribeNodegroupCommand, type EKSClient } from '@aws-sdk/client-eks';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Finding } from '../../core/findings.js';
 import { nodeTrust } from '../../core/node-trust.js';
-import { decide, type Plan } from '../../core/policy.js';
+import { decide, type Plan, type PlannedAction } from '../../core/policy.js';
 import { type CommandResult, probeFindings } from '../../core/probe.js';
 import { type PlannedRemedy, planRemedy } from '../../core/remedy/plan.js';
 import type { IncidentInput, WorkflowConfig } from '../../core/workflow-config.js';
@@ -49,13 +49,38 @@ export interface DecideOutput {
   /** The account remedy the workflow prepares (and applies, after approval or when auto), or null. */
   readonly remedy: PlannedRemedy | null;
   /** What Send node command needs, or null. */
-  readonly nodeAction: {
-    id: string;
-    description: string;
-    documentName: string;
-    parameters: Record<string, string[]>;
-    timeoutSeconds: number;
-  } | null;
+  readonly nodeAction: NodeCommand | null;
+  /** The node action after a successful `nodeAction` (asked for when its disposition is `approve`), or null. */
+  readonly followUp: NodeCommand | null;
+  /** Size of the node's node group (0: unknown): the gate before Act re-reads the breaker with it. */
+  readonly nodeGroupSize: number;
+}
+
+/** A planned node action as the Act step sends it. */
+export interface NodeCommand {
+  readonly id: string;
+  readonly description: string;
+  readonly disposition: PlannedAction['disposition'];
+  readonly documentName: string;
+  readonly parameters: Record<string, string[]>;
+  readonly timeoutSeconds: number;
+}
+
+/** The SSM document, parameters and timeout of a planned node action. */
+function nodeCommand(a: PlannedAction | undefined, input: DecideInput, deps: DecideDeps): NodeCommand | null {
+  if (a?.document === undefined) return null;
+  const parameters =
+    a.document === 'collectLogs'
+      ? { Bucket: deps.config.evidenceBucket, Prefix: `incidents/${input.incidentId}`, DryRun: 'false' }
+      : (a.parameters ?? {});
+  return {
+    id: a.id,
+    description: a.description,
+    disposition: a.disposition,
+    documentName: deps.config.documents[a.document],
+    parameters: Object.fromEntries(Object.entries(parameters).map(([k, v]) => [k, [v]])),
+    timeoutSeconds: a.document === 'collectLogs' ? 600 : 300,
+  };
 }
 
 /** Decide: findings from every diagnosis branch, the node group size for the breaker, then the policy. */
@@ -118,7 +143,6 @@ export async function decideIncident(input: DecideInput, deps: DecideDeps): Prom
   if (!input.open.gate.killSwitchReadable) reasons.push('kill switch parameter unreadable: treated as on');
   const remedy = remedyOf(input, deps, findings);
   if (remedy?.disposition === 'blocked') reasons.push(`${remedy.id}: ${remedy.reason}`);
-  const a = plan.nodeAction;
   return {
     decision: plan.decision,
     actions: plan.actions.map((x) =>
@@ -134,22 +158,9 @@ export async function decideIncident(input: DecideInput, deps: DecideDeps): Prom
     reasons: [...plan.reasons, ...reasons],
     recommendations: plan.recommendations,
     findings,
-    nodeAction:
-      a?.document !== undefined
-        ? {
-            id: a.id,
-            description: a.description,
-            documentName: deps.config.documents[a.document],
-            parameters: Object.fromEntries(
-              Object.entries(
-                a.document === 'collectLogs'
-                  ? { Bucket: deps.config.evidenceBucket, Prefix: `incidents/${input.incidentId}`, DryRun: 'false' }
-                  : (a.parameters ?? {}),
-              ).map(([k, v]) => [k, [v]]),
-            ),
-            timeoutSeconds: a.document === 'collectLogs' ? 600 : 300,
-          }
-        : null,
+    nodeAction: nodeCommand(plan.nodeAction, input, deps),
+    followUp: nodeCommand(plan.followUp, input, deps),
+    nodeGroupSize,
   };
 }
 

@@ -1,16 +1,16 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetParameterCommand, type SSMClient } from '@aws-sdk/client-ssm';
+import type { SSMClient } from '@aws-sdk/client-ssm';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { CHECKS_FOR_CLASS, PROBE_CLASSES } from '../../core/policy.js';
 import type { IncidentInput, WorkflowConfig } from '../../core/workflow-config.js';
 import {
   activeNodeKey,
-  activeNodesPartition,
   clusterActionsPartition,
   clusterActionsSince,
   lockKey,
   nodeCooldownKey,
 } from '../incident-table.js';
+import { countAffectedNodes, readKillSwitch } from './safety-reads.js';
 
 export interface OpenDeps {
   readonly ddb: DynamoDBDocumentClient;
@@ -93,15 +93,7 @@ export async function openIncident(i: IncidentInput, executionId: string, deps: 
     };
   }
 
-  let killSwitch = true;
-  let killSwitchReadable = false;
-  try {
-    const p = await deps.ssm.send(new GetParameterCommand({ Name: config.killSwitchParameterName }));
-    killSwitch = p.Parameter?.Value?.trim().toLowerCase() !== 'off';
-    killSwitchReadable = true;
-  } catch {
-    // Fail closed: an unreadable kill switch is an engaged kill switch.
-  }
+  const { killSwitch, readable: killSwitchReadable } = await readKillSwitch(deps.ssm, config.killSwitchParameterName);
 
   const hourAgo = now - 3_600_000;
   const actions = await ddb.send(
@@ -129,17 +121,12 @@ export async function openIncident(i: IncidentInput, executionId: string, deps: 
         Item: { ...activeNodeKey(i.cluster, i.class, node), at: now, expiresAt: ttl(windowMs) },
       }),
     );
-    const active = await ddb.send(
-      new QueryCommand({
-        TableName: table,
-        KeyConditionExpression: 'pk = :pk',
-        FilterExpression: '#at >= :since',
-        ExpressionAttributeNames: { '#at': 'at' },
-        ExpressionAttributeValues: { ':pk': activeNodesPartition(i.cluster, i.class), ':since': now - windowMs },
-        Select: 'COUNT',
-      }),
-    );
-    affectedNodes = active.Count ?? 1;
+    affectedNodes = await countAffectedNodes(ddb, {
+      tableName: table,
+      cluster: i.cluster,
+      class: i.class,
+      since: now - windowMs,
+    });
   }
   return {
     ...base,

@@ -10,6 +10,7 @@ import type { PlannedRemedy } from '../../core/remedy/plan.js';
 import { type ActionRecord, outputExcerpt, renderSummary } from '../../core/summary.js';
 import type { IncidentInput, WorkflowConfig } from '../../core/workflow-config.js';
 import { clusterActionKey, incidentRunKey, lockKey, nodeCooldownKey } from '../incident-table.js';
+import { type Reservation, releaseReservation } from './reservations.js';
 import type { Verification } from './verify.js';
 
 export interface SummarizeInput extends IncidentInput {
@@ -30,14 +31,23 @@ export interface SummarizeInput extends IncidentInput {
   readonly remedyPrepared?: ApplyRecord;
   /** "Apply remedy": the change, its verification and any rollback. */
   readonly remedyApplied?: ApplyRecord;
-  readonly action?: {
-    sent?: { commandId?: string };
-    sentAt?: string;
-    result?: CommandResult;
-    error?: { Error?: string; Cause?: string };
-  };
+  readonly action?: NodeActionRun;
+  /** The first node action when the plan's follow-up ran after it ("Keep first action"). */
+  readonly previous?: { nodeAction?: { id: string }; action?: NodeActionRun };
   readonly verification?: Verification;
+  /** The gate right before Act refused (Catch of "Act: gate"): ActBlockedError and its reason. */
+  readonly actBlocked?: { Error?: string; Cause?: string };
   readonly approval?: { approved?: boolean; reason?: string; decidedAt?: string };
+  readonly error?: { Error?: string; Cause?: string };
+}
+
+/** What an Act step leaves in the state: when and what it sent, and the result. */
+export interface NodeActionRun {
+  /** What "Act: gate" reserved (released here when the command never ran on the node). */
+  readonly gate?: { reservation?: Reservation };
+  readonly sent?: { commandId?: string };
+  readonly sentAt?: string;
+  readonly result?: CommandResult;
   readonly error?: { Error?: string; Cause?: string };
 }
 
@@ -95,13 +105,31 @@ function imagesToUse(s: SummarizeInput): string | undefined {
   return images.length ? `point the workloads at the cache: ${images.join(', ')}` : undefined;
 }
 
+/** With a follow-up: what the first action did, then what became of the follow-up. */
 function nodeOutcomeOf(s: SummarizeInput): { outcome: string; nextStep: string; actionStatus?: string } {
+  const first = s.previous?.nodeAction?.id;
+  if (!first) return singleOutcomeOf(s);
+  const r = singleOutcomeOf(s);
+  const followUp = s.plan?.nodeAction?.id ?? 'follow-up';
+  const notRun = /^no action: /.test(r.outcome)
+    ? `${followUp} not run: ${r.outcome.slice('no action: '.length)}`
+    : undefined;
+  return { ...r, outcome: `${first} done; ${notRun ?? `${followUp}: ${r.outcome}`}` };
+}
+
+function singleOutcomeOf(s: SummarizeInput): { outcome: string; nextStep: string; actionStatus?: string } {
   const rec = s.plan?.recommendations?.[0];
   if (s.error)
     return { outcome: 'workflow failed', nextStep: 'open the execution below; the incident was not handled' };
   if (s.approval && s.approval.approved === false) {
     return { outcome: `no action: ${s.approval.reason ?? 'rejected'}`, nextStep: rec ?? 'handle the incident by hand' };
   }
+  if (s.actBlocked)
+    return {
+      outcome: `no action: blocked right before acting: ${blockedReason(s.actBlocked)}`,
+      nextStep: rec ?? 'handle the incident by hand',
+      actionStatus: 'blocked',
+    };
   if (s.action?.error) {
     const notManaged = /InvalidInstanceId/.test(`${s.action.error.Error} ${s.action.error.Cause}`);
     return {
@@ -142,6 +170,13 @@ export async function summarizeIncident(s: SummarizeInput, deps: SummarizeDeps) 
   const now = deps.now();
   const { outcome, nextStep, actionStatus } = outcomeOf(s);
   const actions: ActionRecord[] = [...remedyActions(s)];
+  if (s.previous?.nodeAction)
+    actions.push({
+      id: s.previous.nodeAction.id,
+      commandId: s.previous.action?.sent?.commandId,
+      status: s.previous.action?.result?.status ?? 'not run',
+      outputExcerpt: outputExcerpt(s.previous.action?.result?.stdout),
+    });
   if (s.plan?.nodeAction)
     actions.push({
       id: s.plan.nodeAction.id,
@@ -205,32 +240,11 @@ export async function summarizeIncident(s: SummarizeInput, deps: SummarizeDeps) 
       },
     }),
   );
-  if (s.plan?.nodeAction && s.action?.sent?.commandId && s.node?.instanceId) {
-    const hour = Math.floor(now / 1000) + 2 * 3_600;
-    await deps.ddb.send(
-      new PutCommand({
-        TableName: config.tableName,
-        Item: {
-          // Keyed by when the action was sent, not by this call: "Record failure" summarizing the same
-          // run again overwrites the row instead of counting the action twice against the hourly cap.
-          ...clusterActionKey(s.cluster, actionAt(s.action.sentAt, now), s.incidentId),
-          action: s.plan.nodeAction.id,
-          instanceId: s.node.instanceId,
-          expiresAt: hour,
-        },
-      }),
-    );
-    await deps.ddb.send(
-      new PutCommand({
-        TableName: config.tableName,
-        Item: {
-          ...nodeCooldownKey(s.node.instanceId, s.class),
-          at: now,
-          expiresAt: Math.floor(now / 1000) + config.limits.nodeCooldownMinutes * 60 + 60,
-        },
-      }),
-    );
-  }
+  const reservation = s.action?.gate?.reservation;
+  if (reservation && !ranOnNode(s.action))
+    await releaseReservation(reservation, { ddb: deps.ddb, tableName: config.tableName });
+  for (const run of [s.previous, s.plan?.nodeAction ? { nodeAction: s.plan.nodeAction, action: s.action } : undefined])
+    if (run?.nodeAction && run.action) await recordNodeAction(s, run.nodeAction.id, run.action, deps);
   try {
     await deps.ddb.send(
       new UpdateCommand({
@@ -283,6 +297,55 @@ function remedyActions(s: SummarizeInput): ActionRecord[] {
       evidence: { before: r.before, after: r.after, applied: r.applied ?? null, verification: r.verification ?? null },
     },
   ];
+}
+
+/**
+ * A node action that was sent counts against the hourly cap (a row keyed by when it was sent, not by
+ * this call: "Record failure" summarizing the same run again overwrites the row instead of counting
+ * the action twice) and starts the node's cooldown for the class.
+ */
+async function recordNodeAction(s: SummarizeInput, id: string, action: NodeActionRun, deps: SummarizeDeps) {
+  const instanceId = s.node?.instanceId;
+  if (!action.sent?.commandId || !instanceId) return;
+  const { config } = deps;
+  const now = deps.now();
+  await deps.ddb.send(
+    new PutCommand({
+      TableName: config.tableName,
+      Item: {
+        ...clusterActionKey(s.cluster, actionAt(action.sentAt, now), `${s.incidentId}#${id}`),
+        action: id,
+        instanceId,
+        expiresAt: Math.floor(now / 1000) + 2 * 3_600,
+      },
+    }),
+  );
+  await deps.ddb.send(
+    new PutCommand({
+      TableName: config.tableName,
+      Item: {
+        ...nodeCooldownKey(instanceId, s.class),
+        at: now,
+        expiresAt: Math.floor(now / 1000) + config.limits.nodeCooldownMinutes * 60 + 60,
+      },
+    }),
+  );
+}
+
+/** The command reached the node (sent and not undeliverable): what it reserved stays spent. */
+function ranOnNode(a: NodeActionRun | undefined): boolean {
+  return a?.sent?.commandId !== undefined && a.result?.status !== 'Undeliverable';
+}
+
+/** The gate's reason: a Lambda error's Cause is its JSON error document (errorMessage). */
+function blockedReason(e: { Error?: string; Cause?: string }): string {
+  try {
+    const doc = JSON.parse(e.Cause ?? '') as { errorMessage?: unknown };
+    if (typeof doc.errorMessage === 'string') return doc.errorMessage;
+  } catch {
+    // not JSON: the cause is the message itself
+  }
+  return e.Cause ?? e.Error ?? 'refused';
 }
 
 /** When the node action was sent (epoch ms), or `fallback` when the state does not say. */

@@ -1,4 +1,5 @@
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { failingOnNode, healthyNode } from '../../core/node-signs.js';
 import { type CommandResult, probeFindings } from '../../core/probe.js';
 import { openIncidentKey } from '../incident-table.js';
 import type { PodVerdict } from '../kubernetes/verify-pods.js';
@@ -22,15 +23,16 @@ export interface Verification {
 const REPLACE = 'cordon and drain the node, then terminate it so the node group replaces it';
 
 /**
- * Verify: the probe after the repair shows the failing condition gone (pause image present and
- * pinned), and no new matching log line from the node arrived after the repair.
+ * Verify: the probe after the repair shows the class's failing condition gone (pause image present
+ * and pinned; PID/thread use under the limit), and no new matching log line from the node arrived
+ * after the repair (or the stuck pods started).
  */
 export async function verifyRepair(
   input: VerifyInput,
   deps: { ddb: DynamoDBDocumentClient; tableName: string },
 ): Promise<Verification> {
   const findings = probeFindings(input.verifyProbe);
-  const bad = findings.filter((f) => f.id.startsWith('node.sandbox-image') && f.status !== 'pass');
+  const bad = failingOnNode(input.class, findings);
   if (findings.length === 0 || findings.some((f) => f.id === 'node.probe')) {
     return {
       verified: false,
@@ -45,7 +47,7 @@ export async function verifyRepair(
       nextStep: REPLACE,
     };
   const podVerdict = input.pods?.verdict;
-  if (podVerdict) return podVerification(podVerdict);
+  if (podVerdict) return podVerification(podVerdict, healthyNode(input.class));
   const row = await deps.ddb.send(
     new GetCommand({ TableName: deps.tableName, Key: openIncidentKey(input.incidentKey) }),
   );
@@ -61,18 +63,18 @@ export async function verifyRepair(
   }
   return {
     verified: true,
-    reason: 'pause image present and pinned; no new failure lines from the node since the repair',
+    reason: `${healthyNode(input.class)}; no new failure lines from the node since the repair`,
     nextStep: 'none: pod-doctor keeps watching for a recurrence',
   };
 }
 
 /** The verdict when the stuck pods were watched: they started, or they did not within the window. */
-function podVerification(v: PodVerdict): Verification {
+function podVerification(v: PodVerdict, healthy: string): Verification {
   const started = v.started.map((p) => `${p.pod} after ${p.afterSeconds} s`).join(', ');
   if (v.verified) {
     return {
       verified: true,
-      reason: `pause image present and pinned; the stuck pods started: ${started}`,
+      reason: `${healthy}; the stuck pods started: ${started}`,
       nextStep: 'none: pod-doctor keeps watching for a recurrence',
     };
   }

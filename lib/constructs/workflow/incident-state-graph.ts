@@ -7,7 +7,6 @@ import {
   Fail,
   type IChainable,
   type INextable,
-  IntegrationPattern,
   JsonPath,
   Parallel,
   Pass,
@@ -17,13 +16,11 @@ import {
   Succeed,
   TaskInput,
   type TaskStateBase,
-  Timeout,
-  Wait,
-  WaitTime,
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { LambdaInvoke, SnsPublish } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import type { Construct } from 'constructs';
 import type { CheckGroup } from '../../../lambdas/aws/checks/groups.js';
+import { actStates } from './act-states.js';
 import { REMEDY_RUNS, remedyStates } from './remedy-states.js';
 import { SsmCommand, type SsmCommandProps } from './ssm-command.js';
 import { invokeNarrowed, retried, SNS_TRANSIENT } from './tasks.js';
@@ -34,6 +31,8 @@ export interface IncidentStateFunctions {
   readonly resolveNode: IFunction;
   readonly checks: Readonly<Record<CheckGroup, IFunction>>;
   readonly decide: IFunction;
+  /** The gate right before every Act. */
+  readonly actGate: IFunction;
   readonly requestApproval: IFunction;
   readonly verify: IFunction;
   readonly summarize: IFunction;
@@ -67,13 +66,11 @@ export interface IncidentStateGraphProps {
 }
 
 const SUMMARY_FIELDS = ['subject', 'message', 'outcome'];
-/** The Kubernetes function runs at most 15 minutes; the watch ends before that. */
-const MAX_WATCH_SECONDS = 13 * 60;
 
 /**
  * The incident workflow's states (JSONPath): open → gate → resolve node → diagnose (checks in
- * parallel + node probe) → decide → [account remedy → ] [approval] → act → verify → summarize →
- * notify. Every failure goes through "Record failure" → "Notify failure".
+ * parallel + node probe) → decide → [account remedy → ] [approval] → act → verify or follow-up
+ * (act-states.ts) → summarize → notify. Every failure goes through "Record failure" → "Notify failure".
  */
 export class IncidentStateGraph extends StateMachineFragment {
   readonly startState: State;
@@ -86,8 +83,23 @@ export class IncidentStateGraph extends StateMachineFragment {
     this.props = props;
     this.recordFailure = this.failurePath();
     const summarize = this.summarizeAndNotify();
-    const act = this.actAndVerify(summarize);
-    const decide = this.decide(act, this.approval(act, summarize), summarize);
+    const f = props.functions;
+    const { act, approval } = actStates(this, {
+      actGate: f.actGate,
+      requestApproval: f.requestApproval,
+      verify: f.verify,
+      ...(f.kubernetes ? { kubernetes: f.kubernetes } : {}),
+      approvalTimeout: props.approvalTimeout,
+      verificationWindow: props.verificationWindow,
+      probePolls: props.polling.probePolls,
+      actPolls: props.polling.actPolls,
+      stuckPodsPath: `$.diagnosis[${this.kubernetesBranchIndex}].stuckPods`,
+      command: (id, p) => this.command(id, p),
+      summarize,
+      recordFailure: this.recordFailure,
+      onError: (t) => this.onError(t),
+    });
+    const decide = this.decide(act, approval, summarize);
     const diagnose = this.diagnose();
     diagnose.next(decide);
     this.startState = this.openAndResolve(diagnose);
@@ -164,119 +176,6 @@ export class IncidentStateGraph extends StateMachineFragment {
     });
   }
 
-  /** Act (the plan's document) → [watch the stuck pods start | wait the window] → probe again → Check repair. */
-  private actAndVerify(summarize: TaskStateBase): IChainable {
-    const f = this.props.functions;
-    const checkRepair = this.onError(
-      this.invoke(
-        'Check repair',
-        f.verify,
-        TaskInput.fromObject({
-          'incidentKey.$': '$.incidentKey',
-          'class.$': '$.class',
-          'actionSentAt.$': '$.action.sentAt',
-          'verifyProbe.$': '$.verifyProbe.result',
-          'pods.$': '$.podSignal',
-        }),
-        ['verified', 'reason', 'nextStep'],
-        '$.verification',
-      ),
-    );
-    checkRepair.next(summarize);
-    const verifyProbe = this.command('Verify probe', {
-      documentPath: '$.open.commands.probeNode',
-      parametersPath: '$.open.commands.probeParameters',
-      resultPath: '$.verifyProbe',
-      notManaged: new Pass(this, 'Verify probe: node not managed').next(summarize),
-      onError: this.recordFailure,
-      maxPolls: this.props.polling.probePolls,
-    }).next(checkRepair);
-    const verifyWindow = new Pass(this, 'No pod signal', {
-      result: Result.fromObject({ watched: false }),
-      resultPath: '$.podSignal',
-    }).next(new Wait(this, 'Wait verification window', { time: WaitTime.duration(this.props.verificationWindow) }));
-    verifyWindow.next(verifyProbe);
-    const repairToVerify = new Choice(this, 'Repair to verify?')
-      .when(
-        Condition.and(
-          Condition.stringEquals('$.action.result.status', 'Success'),
-          Condition.stringEquals('$.plan.nodeAction.id', 'repair-pause-image'),
-        ),
-        this.podSignal(verifyWindow, verifyProbe),
-      )
-      .otherwise(summarize);
-    return this.command('Act', {
-      documentPath: '$.plan.nodeAction.documentName',
-      parametersPath: '$.plan.nodeAction.parameters',
-      resultPath: '$.action',
-      notManaged: new Pass(this, 'Node not managed by SSM').next(summarize),
-      onError: this.recordFailure,
-      maxPolls: this.props.polling.actPolls,
-    }).next(repairToVerify);
-  }
-
-  /**
-   * The positive signal: watch the pods that were stuck on the node until they run (or the window
-   * closes). Without cluster access, stuck pods or a working watch: the fixed window instead.
-   */
-  private podSignal(verifyWindow: IChainable, verifyProbe: IChainable): IChainable {
-    const fn = this.props.functions.kubernetes;
-    if (!fn) return verifyWindow;
-    const pods = `$.diagnosis[${this.kubernetesBranchIndex}].stuckPods`;
-    const watch = this.invoke(
-      'Watch pods start',
-      fn,
-      TaskInput.fromObject({
-        action: 'verify',
-        'cluster.$': '$.cluster',
-        'node.$': '$.node',
-        'pods.$': pods,
-        windowSeconds: Math.min(this.props.verificationWindow.toSeconds(), MAX_WATCH_SECONDS),
-      }),
-      ['verdict'],
-      '$.podSignal',
-    );
-    watch.addCatch(verifyWindow, { resultPath: '$.podSignalError' });
-    watch.next(verifyProbe);
-    return new Choice(this, 'Pods to watch?').when(Condition.isPresent(`${pods}[0]`), watch).otherwise(verifyWindow);
-  }
-
-  /** Request approval (task token, deadline) → Approved? → act or summarize. */
-  private approval(act: IChainable, summarize: TaskStateBase): TaskStateBase {
-    const request = retried(
-      new LambdaInvoke(this, 'Request approval', {
-        lambdaFunction: this.props.functions.requestApproval,
-        integrationPattern: IntegrationPattern.WAIT_FOR_TASK_TOKEN,
-        payload: TaskInput.fromObject({
-          taskToken: JsonPath.taskToken,
-          'incidentId.$': '$.incidentId',
-          'class.$': '$.class',
-          'cluster.$': '$.cluster',
-          'node.$': '$.node',
-          'plan.$': '$.plan',
-          'executionArn.$': '$$.Execution.Id',
-        }),
-        taskTimeout: Timeout.duration(this.props.approvalTimeout),
-        resultPath: '$.approval',
-        retryOnServiceExceptions: false,
-      }),
-      ['Lambda.TooManyRequestsException'],
-    );
-    const expired = new Pass(this, 'Approval expired', {
-      result: Result.fromObject({ approved: false, reason: 'no answer before the approval deadline' }),
-      resultPath: '$.approval',
-    }).next(summarize);
-    // Catches are tried in order: no answer by the deadline is not a failure, just no action.
-    request.addCatch(expired, { errors: ['States.Timeout'], resultPath: '$.approvalError' });
-    this.onError(request);
-    request.next(
-      new Choice(this, 'Approved?')
-        .when(Condition.booleanEquals('$.approval.approved', true), act)
-        .otherwise(summarize),
-    );
-    return request;
-  }
-
   /** Decide → Act, ask or report? */
   private decide(act: IChainable, requestApproval: IChainable, summarize: IChainable): TaskStateBase {
     const decide = this.onError(
@@ -284,7 +183,17 @@ export class IncidentStateGraph extends StateMachineFragment {
         'Decide',
         this.props.functions.decide,
         TaskInput.fromJsonPathAt('$'),
-        ['decision', 'actions', 'reasons', 'recommendations', 'findings', 'nodeAction', 'remedy'],
+        [
+          'decision',
+          'actions',
+          'reasons',
+          'recommendations',
+          'findings',
+          'nodeAction',
+          'followUp',
+          'nodeGroupSize',
+          'remedy',
+        ],
         '$.plan',
       ),
     );

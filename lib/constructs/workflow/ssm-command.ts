@@ -37,6 +37,13 @@ export interface SsmCommandProps {
    */
   readonly onError?: IChainable;
   /**
+   * Builds the first state in place of the stamp (the state is named `<id>: gate`): a Task that
+   * writes `sentAt` and `counter.n = 0` under `resultPath` and may refuse to let the command go
+   * (its own Catch), e.g. the gate right before Act.
+   * @default - a Pass state stamps the time and the poll counter
+   */
+  readonly gate?: (scope: Construct, id: string) => TaskStateBase;
+  /**
    * Interval between GetCommandInvocation polls.
    * @default Duration.seconds(5)
    */
@@ -61,10 +68,12 @@ export class SsmCommand extends StateMachineFragment {
   constructor(scope: Construct, id: string, props: SsmCommandProps) {
     super(scope, id);
     const path = props.resultPath;
-    const stamp = new Pass(this, 'stamp', {
-      parameters: { 'sentAt.$': '$$.State.EnteredTime', counter: { n: 0 } },
-      resultPath: path,
-    });
+    const stamp =
+      props.gate?.(this, 'gate') ??
+      new Pass(this, 'stamp', {
+        parameters: { 'sentAt.$': '$$.State.EnteredTime', counter: { n: 0 } },
+        resultPath: path,
+      });
     const send = this.sendCommand(props);
     const wait = new Wait(this, 'wait', { time: WaitTime.duration(props.pollInterval ?? Duration.seconds(5)) });
     const get = this.getResult(props);

@@ -29,12 +29,13 @@ export interface WorkflowFunctionsProps extends WorkflowFunctionSettings {
 }
 
 /**
- * The workflow's own Lambda functions (open, decide, verify, summarize, request approval), each
+ * The workflow's own Lambda functions (open, decide, act gate, verify, summarize, request approval), each
  * with only the permissions its step needs. The account checks live in `AccountChecks`.
  */
 export class WorkflowFunctions extends Construct {
   readonly openIncident: IFunction;
   readonly decide: IFunction;
+  readonly actGate: IFunction;
   readonly verify: IFunction;
   readonly summarize: IFunction;
   readonly requestApproval: IFunction;
@@ -53,6 +54,17 @@ export class WorkflowFunctions extends Construct {
     props.killSwitch.grantRead(open);
     this.openIncident = open;
     this.decide = this.decideFunction(props);
+    const gate = workflowFunction(
+      this,
+      'ActGateFunction',
+      'act-gate',
+      'gate right before Act: kill switch, cooldown, breaker, node still failing; reserve the hourly cap',
+      props,
+    );
+    // Cooldown read and claim, breaker count, cap slots (conditional writes; Summarize releases them).
+    table.grant(gate, 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem');
+    props.killSwitch.grantRead(gate);
+    this.actGate = gate;
     const verify = workflowFunction(
       this,
       'VerifyFunction',
@@ -68,7 +80,7 @@ export class WorkflowFunctions extends Construct {
 
   /** All functions, for invoke grants and acknowledgements. */
   get all(): IFunction[] {
-    return [this.openIncident, this.decide, this.verify, this.summarize, this.requestApproval];
+    return [this.openIncident, this.decide, this.actGate, this.verify, this.summarize, this.requestApproval];
   }
 
   private decideFunction(props: WorkflowFunctionsProps): IFunction {

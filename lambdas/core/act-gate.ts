@@ -1,0 +1,51 @@
+import type { FailureClass } from './failure-classes.js';
+import type { Finding } from './findings.js';
+import { failingOnNode, healthyNode, probeShowsClass } from './node-signs.js';
+import { breakerBlock, cooldownBlock, type PolicyLimits } from './policy.js';
+
+/** What the gate right before Act has re-read (the hourly cap is reserved after these pass). */
+export interface GateFacts {
+  readonly class: FailureClass;
+  /** The kill switch as read now; unreadable counts as on. */
+  readonly killSwitch: boolean;
+  readonly killSwitchReadable: boolean;
+  readonly limits: PolicyLimits;
+  /** When pod-doctor last acted on this instance for this class, by another execution (epoch ms). */
+  readonly lastNodeActionAt?: number;
+  /** Nodes of the cluster with an open incident of this class now, and the node group size. */
+  readonly affectedNodes: number;
+  readonly nodeGroupSize: number;
+  /**
+   * The newest probe of the node (the re-check after an approval, else the diagnosis probe): its
+   * findings, or why there are none.
+   */
+  readonly probe: { readonly findings: readonly Finding[] } | { readonly notRun: string };
+  readonly now: number;
+}
+
+/**
+ * The gate right before Act: kill switch, cooldown, breaker and whether the node still fails,
+ * re-read now rather than trusted from when the incident opened (an approval can wait an hour).
+ * Returns why the action must not run, or undefined. Pure.
+ */
+export function gateBlock(f: GateFacts): string | undefined {
+  if (f.killSwitch) return f.killSwitchReadable ? 'kill switch is on' : 'kill switch unreadable: treated as on';
+  return (
+    cooldownBlock({ class: f.class, lastNodeActionAt: f.lastNodeActionAt, limits: f.limits, now: f.now }) ??
+    breakerBlock({
+      class: f.class,
+      affectedNodes: f.affectedNodes,
+      nodeGroupSize: f.nodeGroupSize,
+      limits: f.limits,
+    }) ??
+    stillFailingBlock(f)
+  );
+}
+
+/** Whether the node still shows the class's failure (only for classes the probe can see). */
+function stillFailingBlock(f: GateFacts): string | undefined {
+  if (!probeShowsClass(f.class)) return undefined;
+  if ('notRun' in f.probe) return `cannot tell whether the node still fails: ${f.probe.notRun}`;
+  if (failingOnNode(f.class, f.probe.findings).length === 0) return `the node no longer fails: ${healthyNode(f.class)}`;
+  return undefined;
+}

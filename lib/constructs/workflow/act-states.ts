@@ -1,0 +1,237 @@
+import type { Duration } from 'aws-cdk-lib';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import {
+  Choice,
+  Condition,
+  type IChainable,
+  IntegrationPattern,
+  JsonPath,
+  Pass,
+  Result,
+  TaskInput,
+  type TaskStateBase,
+  Timeout,
+  Wait,
+  WaitTime,
+} from 'aws-cdk-lib/aws-stepfunctions';
+import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
+import type { Construct } from 'constructs';
+import type { SsmCommand, SsmCommandProps } from './ssm-command.js';
+import { invokeNarrowed, retried } from './tasks.js';
+
+/** Props of {@link actStates}. */
+export interface ActStatesProps {
+  /** The gate right before every Act (re-reads the limits, reserves the hourly-cap slot). */
+  readonly actGate: IFunction;
+  readonly requestApproval: IFunction;
+  readonly verify: IFunction;
+  /** Kubernetes API of the cluster (watch the stuck pods start); absent: the fixed window. */
+  readonly kubernetes?: IFunction;
+  readonly approvalTimeout: Duration;
+  readonly verificationWindow: Duration;
+  readonly probePolls: number;
+  readonly actPolls: number;
+  /** JSONPath of the stuck pods the Kubernetes inspection found. */
+  readonly stuckPodsPath: string;
+  /** A node command of the graph (poll interval and document ARNs filled in). */
+  readonly command: (id: string, props: Omit<SsmCommandProps, 'documentArns' | 'pollInterval'>) => SsmCommand;
+  readonly summarize: IChainable;
+  readonly recordFailure: IChainable;
+  /** Catches every error of a task into the failure path. */
+  readonly onError: <T extends TaskStateBase>(s: T) => T;
+}
+
+/** The Kubernetes function runs at most 15 minutes; the watch ends before that. */
+const MAX_WATCH_SECONDS = 13 * 60;
+
+/** Node actions whose success is verified (probe again, watch the pods) rather than just reported. */
+const VERIFIED_ACTIONS = ['repair-pause-image', 'restart-runtime'];
+
+/**
+ * The Act phase: Act (gate, then the plan's document) → verify a repair, or run the plan's follow-up
+ * (PID exhaustion: logs first, then the approval-gated restart, which runs Act again and is
+ * verified), or summarize. An approval is followed by a new probe of the node before the gate.
+ * Returns the entry of Act and of the approval request.
+ */
+export function actStates(scope: Construct, p: ActStatesProps): { act: IChainable; approval: TaskStateBase } {
+  const verify = verifyStates(scope, p);
+  const keepFirst = new Pass(scope, 'Keep first action', {
+    parameters: { 'nodeAction.$': '$.plan.nodeAction', 'action.$': '$.action' },
+    resultPath: '$.previous',
+  });
+  const promote = new Pass(scope, 'Follow-up as node action', {
+    inputPath: '$.plan.followUp',
+    resultPath: '$.plan.nodeAction',
+  });
+  const success = Condition.stringEquals('$.action.result.status', 'Success');
+  const afterAct = new Choice(scope, 'Repair to verify?')
+    .when(Condition.and(success, Condition.or(...VERIFIED_ACTIONS.map(isAction))), verify)
+    .when(
+      Condition.and(
+        success,
+        Condition.isPresent('$.plan.followUp.documentName'),
+        // Not(IsPresent), never IsPresent: false: the local runtime (aws-local-stepfunctions 3.0) reads
+        // `IsPresent: false` as always false.
+        Condition.not(Condition.isPresent('$.previous')),
+      ),
+      keepFirst,
+    )
+    .otherwise(p.summarize);
+  const act = p
+    .command('Act', {
+      documentPath: '$.plan.nodeAction.documentName',
+      parametersPath: '$.plan.nodeAction.parameters',
+      resultPath: '$.action',
+      notManaged: new Pass(scope, 'Node not managed by SSM').next(p.summarize),
+      onError: p.recordFailure,
+      maxPolls: p.actPolls,
+      gate: (s, id) => gateState(s, id, p),
+    })
+    .next(afterAct);
+  const recheck = p
+    .command('Recheck probe', {
+      documentPath: '$.open.commands.probeNode',
+      parametersPath: '$.open.commands.probeParameters',
+      resultPath: '$.recheck',
+      // The gate refuses to act on a node it cannot probe.
+      notManaged: new Pass(scope, 'Recheck: node not managed').next(act),
+      onError: p.recordFailure,
+      maxPolls: p.probePolls,
+    })
+    .next(act);
+  const approval = approvalStates(scope, p, recheck);
+  keepFirst
+    .next(promote)
+    .next(
+      new Choice(scope, 'Follow-up needs approval?')
+        .when(Condition.stringEquals('$.plan.nodeAction.disposition', 'approve'), approval)
+        .otherwise(act),
+    );
+  return { act, approval };
+}
+
+/**
+ * "Act: gate": the one gate right before SendCommand, in place of the stamp. Re-reads kill switch,
+ * cooldown, breaker and whether the node still fails, reserves a slot of the hourly cap; a refusal
+ * (ActBlockedError) ends the incident recorded and notified without any command sent.
+ */
+function gateState(scope: Construct, id: string, p: ActStatesProps): TaskStateBase {
+  const gate = invokeNarrowed(
+    scope,
+    id,
+    p.actGate,
+    TaskInput.fromJsonPathAt('$'),
+    ['sentAt', 'counter', 'gate'],
+    '$.action',
+  );
+  gate.addCatch(p.summarize, { errors: ['ActBlockedError'], resultPath: '$.actBlocked' });
+  return p.onError(gate);
+}
+
+function isAction(id: string): Condition {
+  return Condition.stringEquals('$.plan.nodeAction.id', id);
+}
+
+/** [Watch the stuck pods start | wait the window] → probe again → Check repair → summarize. */
+function verifyStates(scope: Construct, p: ActStatesProps): IChainable {
+  const checkRepair = p.onError(
+    invokeNarrowed(
+      scope,
+      'Check repair',
+      p.verify,
+      TaskInput.fromObject({
+        'incidentKey.$': '$.incidentKey',
+        'class.$': '$.class',
+        'actionSentAt.$': '$.action.sentAt',
+        'verifyProbe.$': '$.verifyProbe.result',
+        'pods.$': '$.podSignal',
+      }),
+      ['verified', 'reason', 'nextStep'],
+      '$.verification',
+    ),
+  );
+  checkRepair.next(p.summarize);
+  const verifyProbe = p
+    .command('Verify probe', {
+      documentPath: '$.open.commands.probeNode',
+      parametersPath: '$.open.commands.probeParameters',
+      resultPath: '$.verifyProbe',
+      notManaged: new Pass(scope, 'Verify probe: node not managed').next(p.summarize),
+      onError: p.recordFailure,
+      maxPolls: p.probePolls,
+    })
+    .next(checkRepair);
+  const verifyWindow = new Pass(scope, 'No pod signal', {
+    result: Result.fromObject({ watched: false }),
+    resultPath: '$.podSignal',
+  }).next(new Wait(scope, 'Wait verification window', { time: WaitTime.duration(p.verificationWindow) }));
+  verifyWindow.next(verifyProbe);
+  return podSignal(scope, p, verifyWindow, verifyProbe);
+}
+
+/**
+ * The positive signal: watch the pods that were stuck on the node until they run (or the window
+ * closes). Without cluster access, stuck pods or a working watch: the fixed window instead.
+ */
+function podSignal(scope: Construct, p: ActStatesProps, verifyWindow: IChainable, verifyProbe: IChainable) {
+  const fn = p.kubernetes;
+  if (!fn) return verifyWindow;
+  const watch = invokeNarrowed(
+    scope,
+    'Watch pods start',
+    fn,
+    TaskInput.fromObject({
+      action: 'verify',
+      'cluster.$': '$.cluster',
+      'node.$': '$.node',
+      'pods.$': p.stuckPodsPath,
+      windowSeconds: Math.min(p.verificationWindow.toSeconds(), MAX_WATCH_SECONDS),
+    }),
+    ['verdict'],
+    '$.podSignal',
+  );
+  watch.addCatch(verifyWindow, { resultPath: '$.podSignalError' });
+  watch.next(verifyProbe);
+  return new Choice(scope, 'Pods to watch?')
+    .when(Condition.isPresent(`${p.stuckPodsPath}[0]`), watch)
+    .otherwise(verifyWindow);
+}
+
+/**
+ * Request approval (task token, deadline) → Approved? → probe the node again, then act (the gate
+ * reads that probe); rejected or expired: summarize.
+ */
+function approvalStates(scope: Construct, p: ActStatesProps, act: IChainable): TaskStateBase {
+  const request = retried(
+    new LambdaInvoke(scope, 'Request approval', {
+      lambdaFunction: p.requestApproval,
+      integrationPattern: IntegrationPattern.WAIT_FOR_TASK_TOKEN,
+      payload: TaskInput.fromObject({
+        taskToken: JsonPath.taskToken,
+        'incidentId.$': '$.incidentId',
+        'class.$': '$.class',
+        'cluster.$': '$.cluster',
+        'node.$': '$.node',
+        'plan.$': '$.plan',
+        'executionArn.$': '$$.Execution.Id',
+      }),
+      taskTimeout: Timeout.duration(p.approvalTimeout),
+      resultPath: '$.approval',
+      retryOnServiceExceptions: false,
+    }),
+    ['Lambda.TooManyRequestsException'],
+  );
+  const expired = new Pass(scope, 'Approval expired', {
+    result: Result.fromObject({ approved: false, reason: 'no answer before the approval deadline' }),
+    resultPath: '$.approval',
+  }).next(p.summarize);
+  // Catches are tried in order: no answer by the deadline is not a failure, just no action.
+  request.addCatch(expired, { errors: ['States.Timeout'], resultPath: '$.approvalError' });
+  p.onError(request);
+  request.next(
+    new Choice(scope, 'Approved?')
+      .when(Condition.booleanEquals('$.approval.approved', true), act)
+      .otherwise(p.summarize),
+  );
+  return request;
+}
