@@ -6,6 +6,8 @@ import { breakerBlock, cooldownBlock, type PolicyLimits } from './policy.js';
 /** What the gate right before Act has re-read (the hourly cap is reserved after these pass). */
 export interface GateFacts {
   readonly class: FailureClass;
+  /** The node action about to run. */
+  readonly action: string;
   /** The kill switch as read now; unreadable counts as on. */
   readonly killSwitch: boolean;
   readonly killSwitchReadable: boolean;
@@ -42,9 +44,15 @@ export function gateBlock(f: GateFacts): string | undefined {
   );
 }
 
-/** Whether the node still shows the class's failure (only for classes the probe can see). */
+/** Actions that only read the node (evidence): they need no proof that the node still fails. */
+const READ_ONLY_ACTIONS: ReadonlySet<string> = new Set(['collect-logs']);
+
+/**
+ * Whether the node still shows the class's failure, before an action that changes the node (only
+ * for classes the probe can see): a node that healed meanwhile is not repaired or restarted.
+ */
 function stillFailingBlock(f: GateFacts): string | undefined {
-  if (!probeShowsClass(f.class)) return undefined;
+  if (READ_ONLY_ACTIONS.has(f.action) || !probeShowsClass(f.class)) return undefined;
   if ('notRun' in f.probe) return `cannot tell whether the node still fails: ${f.probe.notRun}`;
   if (failingOnNode(f.class, f.probe.findings).length === 0) return `the node no longer fails: ${healthyNode(f.class)}`;
   return undefined;

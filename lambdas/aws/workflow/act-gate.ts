@@ -70,7 +70,7 @@ export async function actGate(input: ActGateInput, deps: ActGateDeps): Promise<A
   const instanceId = input.node?.instanceId;
   const action = input.plan.nodeAction?.id;
   if (!instanceId || !action) throw new ActBlockedError('no node or no node action to run');
-  const why = gateBlock(await gateFacts(input, instanceId, now, deps));
+  const why = gateBlock({ ...(await gateFacts(input, instanceId, now, deps)), action });
   if (why) throw new ActBlockedError(why);
   try {
     const reservation = await reserveAction(
@@ -94,7 +94,12 @@ export async function actGate(input: ActGateInput, deps: ActGateDeps): Promise<A
 }
 
 /** Everything the gate re-reads, read now. */
-async function gateFacts(input: ActGateInput, instanceId: string, now: number, deps: ActGateDeps): Promise<GateFacts> {
+async function gateFacts(
+  input: ActGateInput,
+  instanceId: string,
+  now: number,
+  deps: ActGateDeps,
+): Promise<Omit<GateFacts, 'action'>> {
   const { config } = deps;
   const ks = await readKillSwitch(deps.ssm, config.killSwitchParameterName);
   const cooldown = await deps.ddb.send(
