@@ -29,6 +29,24 @@ export interface SummaryInput {
   readonly executionArn: string;
   readonly region: string;
   readonly error?: { Error?: string; Cause?: string };
+  /** The approver's answer, as the approval page recorded it (when there was an approval request). */
+  readonly approval?: ApprovalRecord;
+}
+
+/** What the approval page sends back with the decision (SendTaskSuccess output), or the expiry. */
+export interface ApprovalRecord {
+  readonly approved?: boolean;
+  readonly reason?: string;
+  readonly decidedAt?: string;
+  /** Who answered: the function URL has no sign-in, so the request's source IP and user agent. */
+  readonly decidedBy?: { readonly sourceIp?: string; readonly userAgent?: string };
+}
+
+/** "approved at <when> from <ip> (<user agent>)", or the reason there was no answer. */
+function approvalText(a: ApprovalRecord, code: (s: string) => string = (x) => x): string {
+  if (!a.decidedAt) return a.reason ?? (a.approved ? 'approved' : 'no answer');
+  const by = a.decidedBy;
+  return `${a.approved ? 'approved' : 'rejected'} at ${a.decidedAt}${by?.sourceIp ? ` from ${code(by.sourceIp)}` : ''}${by?.userAgent ? ` (user agent ${code(by.userAgent)})` : ''}`;
 }
 
 export interface Summary {
@@ -65,13 +83,9 @@ export function renderSummary(s: SummaryInput): Summary {
   ];
   if (i.pods.length) lines.push(`PODS          ${i.pods.join(', ')}`);
   if (e.image) lines.push(`IMAGE         ${e.image}`);
-  lines.push(
-    `FIRST SEEN    ${i.firstSeen}`,
-    `OUTCOME       ${s.outcome}`,
-    `NEXT STEP     ${s.nextStep}`,
-    '',
-    'EVIDENCE',
-  );
+  lines.push(`FIRST SEEN    ${i.firstSeen}`, `OUTCOME       ${s.outcome}`, `NEXT STEP     ${s.nextStep}`);
+  if (s.approval) lines.push(`APPROVAL      ${approvalText(s.approval)}`);
+  lines.push('', 'EVIDENCE');
   for (const line of i.samples.slice(0, 5)) lines.push(`  ${line.length > 400 ? `${line.slice(0, 400)}…` : line}`);
   lines.push('', 'CHECKS');
   if (s.findings.length === 0) lines.push('  (none ran)');
@@ -108,6 +122,7 @@ export function renderSummary(s: SummaryInput): Summary {
     ...(e.image ? [`- **Image:** ${codeSpan(e.image)}`] : []),
     `- **Outcome:** ${s.outcome}`,
     `- **Next step:** ${s.nextStep}`,
+    ...(s.approval ? [`- **Approval:** ${approvalText(s.approval, codeSpan)}`] : []),
     '',
     '## Evidence',
     '',
@@ -152,6 +167,7 @@ export function renderSummary(s: SummaryInput): Summary {
     recommendations: s.recommendations,
     safety: s.reasons,
     error: s.error ?? null,
+    approval: s.approval ?? null,
     executionArn: s.executionArn,
     consoleLink: link,
   };

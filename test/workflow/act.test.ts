@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { healthyAccount, NODE_ID } from '../../local/account-snapshot.js';
+import { healthyAccount, NODE_DNS, NODE_ID } from '../../local/account-snapshot.js';
 import {
   DOCUMENTS,
   freshIncidentTable,
@@ -241,5 +241,44 @@ describe('the hourly cap holds under racing executions (issue 12, finding 7)', {
     expect(rows.filter((x) => String(x.pk) === 'CAP#prod-eu' && x.holder)).toEqual([]);
     // The cooldown it claimed is given back too: the next incident may act.
     expect(rows.find((x) => String(x.pk) === `NODE#${NODE_ID}`)).toMatchObject({ at: 0 });
+  });
+});
+
+describe('breaker keyed by resolved instance id; the approver in the summary (issue 12)', { timeout: 60_000 }, () => {
+  it('one node named by instance id in one incident and by DNS name in another counts once', async () => {
+    const table = await freshIncidentTable();
+    const byId = await run(incident(), { node: simulatedPauseNode(), table });
+    expect(summaryOf(byId).outcome).toBe('repaired and verified');
+    const byName = await run(
+      incident({
+        scopeValue: NODE_DNS,
+        incidentKey: `prod-eu|node:${NODE_DNS}|sandbox-image`,
+        entities: { node: NODE_DNS },
+      }),
+      { node: simulatedPauseNode(), table, now: Date.parse('2026-11-29T10:20:00Z') },
+    );
+    const active = (await table.scan()).filter((x) => String(x.pk) === 'ACTIVE#prod-eu#sandbox-image');
+    expect(active.map((x) => x.sk)).toEqual([`NODE#${NODE_ID}`]);
+    // 1 of 3 nodes: no breaker (counted by name and by id it was 2 of 3, 67%); the cooldown holds instead.
+    expect(summaryOf(byName).message).not.toContain('breaker');
+    expect(summaryOf(byName).message).toMatch(/cooldown: pod-doctor acted on this node for sandbox-image/);
+  });
+
+  it('summary.md and the e-mail name who approved and when (source IP, user agent)', async () => {
+    const r = await run(incident(), {
+      node: simulatedPauseNode(),
+      modes: { 'sandbox-image': 'approve' },
+      approval: 'approve',
+    });
+    expect(summaryOf(r).outcome).toBe('repaired and verified');
+    const md = [...r.evidence.entries()].find(([k]) => k.endsWith('/summary.md'))?.[1] ?? '';
+    expect(md).toMatch(
+      /- \*\*Approval:\*\* approved at 2026-11-29T\S+ from `203\.0\.113\.10` \(user agent `Mozilla\/5\.0 \(approver\)`\)/,
+    );
+    expect(summaryOf(r).message).toMatch(
+      /APPROVAL +approved at \S+ from 203\.0\.113\.10 \(user agent Mozilla\/5\.0 \(approver\)\)/,
+    );
+    const json = JSON.parse([...r.evidence.entries()].find(([k]) => k.endsWith('/summary.json'))?.[1] ?? '{}');
+    expect(json.approval).toMatchObject({ approved: true, decidedBy: { sourceIp: '203.0.113.10' } });
   });
 });

@@ -9,6 +9,7 @@ import type { IncidentInput, WorkflowConfig } from '../../core/workflow-config.j
 import type { NodeContext } from '../checks/node-context.js';
 import { nodeCooldownKey } from '../incident-table.js';
 import type { OpenResult } from './open-incident.js';
+import { markAndCountAffected } from './safety-reads.js';
 
 /**
  * When pod-doctor last acted on this instance for this class. Summarize writes the cooldown under the
@@ -22,6 +23,19 @@ async function lastActionOn(instanceId: string | undefined, input: DecideInput, 
   );
   const at = typeof r.Item?.at === 'number' ? r.Item.at : undefined;
   return at === undefined ? opened : Math.max(at, opened ?? 0);
+}
+
+/** Nodes of the cluster hit by the class in the incident window, this resolved instance included. */
+async function affectedNodes(instanceId: string | undefined, input: DecideInput, deps: DecideDeps): Promise<number> {
+  if (!instanceId) return 0;
+  return markAndCountAffected(deps.ddb, {
+    tableName: deps.config.tableName,
+    cluster: input.cluster,
+    class: input.class,
+    instanceId,
+    now: deps.now(),
+    windowMs: deps.config.limits.incidentWindowMinutes * 60_000,
+  });
 }
 
 export interface DecideInput extends IncidentInput {
@@ -136,7 +150,7 @@ export async function decideIncident(input: DecideInput, deps: DecideDeps): Prom
     limits: deps.config.limits,
     nodeActionsLastHour: input.open.history.nodeActionsLastHour,
     lastNodeActionAt: await lastActionOn(trust.instanceId, input, deps),
-    affectedNodes: input.open.history.affectedNodes,
+    affectedNodes: await affectedNodes(trust.instanceId, input, deps),
     nodeGroupSize,
     now: deps.now(),
   });

@@ -3,14 +3,8 @@ import type { SSMClient } from '@aws-sdk/client-ssm';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { CHECKS_FOR_CLASS, PROBE_CLASSES } from '../../core/policy.js';
 import type { IncidentInput, WorkflowConfig } from '../../core/workflow-config.js';
-import {
-  activeNodeKey,
-  clusterActionsPartition,
-  clusterActionsSince,
-  lockKey,
-  nodeCooldownKey,
-} from '../incident-table.js';
-import { countAffectedNodes, readKillSwitch } from './safety-reads.js';
+import { clusterActionsPartition, clusterActionsSince, lockKey, nodeCooldownKey } from '../incident-table.js';
+import { readKillSwitch } from './safety-reads.js';
 
 export interface OpenDeps {
   readonly ddb: DynamoDBDocumentClient;
@@ -30,7 +24,6 @@ export interface OpenResult {
   readonly history: {
     readonly nodeActionsLastHour: number;
     readonly lastNodeActionAt: number | null;
-    readonly affectedNodes: number;
   };
   /** Instance id or node name to resolve, null when the incident is not about one node. */
   readonly node: string | null;
@@ -50,7 +43,7 @@ export function incidentNode(i: IncidentInput): string | null {
 /**
  * Open incident: takes the per-key lock (one execution per incident key at a time), reads the kill
  * switch (unreadable = on: fail closed), the cluster's opt-in and class mode, and the action history
- * the policy needs (hourly cap, cooldown, breaker).
+ * the policy needs (hourly cap, cooldown). The breaker counts resolved instances: Decide does that.
  */
 export async function openIncident(i: IncidentInput, executionId: string, deps: OpenDeps): Promise<OpenResult> {
   const { ddb, config } = deps;
@@ -89,7 +82,7 @@ export async function openIncident(i: IncidentInput, executionId: string, deps: 
       ...base,
       duplicate: true,
       gate: { killSwitch: true, killSwitchReadable: true, optedIn: cluster !== undefined, mode: config.modes[i.class] },
-      history: { nodeActionsLastHour: 0, lastNodeActionAt: null, affectedNodes: 0 },
+      history: { nodeActionsLastHour: 0, lastNodeActionAt: null },
     };
   }
 
@@ -109,29 +102,14 @@ export async function openIncident(i: IncidentInput, executionId: string, deps: 
     }),
   );
   let lastNodeActionAt: number | null = null;
-  let affectedNodes = 0;
   if (node) {
     const cooldown = await ddb.send(new GetCommand({ TableName: table, Key: nodeCooldownKey(node, i.class) }));
     lastNodeActionAt = typeof cooldown.Item?.at === 'number' ? cooldown.Item.at : null;
-    // Nodes of the cluster with an open incident of this class in the window: the breaker's numerator.
-    const windowMs = config.limits.incidentWindowMinutes * 60_000;
-    await ddb.send(
-      new PutCommand({
-        TableName: table,
-        Item: { ...activeNodeKey(i.cluster, i.class, node), at: now, expiresAt: ttl(windowMs) },
-      }),
-    );
-    affectedNodes = await countAffectedNodes(ddb, {
-      tableName: table,
-      cluster: i.cluster,
-      class: i.class,
-      since: now - windowMs,
-    });
   }
   return {
     ...base,
     duplicate: false,
     gate: { killSwitch, killSwitchReadable, optedIn: cluster !== undefined, mode: config.modes[i.class] },
-    history: { nodeActionsLastHour: actions.Count ?? 0, lastNodeActionAt, affectedNodes },
+    history: { nodeActionsLastHour: actions.Count ?? 0, lastNodeActionAt },
   };
 }

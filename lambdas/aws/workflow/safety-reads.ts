@@ -1,6 +1,6 @@
 import { GetParameterCommand, type SSMClient } from '@aws-sdk/client-ssm';
-import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { activeNodesPartition } from '../incident-table.js';
+import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { activeNodeKey, activeNodesPartition } from '../incident-table.js';
 
 /** The kill switch as the parameter says now: anything but `off` is on; unreadable is on (fail closed). */
 export async function readKillSwitch(
@@ -31,4 +31,31 @@ export async function countAffectedNodes(
     }),
   );
   return active.Count ?? 0;
+}
+
+/**
+ * Marks the resolved instance as hit by the class (for the incident window) and counts the nodes
+ * hit: keyed by instance id, so a node named by DNS name in one incident and by id in another counts
+ * once.
+ */
+export async function markAndCountAffected(
+  ddb: DynamoDBDocumentClient,
+  i: { tableName: string; cluster: string; class: string; instanceId: string; now: number; windowMs: number },
+): Promise<number> {
+  await ddb.send(
+    new PutCommand({
+      TableName: i.tableName,
+      Item: {
+        ...activeNodeKey(i.cluster, i.class, i.instanceId),
+        at: i.now,
+        expiresAt: Math.floor((i.now + i.windowMs) / 1000),
+      },
+    }),
+  );
+  return countAffectedNodes(ddb, {
+    tableName: i.tableName,
+    cluster: i.cluster,
+    class: i.class,
+    since: i.now - i.windowMs,
+  });
 }

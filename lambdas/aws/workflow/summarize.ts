@@ -7,7 +7,7 @@ import type { PlannedAction } from '../../core/policy.js';
 import type { CommandResult } from '../../core/probe.js';
 import type { ApplyRecord } from '../../core/remedy/apply-path.js';
 import type { PlannedRemedy } from '../../core/remedy/plan.js';
-import { type ActionRecord, outputExcerpt, renderSummary } from '../../core/summary.js';
+import { type ActionRecord, type ApprovalRecord, outputExcerpt, renderSummary } from '../../core/summary.js';
 import type { IncidentInput, WorkflowConfig } from '../../core/workflow-config.js';
 import { clusterActionKey, incidentRunKey, lockKey, nodeCooldownKey } from '../incident-table.js';
 import { type Reservation, releaseReservation } from './reservations.js';
@@ -37,7 +37,7 @@ export interface SummarizeInput extends IncidentInput {
   readonly verification?: Verification;
   /** The gate right before Act refused (Catch of "Act: gate"): ActBlockedError and its reason. */
   readonly actBlocked?: { Error?: string; Cause?: string };
-  readonly approval?: { approved?: boolean; reason?: string; decidedAt?: string };
+  readonly approval?: ApprovalRecord;
   readonly error?: { Error?: string; Cause?: string };
 }
 
@@ -201,6 +201,7 @@ export async function summarizeIncident(s: SummarizeInput, deps: SummarizeDeps) 
     executionArn: s.execution.arn,
     region: s.open?.region ?? process.env.AWS_REGION ?? 'us-east-1',
     error: s.error,
+    approval: s.approval,
   });
   const prefix = `incidents/${s.incidentId}/${s.execution.arn.split(':').pop()}`;
   const jsonKey = `${prefix}/summary.json`;

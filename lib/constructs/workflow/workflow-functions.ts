@@ -92,8 +92,9 @@ export class WorkflowFunctions extends Construct {
       'decide: findings and safety policy to a plan',
       props,
     );
-    // The cooldown of the resolved instance (the incident may have named the node by DNS name).
-    props.incidentTable.grant(fn, 'dynamodb:GetItem');
+    // The cooldown of the resolved instance (the incident may have named the node by DNS name), and
+    // the breaker's count of resolved instances hit by the class (mark this one, count them).
+    props.incidentTable.grant(fn, 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query');
     const nodegroupArns = props.clusters.map((c) =>
       stack.formatArn({
         service: 'eks',
