@@ -85,7 +85,8 @@ describe('AWS fidelity of the template', () => {
         .Properties,
     );
     const sends = definition.match(/\\"DocumentName.\$\\":[^}]*\}/g) ?? [];
-    expect(sends.length).toBe(3);
+    // Probe, Act, Recheck probe (after an approval), Verify probe.
+    expect(sends.length).toBe(4);
     for (const send of sends) expect(send).toContain('\\"DocumentVersion\\":\\"$LATEST\\"');
   });
 
