@@ -12,6 +12,7 @@ import { synth } from '../support/synth.js';
  * is this explicit map; the template then proves each client is one the function's role may call.
  */
 const CLIENTS: Record<string, readonly string[]> = {
+  'act-gate': ['dynamodb', 'ssm'],
   'approval-callback': ['dynamodb', 'secrets-manager', 'sfn'],
   'approval-request': ['dynamodb', 'secrets-manager', 'sns'],
   'check-changes': ['dynamodb'],

@@ -1,6 +1,6 @@
 import type { SSMClient } from '@aws-sdk/client-ssm';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { type GateFacts, gateBlock } from '../../core/act-gate.js';
 import { FAILURE_CLASSES } from '../../core/failure-classes.js';
 import { type CommandResult, probeFindings } from '../../core/probe.js';
