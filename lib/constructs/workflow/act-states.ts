@@ -4,20 +4,17 @@ import {
   Choice,
   Condition,
   type IChainable,
-  IntegrationPattern,
-  JsonPath,
   Pass,
   Result,
   TaskInput,
   type TaskStateBase,
-  Timeout,
   Wait,
   WaitTime,
 } from 'aws-cdk-lib/aws-stepfunctions';
-import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import type { Construct } from 'constructs';
+import { approvalStates } from './approval-states.js';
 import type { SsmCommand, SsmCommandProps } from './ssm-command.js';
-import { invokeNarrowed, retried } from './tasks.js';
+import { invokeNarrowed } from './tasks.js';
 
 /** Props of {@link actStates}. */
 export interface ActStatesProps {
@@ -99,7 +96,12 @@ export function actStates(scope: Construct, p: ActStatesProps): { act: IChainabl
       maxPolls: p.probePolls,
     })
     .next(act);
-  const approval = approvalStates(scope, p, recheck);
+  // Approved: probe the node again, then act (the gate reads that probe).
+  const approval = approvalStates(scope, {
+    ...p,
+    names: { request: 'Request approval', expired: 'Approval expired', approved: 'Approved?' },
+    onApproved: recheck,
+  });
   keepFirst
     .next(promote)
     .next(
@@ -195,43 +197,4 @@ function podSignal(scope: Construct, p: ActStatesProps, verifyWindow: IChainable
   return new Choice(scope, 'Pods to watch?')
     .when(Condition.isPresent(`${p.stuckPodsPath}[0]`), watch)
     .otherwise(verifyWindow);
-}
-
-/**
- * Request approval (task token, deadline) → Approved? → probe the node again, then act (the gate
- * reads that probe); rejected or expired: summarize.
- */
-function approvalStates(scope: Construct, p: ActStatesProps, act: IChainable): TaskStateBase {
-  const request = retried(
-    new LambdaInvoke(scope, 'Request approval', {
-      lambdaFunction: p.requestApproval,
-      integrationPattern: IntegrationPattern.WAIT_FOR_TASK_TOKEN,
-      payload: TaskInput.fromObject({
-        taskToken: JsonPath.taskToken,
-        'incidentId.$': '$.incidentId',
-        'class.$': '$.class',
-        'cluster.$': '$.cluster',
-        'node.$': '$.node',
-        'plan.$': '$.plan',
-        'executionArn.$': '$$.Execution.Id',
-      }),
-      taskTimeout: Timeout.duration(p.approvalTimeout),
-      resultPath: '$.approval',
-      retryOnServiceExceptions: false,
-    }),
-    ['Lambda.TooManyRequestsException'],
-  );
-  const expired = new Pass(scope, 'Approval expired', {
-    result: Result.fromObject({ approved: false, reason: 'no answer before the approval deadline' }),
-    resultPath: '$.approval',
-  }).next(p.summarize);
-  // Catches are tried in order: no answer by the deadline is not a failure, just no action.
-  request.addCatch(expired, { errors: ['States.Timeout'], resultPath: '$.approvalError' });
-  p.onError(request);
-  request.next(
-    new Choice(scope, 'Approved?')
-      .when(Condition.booleanEquals('$.approval.approved', true), act)
-      .otherwise(p.summarize),
-  );
-  return request;
 }

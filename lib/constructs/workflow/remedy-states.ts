@@ -1,20 +1,9 @@
 import type { Duration } from 'aws-cdk-lib';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import {
-  Choice,
-  Condition,
-  type IChainable,
-  IntegrationPattern,
-  JsonPath,
-  Pass,
-  Result,
-  TaskInput,
-  type TaskStateBase,
-  Timeout,
-} from 'aws-cdk-lib/aws-stepfunctions';
-import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
+import { Choice, Condition, type IChainable, TaskInput, type TaskStateBase } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
-import { invokeNarrowed, retried } from './tasks.js';
+import { approvalStates } from './approval-states.js';
+import { invokeNarrowed } from './tasks.js';
 
 /** Props of {@link remedyStates}. */
 export interface RemedyStatesProps {
@@ -89,36 +78,10 @@ export function remedyStates(scope: Construct, p: RemedyStatesProps): TaskStateB
 
 /** Request remedy approval (the dry-run diff in the e-mail) → Remedy approved? → apply or summarize. */
 function approvalRequest(scope: Construct, p: RemedyStatesProps, apply: IChainable): TaskStateBase {
-  const request = retried(
-    new LambdaInvoke(scope, 'Request remedy approval', {
-      lambdaFunction: p.requestApproval,
-      integrationPattern: IntegrationPattern.WAIT_FOR_TASK_TOKEN,
-      payload: TaskInput.fromObject({
-        taskToken: JsonPath.taskToken,
-        'incidentId.$': '$.incidentId',
-        'class.$': '$.class',
-        'cluster.$': '$.cluster',
-        'node.$': '$.node',
-        'plan.$': '$.plan',
-        'remedy.$': '$.remedyPrepared',
-        'executionArn.$': '$$.Execution.Id',
-      }),
-      taskTimeout: Timeout.duration(p.approvalTimeout),
-      resultPath: '$.approval',
-      retryOnServiceExceptions: false,
-    }),
-    ['Lambda.TooManyRequestsException'],
-  );
-  const expired = new Pass(scope, 'Remedy approval expired', {
-    result: Result.fromObject({ approved: false, reason: 'no answer before the approval deadline' }),
-    resultPath: '$.approval',
-  }).next(p.summarize);
-  request.addCatch(expired, { errors: ['States.Timeout'], resultPath: '$.approvalError' });
-  p.onError(request);
-  request.next(
-    new Choice(scope, 'Remedy approved?')
-      .when(Condition.booleanEquals('$.approval.approved', true), apply)
-      .otherwise(p.summarize),
-  );
-  return request;
+  return approvalStates(scope, {
+    ...p,
+    names: { request: 'Request remedy approval', expired: 'Remedy approval expired', approved: 'Remedy approved?' },
+    extraPayload: { 'remedy.$': '$.remedyPrepared' },
+    onApproved: apply,
+  });
 }
