@@ -9,7 +9,7 @@ import {
   warmUpRuntime,
 } from '../../local/local-workflow.js';
 import { simulatedNode, simulatedPauseNode } from '../../local/node-adapters.js';
-import { incident } from './support.js';
+import { docsRun, incident, summaryOf } from './support.js';
 
 /** The Act phase on the synthesized state machine: follow-up actions (issue 10, finding 10). */
 let definition: Record<string, unknown>;
@@ -17,11 +17,8 @@ beforeAll(async () => {
   definition = synthesizedDefinition();
   await warmUpRuntime();
 });
-type Run = Awaited<ReturnType<typeof runWorkflow>>;
 const run = (i: Record<string, unknown>, o: Partial<Parameters<typeof runWorkflow>[1]> = {}) =>
   runWorkflow(i, { account: healthyAccount(), definition, node: pidNode(), modes: { 'pid-exhaustion': 'auto' }, ...o });
-const docsRun = (r: Run) => r.commands.map((c) => c.document);
-const summaryOf = (r: Run) => (r.output.summary ?? {}) as { subject: string; message: string; outcome: string };
 
 /** A node out of PIDs: the probe's node.pids fails until the runtime is restarted. */
 const pidNode = () =>

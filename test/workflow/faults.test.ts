@@ -9,7 +9,7 @@ import {
 } from '../../local/local-workflow.js';
 import { simulatedPauseNode } from '../../local/node-adapters.js';
 import type { TaskFaults } from '../../local/task-faults.js';
-import { incident } from './support.js';
+import { incident, summaryOf } from './support.js';
 
 /**
  * Issue 12 "Injected faults": throttling and 5xx from every service the workflow calls, under the
@@ -24,7 +24,6 @@ beforeAll(async () => {
 
 const run = (taskFaults: TaskFaults) =>
   runWorkflow(incident(), { account: healthyAccount(), definition, node: simulatedPauseNode(), taskFaults });
-const outcome = (r: RunResult) => (r.output.summary as { outcome?: string } | undefined)?.outcome;
 const recorded = (r: RunResult) => [...r.evidence.keys()].some((k) => k.endsWith('summary.json'));
 const repaired = (r: RunResult) => r.commands.filter((c) => c.document === DOCUMENTS.repairPauseImage).length;
 
@@ -44,7 +43,7 @@ describe('transient faults are retried and the repair completes once', () => {
     const r = await run({ [state]: { error: 'Lambda.TooManyRequestsException', times: 2 } });
     expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
     expect(r.states).toContain(state);
-    expect(outcome(r)).toBe('repaired and verified');
+    expect(summaryOf(r).outcome).toBe('repaired and verified');
     expect(repaired(r)).toBe(1);
     expect(r.sns).toHaveLength(1);
   });
@@ -55,7 +54,7 @@ describe('transient faults are retried and the repair completes once', () => {
     ['Act: get result', 'Ssm.InternalServerErrorException'],
   ])('SSM "%s" answers %s twice', async (state, error) => {
     const r = await run({ [state]: { error, times: 2 } });
-    expect(outcome(r)).toBe('repaired and verified');
+    expect(summaryOf(r).outcome).toBe('repaired and verified');
     expect(repaired(r)).toBe(1);
   });
 
@@ -63,7 +62,7 @@ describe('transient faults are retried and the repair completes once', () => {
     'the table throttled (%s) past the SDK retries inside "Open incident": Step Functions retries the function',
     async (error) => {
       const r = await run({ 'Open incident': { error, times: 1 } });
-      expect(outcome(r)).toBe('repaired and verified');
+      expect(summaryOf(r).outcome).toBe('repaired and verified');
       expect(repaired(r)).toBe(1);
     },
   );
@@ -73,7 +72,7 @@ describe('transient faults are retried and the repair completes once', () => {
     async (error) => {
       const r = await run({ Notify: { error, times: 1 } });
       expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
-      expect(outcome(r)).toBe('repaired and verified');
+      expect(summaryOf(r).outcome).toBe('repaired and verified');
       expect(r.sns).toHaveLength(1);
     },
   );
@@ -93,10 +92,8 @@ describe('persistent faults end terminal, recorded and notified', () => {
     const r = await run({ 'Check network': { error: 'Lambda.Unknown' } });
     expect(r.status).toBe('SUCCEEDED');
     expect(repaired(r)).toBe(0);
-    expect(outcome(r)).toBe('diagnosed; action blocked by safety policy');
-    expect((r.output.summary as { message: string }).message).toContain(
-      'ERR   check.network: the network checks could not run: Lambda.Unknown',
-    );
+    expect(summaryOf(r).outcome).toBe('diagnosed; action blocked by safety policy');
+    expect(summaryOf(r).message).toContain('ERR   check.network: the network checks could not run: Lambda.Unknown');
     expect(r.sns).toHaveLength(1);
   });
 

@@ -4,7 +4,7 @@ import { KubeApiServer, recordedCluster } from '../../local/kube-api-server.js';
 import { localKubernetes } from '../../local/kubernetes.js';
 import { runWorkflow, synthesizedDefinition } from '../../local/local-workflow.js';
 import { simulatedPauseNode } from '../../local/node-adapters.js';
-import { incident } from './support.js';
+import { incident, summaryOf } from './support.js';
 
 /** The recorded cluster's stuck pods, placed on the incident's node. */
 const server = new KubeApiServer();
@@ -25,8 +25,6 @@ beforeEach(() => {
 
 const run = (kubernetes = localKubernetes(server, endpoint, 1)) =>
   runWorkflow(incident(), { account: healthyAccount(), definition, node: simulatedPauseNode(), kubernetes });
-const summaryOf = (r: Awaited<ReturnType<typeof runWorkflow>>) =>
-  (r.output.summary ?? {}) as { subject: string; message: string; outcome: string };
 
 function running(pod: Record<string, unknown>): Record<string, unknown> {
   const copy = structuredClone(pod) as { status: Record<string, unknown> };

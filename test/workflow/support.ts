@@ -1,6 +1,7 @@
 import { NODE_ID } from '../../local/account-snapshot.js';
 
 import { AL2023_PAUSE } from '../../local/local-node.js';
+import type { RunResult } from '../../local/local-workflow.js';
 
 export { AL2023_PAUSE };
 
@@ -24,3 +25,10 @@ export function incident(over: Record<string, unknown> = {}) {
     ...over,
   };
 }
+
+/** The incident summary a run ended with (empty when it never got there). */
+export const summaryOf = (r: RunResult) =>
+  (r.output.summary ?? {}) as { subject: string; message: string; outcome: string };
+
+/** The SSM documents a run sent, in order. */
+export const docsRun = (r: RunResult) => r.commands.map((c) => c.document);

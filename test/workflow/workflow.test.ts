@@ -10,7 +10,7 @@ import {
   warmUpRuntime,
 } from '../../local/local-workflow.js';
 import { simulatedPauseNode } from '../../local/node-adapters.js';
-import { AL2023_PAUSE, incident } from './support.js';
+import { AL2023_PAUSE, docsRun, incident, summaryOf } from './support.js';
 
 let definition: Record<string, unknown>;
 beforeAll(async () => {
@@ -23,9 +23,6 @@ const run = (
     account?: ReturnType<typeof healthyAccount>;
   },
 ) => runWorkflow(i, { account: healthyAccount(), definition, ...o });
-const summaryOf = (r: Awaited<ReturnType<typeof runWorkflow>>) =>
-  (r.output.summary ?? {}) as { subject: string; message: string; outcome: string };
-const docsRun = (r: Awaited<ReturnType<typeof runWorkflow>>) => r.commands.map((c) => c.document);
 
 describe('in-place tier, auto mode', () => {
   it('repairs a deleted AL2023 pause image, verifies it and mails a complete summary', async () => {
