@@ -1,4 +1,4 @@
-import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
@@ -6,6 +6,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { CheckGroup } from '../../lambdas/aws/checks/groups.js';
 import { CHANGE_PREFIX } from '../../lambdas/aws/incident-table.js';
+import { eksArn } from './eks-arn.js';
 import {
   acknowledgeAnyRepository,
   acknowledgeClusterResources,
@@ -94,21 +95,13 @@ interface ReadArns {
 }
 
 function readArns(stack: Stack, clusters: readonly CheckedCluster[]): ReadArns {
-  const eksArn = (resource: string, name: string, region?: string) =>
-    stack.formatArn({
-      service: 'eks',
-      resource,
-      resourceName: name,
-      region: region ?? stack.region,
-      arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
-    });
   const iamArn = (resource: string, account?: string) =>
     stack.formatArn({ service: 'iam', region: '', account, resource, resourceName: '*' });
   return {
-    clusters: clusters.map((c) => eksArn('cluster', c.name, c.region)),
-    addons: clusters.map((c) => eksArn('addon', `${c.name}/*`, c.region)),
-    nodegroups: clusters.map((c) => eksArn('nodegroup', `${c.name}/*`, c.region)),
-    podIdentity: clusters.map((c) => eksArn('podidentityassociation', `${c.name}/*`, c.region)),
+    clusters: clusters.map((c) => eksArn(stack, 'cluster', c.name, c.region)),
+    addons: clusters.map((c) => eksArn(stack, 'addon', `${c.name}/*`, c.region)),
+    nodegroups: clusters.map((c) => eksArn(stack, 'nodegroup', `${c.name}/*`, c.region)),
+    podIdentity: clusters.map((c) => eksArn(stack, 'podidentityassociation', `${c.name}/*`, c.region)),
     instanceProfiles: [iamArn('instance-profile')],
     iam: [iamArn('role'), iamArn('policy'), iamArn('policy', 'aws')],
     repositories: [

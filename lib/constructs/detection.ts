@@ -1,4 +1,4 @@
-import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { type CfnRule, Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
@@ -14,6 +14,7 @@ import { Construct } from 'constructs';
 import { buildFilterPattern } from '../../lambdas/core/filter-pattern.js';
 import { CLOUDTRAIL_RULES } from '../event-patterns.js';
 import { createDeadLetterQueue } from './dead-letter-queue.js';
+import { eksArn } from './eks-arn.js';
 import { LogGroupPrerequisites } from './log-group-prerequisites.js';
 import { acknowledgeClusterResources, acknowledgeDescribeOnly, acknowledgeEvidencePrefix } from './nag.js';
 import { lambdaEntry } from './paths.js';
@@ -159,14 +160,6 @@ export const SUBSCRIPTION_FILTER_PATTERN = buildFilterPattern();
  */
 function grantScopeLookups(fn: IFunction, clusters: readonly WatchedCluster[]): void {
   const stack = Stack.of(fn);
-  const arn = (resource: string, name: string, region?: string) =>
-    stack.formatArn({
-      service: 'eks',
-      resource,
-      resourceName: name,
-      region: region ?? stack.region,
-      arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
-    });
   const role = fn.role as IRole;
   fn.addToRolePolicy(
     new PolicyStatement({
@@ -179,7 +172,7 @@ function grantScopeLookups(fn: IFunction, clusters: readonly WatchedCluster[]): 
   fn.addToRolePolicy(
     new PolicyStatement({
       actions: ['eks:ListNodegroups', 'eks:ListAccessEntries', 'eks:ListPodIdentityAssociations'],
-      resources: clusters.map((c) => arn('cluster', c.name, c.region)),
+      resources: clusters.map((c) => eksArn(stack, 'cluster', c.name, c.region)),
     }),
   );
   const scoped = [
@@ -189,7 +182,7 @@ function grantScopeLookups(fn: IFunction, clusters: readonly WatchedCluster[]): 
     ['eks:DescribePodIdentityAssociation', 'podidentityassociation'],
   ] as const;
   for (const [action, resource] of scoped) {
-    const arns = clusters.map((c) => arn(resource, `${c.name}/*`, c.region));
+    const arns = clusters.map((c) => eksArn(stack, resource, `${c.name}/*`, c.region));
     fn.addToRolePolicy(new PolicyStatement({ actions: [action], resources: arns }));
     acknowledgeClusterResources(role, resource, arns);
   }

@@ -1,4 +1,4 @@
-import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { CfnAccessEntry } from 'aws-cdk-lib/aws-eks';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -8,6 +8,7 @@ import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { eksArn } from './eks-arn.js';
 import { acknowledgeScheduleTarget } from './nag.js';
 import { lambdaEntry } from './paths.js';
 import { PodDoctorFunction } from './pod-doctor-function.js';
@@ -73,14 +74,7 @@ function grantClusterAccess(
   groups: readonly string[] = [POD_DOCTOR_KUBERNETES_GROUP],
 ): void {
   const stack = Stack.of(scope);
-  const clusterArns = clusters.map((c) =>
-    stack.formatArn({
-      service: 'eks',
-      resource: 'cluster',
-      resourceName: c.name,
-      arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
-    }),
-  );
+  const clusterArns = clusters.map((c) => eksArn(stack, 'cluster', c.name));
   if (clusterArns.length > 0) {
     fn.addToRolePolicy(new PolicyStatement({ actions: ['eks:DescribeCluster'], resources: clusterArns }));
   }

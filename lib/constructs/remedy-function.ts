@@ -1,10 +1,11 @@
-import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ATTACHABLE_POLICIES } from '../../lambdas/core/remedy/managed-policy.js';
 import type { PodDoctorConfig } from '../config.js';
+import { eksArn } from './eks-arn.js';
 import { acknowledgeWildcardResources } from './nag.js';
 import { lambdaEntry } from './paths.js';
 import { PodDoctorFunction } from './pod-doctor-function.js';
@@ -65,8 +66,6 @@ function iamStatements(stack: Stack, clusters: PodDoctorConfig['clusters']): Pol
   );
   if (!roles.length) return [];
   const policies = ATTACHABLE_POLICIES.map((p) => `arn:${stack.partition}:iam::aws:policy/${p}`);
-  const clusterArn = (resource: string, name: string, region: string) =>
-    stack.formatArn({ service: 'eks', resource, resourceName: name, region, arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
   return [
     new PolicyStatement({
       actions: ['iam:AttachRolePolicy', 'iam:DetachRolePolicy'],
@@ -92,15 +91,15 @@ function iamStatements(stack: Stack, clusters: PodDoctorConfig['clusters']): Pol
     // The CNI re-check finds the role aws-node uses (Pod Identity, add-on IRSA) as the diagnosis does.
     new PolicyStatement({
       actions: ['eks:ListPodIdentityAssociations'],
-      resources: clusters.map((c) => clusterArn('cluster', c.name, regionOf(stack, c))),
+      resources: clusters.map((c) => eksArn(stack, 'cluster', c.name, regionOf(stack, c))),
     }),
     new PolicyStatement({
       actions: ['eks:DescribePodIdentityAssociation'],
-      resources: clusters.map((c) => clusterArn('podidentityassociation', `${c.name}/*`, regionOf(stack, c))),
+      resources: clusters.map((c) => eksArn(stack, 'podidentityassociation', `${c.name}/*`, regionOf(stack, c))),
     }),
     new PolicyStatement({
       actions: ['eks:DescribeAddon'],
-      resources: clusters.map((c) => clusterArn('addon', `${c.name}/vpc-cni/*`, regionOf(stack, c))),
+      resources: clusters.map((c) => eksArn(stack, 'addon', `${c.name}/vpc-cni/*`, regionOf(stack, c))),
     }),
   ];
 }

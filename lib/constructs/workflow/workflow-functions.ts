@@ -6,6 +6,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IStringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
+import { eksArn } from '../eks-arn.js';
 import { acknowledgeClusterResources, acknowledgeEvidencePrefix, acknowledgeTopicKey } from '../nag.js';
 import type { ApprovalEndpoint } from './approval-endpoint.js';
 import { type WorkflowFunctionSettings, workflowFunction } from './workflow-function.js';
@@ -95,14 +96,7 @@ export class WorkflowFunctions extends Construct {
     // The cooldown of the resolved instance (the incident may have named the node by DNS name), and
     // the breaker's count of resolved instances hit by the class (mark this one, count them).
     props.incidentTable.grant(fn, 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query');
-    const nodegroupArns = props.clusters.map((c) =>
-      stack.formatArn({
-        service: 'eks',
-        resource: 'nodegroup',
-        resourceName: `${c.name}/*`,
-        region: c.region ?? stack.region,
-      }),
-    );
+    const nodegroupArns = props.clusters.map((c) => eksArn(stack, 'nodegroup', `${c.name}/*`, c.region));
     if (nodegroupArns.length) {
       fn.addToRolePolicy(new PolicyStatement({ actions: ['eks:DescribeNodegroup'], resources: nodegroupArns }));
       acknowledgeClusterResources(
