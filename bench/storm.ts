@@ -13,7 +13,8 @@ import { aggregate } from '../lambdas/core/incidents.js';
 import { type IngestConfig, readEvent } from '../lambdas/core/ingest.js';
 import type { LocalTable } from '../local/dynamo.js';
 import { localIngest } from '../local/ingest-runtime.js';
-import type { ResolvedTemplate } from '../local/template.js';
+import { freshIncidentTable } from '../local/local-workflow.js';
+import { type ResolvedTemplate, synthesizedTemplate } from '../local/template.js';
 
 export interface StormOptions {
   readonly lines: number;
@@ -157,8 +158,6 @@ export async function runStorm(template: ResolvedTemplate, table: LocalTable, o:
 
 /** `npm run bench`: the 100,000-line storm, figures in one table. True when it held its limits. */
 export async function benchStorm(): Promise<boolean> {
-  const { freshIncidentTable } = await import('../local/local-workflow.js');
-  const { synthesizedTemplate } = await import('../local/template.js');
   const template = synthesizedTemplate();
   const f = await runStorm(template, await freshIncidentTable(template), { lines: 100_000, pods: 500, nodes: 50 });
   console.log(

@@ -93,8 +93,6 @@ export interface RunOptions {
   readonly approval?: 'approve' | 'reject' | 'timeout';
   /** The kill switch an operator sets while an approval request waits (before the approver answers). */
   readonly killSwitchDuringApproval?: 'on' | 'unreadable';
-  /** State name → error thrown by its handler (a crash). */
-  readonly crash?: Record<string, Error>;
   /** Service faults per Task state (throttling, 5xx …), raised under Step Functions' error names. */
   readonly taskFaults?: TaskFaults;
   /** The incident table (default: a fresh one). */
@@ -216,13 +214,6 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
       throw taskError(prefix, e, as);
     }
   };
-  const crashable =
-    (name: string, f: Handler): Handler =>
-    (input) => {
-      const err = o.crash?.[name];
-      if (err) throw err;
-      return f(input);
-    };
   /** A Lambda Task: invoke permission, payload limits, then the handler as the function's role. */
   const lambda =
     (state: string, f: Handler, bare = false) =>
@@ -231,7 +222,7 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
       await asStateMachine('Lambda', [{ action: 'lambda:InvokeFunction', resource: fn }], 'AWSLambdaException');
       const payload = bare ? input : (input as { Payload: unknown }).Payload;
       checkLambdaPayload(payload, 'RequestResponse');
-      const out = await asRole(roles.roleOf(fn), () => crashable(state, f)(payload as never));
+      const out = await asRole(roles.roleOf(fn), () => f(payload as never));
       checkStatePayload(state, out);
       return bare ? out : { Payload: out, StatusCode: 200, ExecutedVersion: '$LATEST' };
     };
@@ -383,7 +374,7 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
     'Notify bare failure': notify('b') as never,
   };
   for (const prefix of ['Probe', 'Act', 'Recheck probe', 'Verify probe']) {
-    handlers[`${prefix}: send command`] = crashable(`${prefix}: send command`, sendCommand as Handler) as never;
+    handlers[`${prefix}: send command`] = sendCommand as never;
     handlers[`${prefix}: get result`] = getInvocation as never;
   }
   injectTaskFaults(handlers as never, o.taskFaults);

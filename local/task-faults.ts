@@ -8,6 +8,8 @@ export interface TaskFault {
   readonly error: string;
   /** Fail this many attempts, then behave normally. @default every attempt */
   readonly times?: number;
+  /** The error's message (a crash's own words). @default "<error> (injected, attempt n)" */
+  readonly message?: string;
 }
 
 export type TaskFaults = Readonly<Record<string, TaskFault>>;
@@ -15,8 +17,7 @@ export type TaskFaults = Readonly<Record<string, TaskFault>>;
 type Handler = (input: never) => unknown;
 
 /** Wraps the named Task handlers so they raise their fault; an unknown state name is a test error. */
-export function injectTaskFaults(handlers: Record<string, Handler>, faults: TaskFaults | undefined): string[] {
-  const raised: string[] = [];
+export function injectTaskFaults(handlers: Record<string, Handler>, faults: TaskFaults | undefined): void {
   for (const [state, fault] of Object.entries(faults ?? {})) {
     const handler = handlers[state];
     if (!handler) throw new Error(`no Task state named "${state}" to inject ${fault.error} into`);
@@ -24,11 +25,11 @@ export function injectTaskFaults(handlers: Record<string, Handler>, faults: Task
     handlers[state] = ((input: never) => {
       attempts++;
       if (fault.times === undefined || attempts <= fault.times) {
-        raised.push(`${state}: ${fault.error}`);
-        throw Object.assign(new Error(`${fault.error} (injected, attempt ${attempts})`), { name: fault.error });
+        throw Object.assign(new Error(fault.message ?? `${fault.error} (injected, attempt ${attempts})`), {
+          name: fault.error,
+        });
       }
       return handler(input);
     }) as Handler;
   }
-  return raised;
 }

@@ -268,7 +268,7 @@ describe('failure path', () => {
   it('a handler crash still ends in a recorded, notified incident', async () => {
     const r = await run(incident(), {
       node: simulatedPauseNode(),
-      crash: { Decide: Object.assign(new Error('boom: unexpected plan'), { name: 'TypeError' }) },
+      taskFaults: { Decide: { error: 'TypeError', message: 'boom: unexpected plan' } },
     });
     expect(r.status).toBe('FAILED');
     expect(r.states.slice(-3)).toEqual(['Record failure', 'Notify failure', 'Workflow failed']);
@@ -280,7 +280,7 @@ describe('failure path', () => {
   it('a crash before anything was recorded is still notified', async () => {
     const r = await run(incident(), {
       node: simulatedPauseNode(),
-      crash: { 'Open incident': new Error('DynamoDB unavailable') },
+      taskFaults: { 'Open incident': { error: 'Error', message: 'DynamoDB unavailable' } },
     });
     expect(r.status).toBe('FAILED');
     expect(r.sns.length).toBe(1);
@@ -291,9 +291,7 @@ describe('AWS fidelity of the workflow (issue 10)', () => {
   it('a check function that fails or times out is an error finding; the incident fails closed, not failed', async () => {
     const r = await run(incident(), {
       node: simulatedPauseNode(),
-      crash: {
-        'Check IAM': Object.assign(new Error('Task timed out after 60.00 seconds'), { name: 'Sandbox.Timedout' }),
-      },
+      taskFaults: { 'Check IAM': { error: 'Sandbox.Timedout', message: 'Task timed out after 60.00 seconds' } },
     });
     expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
     expect(r.states).toContain('IAM checks failed');
@@ -304,13 +302,12 @@ describe('AWS fidelity of the workflow (issue 10)', () => {
   });
 
   it('SendCommand denied (AccessDenied from IAM): an error finding, not a failed incident', async () => {
-    const denied = Object.assign(
-      new Error(
+    const denied = {
+      error: 'Ssm.SsmException',
+      message:
         'User: arn:aws:sts::111122223333:assumed-role/PodDoctorWorkflowRole/x is not authorized to perform: ssm:SendCommand on resource: arn:aws:ec2:eu-west-1:111122223333:instance/i-0a1b2c3d4e5f60718 (Service: Ssm, Status Code: 400, Error Code: AccessDeniedException)',
-      ),
-      { name: 'Ssm.SsmException' },
-    );
-    const r = await run(incident(), { node: simulatedPauseNode(), crash: { 'Probe: send command': denied } });
+    };
+    const r = await run(incident(), { node: simulatedPauseNode(), taskFaults: { 'Probe: send command': denied } });
     expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
     expect(r.states).toContain('Probe: could not run');
     expect(r.states).not.toContain('Record failure');
