@@ -72,61 +72,90 @@ export function consoleLink(executionArn: string, region: string): string {
 
 /** The incident summary: email subject and plain-text body, Markdown and JSON of the same content. */
 export function renderSummary(s: SummaryInput): Summary {
-  const i = s.incident;
-  const e = i.entities;
   const link = consoleLink(s.executionArn, s.region);
-  const lines: string[] = [
+  return { subject: subjectOf(s), text: plainText(s, link), markdown: markdownOf(s, link), json: jsonOf(s, link) };
+}
+
+/** The email body: a fixed-width header, then one titled section per part of the incident. */
+function plainText(s: SummaryInput, link: string): string {
+  return [
+    ...textHeader(s),
+    '',
+    'EVIDENCE',
+    ...s.incident.samples.slice(0, 5).map((line) => `  ${line.length > 400 ? `${line.slice(0, 400)}…` : line}`),
+    ...textChecks(s.findings),
+    ...textActions(s.actions),
+    ...textNotDone(s.plannedActions),
+    ...textSection('RECOMMENDED', s.recommendations),
+    ...textSection('SAFETY', s.reasons),
+    ...(s.error ? ['', `WORKFLOW ERROR  ${s.error.Error ?? 'error'}: ${(s.error.Cause ?? '').slice(0, 500)}`] : []),
+    '',
+    `Execution: ${link}`,
+  ].join('\n');
+}
+
+/** The header lines: what failed, where, which pods and image, when, the outcome and the next step. */
+function textHeader(s: SummaryInput): string[] {
+  const i = s.incident;
+  const lines = [
     `pod-doctor incident ${i.incidentId}`,
     '',
     `WHAT FAILED   ${i.class}: ${i.cause}`,
-    `WHERE         cluster ${i.cluster}${s.node?.instanceId ? `, node ${s.node.privateDnsName ?? ''} (${s.node.instanceId})` : e.node ? `, node ${e.node}` : ''}${s.node?.nodegroupName ? `, node group ${s.node.nodegroupName}` : ''}`,
+    `WHERE         cluster ${i.cluster}${textNodeWhere(s)}${s.node?.nodegroupName ? `, node group ${s.node.nodegroupName}` : ''}`,
   ];
   if (i.pods.length) lines.push(`PODS          ${i.pods.join(', ')}`);
-  if (e.image) lines.push(`IMAGE         ${e.image}`);
+  if (i.entities.image) lines.push(`IMAGE         ${i.entities.image}`);
   lines.push(`FIRST SEEN    ${i.firstSeen}`, `OUTCOME       ${s.outcome}`, `NEXT STEP     ${s.nextStep}`);
   if (s.approval) lines.push(`APPROVAL      ${approvalText(s.approval)}`);
-  lines.push('', 'EVIDENCE');
-  for (const line of i.samples.slice(0, 5)) lines.push(`  ${line.length > 400 ? `${line.slice(0, 400)}…` : line}`);
-  lines.push('', 'CHECKS');
-  if (s.findings.length === 0) lines.push('  (none ran)');
-  for (const f of s.findings) lines.push(`  ${icon(f.status)}  ${f.id}: ${f.summary}`);
-  lines.push('', 'ACTIONS');
-  if (s.actions.length === 0) lines.push('  none taken');
-  for (const a of s.actions) {
-    lines.push(`  ${a.id}: ${a.status}${a.commandId ? ` (SSM command ${a.commandId})` : ''}`);
-    if (a.outputExcerpt) lines.push(`    ${a.outputExcerpt}`);
-    for (const d of a.detail ?? []) lines.push(`      ${d}`);
-  }
-  const planned = s.plannedActions.filter((a) => a.disposition !== 'auto');
-  if (planned.length) {
-    lines.push('', 'NOT DONE AUTOMATICALLY');
-    for (const a of planned) lines.push(`  ${a.id} (${a.tier}): ${a.disposition} - ${a.reason}`);
-  }
-  if (s.recommendations.length) {
-    lines.push('', 'RECOMMENDED');
-    for (const r of s.recommendations) lines.push(`  - ${r}`);
-  }
-  if (s.reasons.length) {
-    lines.push('', 'SAFETY');
-    for (const r of s.reasons) lines.push(`  - ${r}`);
-  }
-  if (s.error) lines.push('', `WORKFLOW ERROR  ${s.error.Error ?? 'error'}: ${(s.error.Cause ?? '').slice(0, 500)}`);
-  lines.push('', `Execution: ${link}`);
-  const text = lines.join('\n');
-  const markdown = [
+  return lines;
+}
+
+/** ", node <dns name> (<instance id>)" when the node was resolved, else the node the logs named, else nothing. */
+function textNodeWhere(s: SummaryInput): string {
+  if (s.node?.instanceId) return `, node ${s.node.privateDnsName ?? ''} (${s.node.instanceId})`;
+  return s.incident.entities.node ? `, node ${s.incident.entities.node}` : '';
+}
+
+function textChecks(findings: readonly Finding[]): string[] {
+  if (findings.length === 0) return ['', 'CHECKS', '  (none ran)'];
+  return ['', 'CHECKS', ...findings.map((f) => `  ${icon(f.status)}  ${f.id}: ${f.summary}`)];
+}
+
+function textActions(actions: readonly ActionRecord[]): string[] {
+  if (actions.length === 0) return ['', 'ACTIONS', '  none taken'];
+  return [
+    '',
+    'ACTIONS',
+    ...actions.flatMap((a) => [
+      `  ${a.id}: ${a.status}${a.commandId ? ` (SSM command ${a.commandId})` : ''}`,
+      ...(a.outputExcerpt ? [`    ${a.outputExcerpt}`] : []),
+      ...(a.detail ?? []).map((d) => `      ${d}`),
+    ]),
+  ];
+}
+
+/** The planned actions that were not carried out automatically, with why; nothing when all were. */
+function textNotDone(plannedActions: readonly PlannedAction[]): string[] {
+  const planned = plannedActions.filter((a) => a.disposition !== 'auto');
+  if (!planned.length) return [];
+  return ['', 'NOT DONE AUTOMATICALLY', ...planned.map((a) => `  ${a.id} (${a.tier}): ${a.disposition} - ${a.reason}`)];
+}
+
+/** A titled bullet list; nothing when the list is empty. */
+function textSection(title: string, items: readonly string[]): string[] {
+  return items.length ? ['', title, ...items.map((r) => `  - ${r}`)] : [];
+}
+
+/** The same content as Markdown, with every tenant-controlled value escaped or in a code span. */
+function markdownOf(s: SummaryInput, link: string): string {
+  return [
     `# ${subjectOf(s)}`,
     '',
-    `- **What failed:** ${codeSpan(i.class)} — ${inlineText(i.cause)}`,
-    `- **Cluster:** ${inlineText(i.cluster)}${s.node?.instanceId ? ` · **node** ${inlineText(s.node.privateDnsName ?? '')} (${codeSpan(s.node.instanceId)})` : ''}`,
-    ...(i.pods.length ? [`- **Pods:** ${i.pods.map(codeSpan).join(', ')}`] : []),
-    ...(e.image ? [`- **Image:** ${codeSpan(e.image)}`] : []),
-    `- **Outcome:** ${s.outcome}`,
-    `- **Next step:** ${s.nextStep}`,
-    ...(s.approval ? [`- **Approval:** ${approvalText(s.approval, codeSpan)}`] : []),
+    ...markdownFacts(s),
     '',
     '## Evidence',
     '',
-    ...codeBlock(i.samples.slice(0, 5)),
+    ...codeBlock(s.incident.samples.slice(0, 5)),
     '',
     '## Checks',
     '',
@@ -136,12 +165,7 @@ export function renderSummary(s: SummaryInput): Summary {
     '',
     '## Actions',
     '',
-    ...(s.actions.length
-      ? s.actions.map(
-          (a) =>
-            `- ${codeSpan(a.id)}: ${inlineText(a.status)}${a.commandId ? ` (command ${codeSpan(a.commandId)})` : ''}${a.outputExcerpt ? ` — ${codeSpan(a.outputExcerpt)}` : ''}`,
-        )
-      : ['- none taken']),
+    ...(s.actions.length ? s.actions.map(markdownAction) : ['- none taken']),
     ...(s.recommendations.length
       ? ['', '## Recommended', '', ...s.recommendations.map((r) => `- ${inlineText(r)}`)]
       : []),
@@ -149,7 +173,30 @@ export function renderSummary(s: SummaryInput): Summary {
     `[Step Functions execution](${link})`,
     '',
   ].join('\n');
-  const json = {
+}
+
+/** The bullet list at the top of the Markdown: what failed, where, pods, image, outcome, next step, approval. */
+function markdownFacts(s: SummaryInput): string[] {
+  const i = s.incident;
+  return [
+    `- **What failed:** ${codeSpan(i.class)} — ${inlineText(i.cause)}`,
+    `- **Cluster:** ${inlineText(i.cluster)}${s.node?.instanceId ? ` · **node** ${inlineText(s.node.privateDnsName ?? '')} (${codeSpan(s.node.instanceId)})` : ''}`,
+    ...(i.pods.length ? [`- **Pods:** ${i.pods.map(codeSpan).join(', ')}`] : []),
+    ...(i.entities.image ? [`- **Image:** ${codeSpan(i.entities.image)}`] : []),
+    `- **Outcome:** ${s.outcome}`,
+    `- **Next step:** ${s.nextStep}`,
+    ...(s.approval ? [`- **Approval:** ${approvalText(s.approval, codeSpan)}`] : []),
+  ];
+}
+
+function markdownAction(a: ActionRecord): string {
+  return `- ${codeSpan(a.id)}: ${inlineText(a.status)}${a.commandId ? ` (command ${codeSpan(a.commandId)})` : ''}${a.outputExcerpt ? ` — ${codeSpan(a.outputExcerpt)}` : ''}`;
+}
+
+/** The JSON evidence: the whole incident, findings, planned and taken actions, outcome and links. */
+function jsonOf(s: SummaryInput, link: string): Record<string, unknown> {
+  const i = s.incident;
+  return {
     incidentId: i.incidentId,
     incidentKey: i.incidentKey,
     class: i.class,
@@ -157,7 +204,7 @@ export function renderSummary(s: SummaryInput): Summary {
     cluster: i.cluster,
     node: s.node ?? null,
     pods: i.pods,
-    entities: e,
+    entities: i.entities,
     evidence: i.samples,
     findings: s.findings,
     plannedActions: s.plannedActions,
@@ -171,7 +218,6 @@ export function renderSummary(s: SummaryInput): Summary {
     executionArn: s.executionArn,
     consoleLink: link,
   };
-  return { subject: subjectOf(s), text, markdown, json };
 }
 
 /** A one-line excerpt of a node script's result for the summary. */
