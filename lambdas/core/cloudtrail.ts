@@ -93,15 +93,14 @@ function ec2ErrorClass(code: string): { class: FailureClass; cause: string } | n
   }
 }
 
+/** A failure class and its cause, before the event's entities and actor are added. */
+type ClassAndCause = { class: FailureClass; cause: string };
+
 /** Classifies an EventBridge CloudTrail event. Unknown or irrelevant events come back `ignored`. */
 export function classifyCloudTrail(e: CloudTrailEvent): CloudTrailClassification {
   const d = e.detail;
   const actor = d.userIdentity?.arn;
-  const base: Entities = {};
-  const subnet = param(e, 'subnetId');
-  if (subnet) base.subnetId = subnet;
-  const eni = param(e, 'networkInterfaceId');
-  if (eni) base.eniId = eni;
+  const base = requestEntities(e);
   const ignored = (cause: string | null = null): CloudTrailClassification => ({
     class: 'unknown',
     kind: 'ignored',
@@ -134,74 +133,94 @@ export function classifyCloudTrail(e: CloudTrailEvent): CloudTrailClassification
   if (d.errorCode) return ignored();
   const calls = (CHANGE_CALLS as Record<string, readonly string[]>)[d.eventSource];
   if (!calls?.includes(d.eventName)) return ignored();
+  const change = breakingChange(e);
+  if (!change) return ignored();
+  return { class: change.class, kind: 'change', cause: change.cause, entities: base, actor };
+}
+
+/** The subnet and network interface the call names, when it names them. */
+function requestEntities(e: CloudTrailEvent): Entities {
+  const entities: Entities = {};
+  const subnet = param(e, 'subnetId');
+  if (subnet) entities.subnetId = subnet;
+  const eni = param(e, 'networkInterfaceId');
+  if (eni) entities.eniId = eni;
+  return entities;
+}
+
+/** What a successful change call (one of {@link CHANGE_CALLS}) breaks, or null when it breaks nothing pod-doctor knows. */
+function breakingChange(e: CloudTrailEvent): ClassAndCause | null {
+  switch (e.detail.eventSource) {
+    case 'iam.amazonaws.com':
+      return roleChange(e);
+    case 'ec2.amazonaws.com':
+      return networkChange(e);
+    case 'ecr.amazonaws.com':
+      return repositoryPolicyChange(e);
+    default:
+      return null;
+  }
+}
+
+/** A managed policy detached from, or an inline policy changed on, a role nodes or the VPC CNI may use. */
+function roleChange(e: CloudTrailEvent): ClassAndCause | null {
   const role = param(e, 'roleName');
   const policyArn = param(e, 'policyArn') ?? '';
-  switch (d.eventName) {
+  switch (e.detail.eventName) {
     case 'DetachRolePolicy':
-      if (ECR_READ_POLICIES.test(policyArn)) {
+      if (ECR_READ_POLICIES.test(policyArn))
         return {
           class: 'registry-auth',
-          kind: 'change',
           cause: `${policyArn.split('/').pop()} detached from role ${role}: nodes using it can no longer pull from ECR`,
-          entities: base,
-          actor,
         };
-      }
-      if (CNI_POLICIES.test(policyArn)) {
+      if (CNI_POLICIES.test(policyArn))
         return {
           class: 'cni-permissions',
-          kind: 'change',
           cause: `${policyArn.split('/').pop()} detached from role ${role}: the VPC CNI loses ENI/IP permissions`,
-          entities: base,
-          actor,
         };
-      }
-      return ignored();
+      return null;
     case 'DeleteRolePolicy':
     case 'PutRolePolicy':
       return {
         class: 'registry-auth',
-        kind: 'change',
-        cause: `inline policy ${param(e, 'policyName') ?? ''} ${d.eventName === 'PutRolePolicy' ? 'changed' : 'deleted'} on role ${role}`,
-        entities: base,
-        actor,
+        cause: `inline policy ${param(e, 'policyName') ?? ''} ${e.detail.eventName === 'PutRolePolicy' ? 'changed' : 'deleted'} on role ${role}`,
       };
+    default:
+      return null;
+  }
+}
+
+/** A security group rule revoked or a VPC endpoint deleted or modified: the path image pulls take. */
+function networkChange(e: CloudTrailEvent): ClassAndCause | null {
+  switch (e.detail.eventName) {
     case 'RevokeSecurityGroupIngress':
       return {
         class: 'registry-unreachable',
-        kind: 'change',
         cause: `ingress rule revoked from ${param(e, 'groupId') ?? 'a security group'} (an ECR endpoint security group loses 443 from nodes)`,
-        entities: base,
-        actor,
       };
     case 'DeleteVpcEndpoints':
       return {
         class: 'registry-unreachable',
-        kind: 'change',
         cause: 'VPC endpoints deleted (ECR / S3 endpoints carry image pulls from private subnets)',
-        entities: base,
-        actor,
       };
     case 'ModifyVpcEndpoint':
       return {
         class: 'registry-unreachable',
-        kind: 'change',
         cause: `VPC endpoint ${param(e, 'vpcEndpointId') ?? ''} modified (policy, security groups, private DNS or subnets)`,
-        entities: base,
-        actor,
-      };
-    case 'SetRepositoryPolicy':
-    case 'DeleteRepositoryPolicy':
-      return {
-        class: 'registry-auth',
-        kind: 'change',
-        cause: `ECR repository policy ${d.eventName === 'SetRepositoryPolicy' ? 'set' : 'deleted'} on ${param(e, 'repositoryName') ?? 'a repository'}`,
-        entities: base,
-        actor,
       };
     default:
-      return ignored();
+      return null;
   }
+}
+
+/** An ECR repository policy set or deleted: who may pull may have changed. */
+function repositoryPolicyChange(e: CloudTrailEvent): ClassAndCause | null {
+  const name = e.detail.eventName;
+  if (name !== 'SetRepositoryPolicy' && name !== 'DeleteRepositoryPolicy') return null;
+  return {
+    class: 'registry-auth',
+    cause: `ECR repository policy ${name === 'SetRepositoryPolicy' ? 'set' : 'deleted'} on ${param(e, 'repositoryName') ?? 'a repository'}`,
+  };
 }
 
 /** EventBridge detail types of CloudTrail: API calls, and service events (ECR lifecycle expiries). */
