@@ -166,9 +166,25 @@ function singleOutcomeOf(s: SummarizeInput): { outcome: string; nextStep: string
 
 /** Summarize and record: evidence JSON + Markdown in S3, a history row linking both, action bookkeeping, lock release. */
 export async function summarizeIncident(s: SummarizeInput, deps: SummarizeDeps) {
-  const { config } = deps;
   const now = deps.now();
   const { outcome, nextStep, actionStatus } = outcomeOf(s);
+  const summary = summaryOf(s, { outcome, nextStep, actions: actionRecords(s, actionStatus) });
+  const keys = await storeSummary(s, summary, deps);
+  await recordHistory(s, { outcome, ...keys }, now, deps);
+  await settleNodeActions(s, deps);
+  await releaseLock(s, deps);
+  emitMetrics(s, outcome, now, deps.metrics);
+  return {
+    subject: summary.subject,
+    message: summary.text,
+    outcome,
+    summaryJson: keys.jsonKey,
+    summaryMarkdown: keys.markdownKey,
+  };
+}
+
+/** What was done: the account remedy, then the first node action (when a follow-up ran) and the plan's node action. */
+function actionRecords(s: SummarizeInput, actionStatus: string | undefined): ActionRecord[] {
   const actions: ActionRecord[] = [...remedyActions(s)];
   if (s.previous?.nodeAction)
     actions.push({
@@ -184,14 +200,22 @@ export async function summarizeIncident(s: SummarizeInput, deps: SummarizeDeps) 
       status: actionStatus ?? 'not run',
       outputExcerpt: outputExcerpt(s.action?.result?.stdout),
     });
-  const summary = renderSummary({
+  return actions;
+}
+
+/** The rendered summary of the workflow state, its outcome and the actions taken. */
+function summaryOf(
+  s: SummarizeInput,
+  r: { outcome: string; nextStep: string; actions: ActionRecord[] },
+): ReturnType<typeof renderSummary> {
+  return renderSummary({
     incident: s,
     node: s.node,
     findings: s.plan?.findings ?? [],
     plannedActions: s.plan?.actions ?? [],
-    actions,
-    outcome,
-    nextStep,
+    actions: r.actions,
+    outcome: r.outcome,
+    nextStep: r.nextStep,
     recommendations: s.plan?.recommendations ?? [],
     reasons: [
       ...(s.plan?.reasons ?? []),
@@ -203,12 +227,20 @@ export async function summarizeIncident(s: SummarizeInput, deps: SummarizeDeps) 
     error: s.error,
     approval: s.approval,
   });
+}
+
+/** The summary's JSON (with the subject) and Markdown in the evidence bucket, under the incident and execution. */
+async function storeSummary(
+  s: SummarizeInput,
+  summary: ReturnType<typeof renderSummary>,
+  deps: SummarizeDeps,
+): Promise<{ jsonKey: string; markdownKey: string }> {
   const prefix = `incidents/${s.incidentId}/${s.execution.arn.split(':').pop()}`;
   const jsonKey = `${prefix}/summary.json`;
   const markdownKey = `${prefix}/summary.md`;
   await deps.s3.send(
     new PutObjectCommand({
-      Bucket: config.evidenceBucket,
+      Bucket: deps.config.evidenceBucket,
       Key: jsonKey,
       Body: JSON.stringify({ ...summary.json, subject: summary.subject }, null, 2),
       ContentType: 'application/json',
@@ -216,12 +248,23 @@ export async function summarizeIncident(s: SummarizeInput, deps: SummarizeDeps) 
   );
   await deps.s3.send(
     new PutObjectCommand({
-      Bucket: config.evidenceBucket,
+      Bucket: deps.config.evidenceBucket,
       Key: markdownKey,
       Body: summary.markdown,
       ContentType: 'text/markdown',
     }),
   );
+  return { jsonKey, markdownKey };
+}
+
+/** The incident's history row: outcome, decision and links to the stored summary; expires after the retention. */
+async function recordHistory(
+  s: SummarizeInput,
+  r: { outcome: string; jsonKey: string; markdownKey: string },
+  now: number,
+  deps: SummarizeDeps,
+): Promise<void> {
+  const { config } = deps;
   const expiresAt = Math.floor(now / 1000) + config.historyRetentionDays * 86_400;
   await deps.ddb.send(
     new PutCommand({
@@ -231,25 +274,33 @@ export async function summarizeIncident(s: SummarizeInput, deps: SummarizeDeps) 
         incidentId: s.incidentId,
         class: s.class,
         cluster: s.cluster,
-        outcome,
+        outcome: r.outcome,
         decision: s.plan?.decision ?? null,
         executionArn: s.execution.arn,
-        summaryJson: `s3://${config.evidenceBucket}/${jsonKey}`,
-        summaryMarkdown: `s3://${config.evidenceBucket}/${markdownKey}`,
+        summaryJson: `s3://${config.evidenceBucket}/${r.jsonKey}`,
+        summaryMarkdown: `s3://${config.evidenceBucket}/${r.markdownKey}`,
         closedAt: now,
         expiresAt,
       },
     }),
   );
+}
+
+/** Gives back what "Act: gate" reserved when the command never ran, and records the node actions that were sent. */
+async function settleNodeActions(s: SummarizeInput, deps: SummarizeDeps): Promise<void> {
   const reservation = s.action?.gate?.reservation;
   if (reservation && !ranOnNode(s.action))
-    await releaseReservation(reservation, { ddb: deps.ddb, tableName: config.tableName });
+    await releaseReservation(reservation, { ddb: deps.ddb, tableName: deps.config.tableName });
   for (const run of [s.previous, s.plan?.nodeAction ? { nodeAction: s.plan.nodeAction, action: s.action } : undefined])
     if (run?.nodeAction && run.action) await recordNodeAction(s, run.nodeAction.id, run.action, deps);
+}
+
+/** Releases the incident lock if this execution still holds it (another execution may have taken it over). */
+async function releaseLock(s: SummarizeInput, deps: SummarizeDeps): Promise<void> {
   try {
     await deps.ddb.send(
       new UpdateCommand({
-        TableName: config.tableName,
+        TableName: deps.config.tableName,
         Key: lockKey(s.incidentKey),
         UpdateExpression: 'SET lockedUntil = :zero',
         ConditionExpression: 'executionId = :me',
@@ -259,26 +310,19 @@ export async function summarizeIncident(s: SummarizeInput, deps: SummarizeDeps) 
   } catch (e) {
     if (!(e instanceof ConditionalCheckFailedException)) throw e;
   }
-  const byClass = deps.metrics.singleMetric();
+}
+
+/** Incidents by class, outcomes by their headline (before the first ":" or ";"), and the time from first sighting to a verified repair. */
+function emitMetrics(s: SummarizeInput, outcome: string, now: number, metrics: Metrics): void {
+  const byClass = metrics.singleMetric();
   byClass.addDimension('class', s.class);
   byClass.addMetric('Incidents', MetricUnit.Count, 1);
-  const byOutcome = deps.metrics.singleMetric();
+  const byOutcome = metrics.singleMetric();
   byOutcome.addDimension('outcome', outcome.split(':')[0].split(';')[0]);
   byOutcome.addMetric('IncidentOutcomes', MetricUnit.Count, 1);
   if (/\bverified\b/.test(outcome)) {
-    deps.metrics.addMetric(
-      'TimeToVerifiedRepair',
-      MetricUnit.Seconds,
-      Math.max(0, (now - Date.parse(s.firstSeen)) / 1000),
-    );
+    metrics.addMetric('TimeToVerifiedRepair', MetricUnit.Seconds, Math.max(0, (now - Date.parse(s.firstSeen)) / 1000));
   }
-  return {
-    subject: summary.subject,
-    message: summary.text,
-    outcome,
-    summaryJson: jsonKey,
-    summaryMarkdown: markdownKey,
-  };
 }
 
 /** The account remedy as actions: what was prepared (dry run) and what was applied, with diff and evidence. */
