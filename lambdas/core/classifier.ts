@@ -75,6 +75,21 @@ export function quickUnknown(record: string): { error?: string; format?: RecordF
 }
 
 /**
+ * A plain-text logfmt line whose `msg`/`error` values the reader could not take whole says nothing in
+ * its message: journald cuts a multi-line runc error after its first line (an unterminated
+ * `error="…`), and pasted lines lose the backslashes of inner quotes. Such a line is read as written.
+ * JSON envelopes are never read whole (their other fields are not the node's message).
+ */
+function logfmtFallback(
+  record: string,
+  format: RecordFormat,
+  c: ReturnType<typeof classifyMessage>,
+): ReturnType<typeof classifyMessage> {
+  if (c.class !== 'unknown' || format !== 'containerd-logfmt' || record.trimStart().startsWith('{')) return c;
+  return classifyMessage(record);
+}
+
+/**
  * Classifies one record in any supported input format (see records.ts). Total: never throws;
  * malformed records come back as `unknown` with `error` set.
  */
@@ -93,8 +108,10 @@ export function classify(record: string): Classification {
     };
   }
   // Free text after a journal prefix: the program's name (pull-sandbox-image.sh, aws-node) is context.
-  const c = classifyMessage(
-    parsed.format === 'raw' && parsed.source ? `${parsed.source}: ${parsed.message}` : parsed.message,
+  const c = logfmtFallback(
+    record,
+    parsed.format,
+    classifyMessage(parsed.format === 'raw' && parsed.source ? `${parsed.source}: ${parsed.message}` : parsed.message),
   );
   const known: Entities = {};
   if (parsed.node) known.node = parsed.node;

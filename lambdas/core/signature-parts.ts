@@ -3,6 +3,28 @@
  * by several signatures, and the linear-time conditions a quantifier-free pattern cannot state.
  * Every pattern here is quantifier-free too (test/unit/linear-time.test.ts checks the catalogue).
  */
+import type { FailureClass } from './failure-classes.js';
+
+/** One entry of the signature catalogue (signatures.ts). */
+export interface Signature {
+  /** Stable id, reported with each classification. */
+  readonly id: string;
+  readonly class: Exclude<FailureClass, 'unknown'>;
+  /** One-line human cause. */
+  readonly cause: string;
+  /** Every pattern must match (an AND of context and cause). Quantifier-free. */
+  readonly all: readonly RegExp[];
+  /** None of these may match. Quantifier-free. */
+  readonly none?: readonly RegExp[];
+  /**
+   * A further condition no quantifier-free pattern can state (comparing two numbers in the line).
+   * Must run in linear time.
+   * @default no further condition
+   */
+  readonly when?: (message: string) => boolean;
+  /** CloudWatch Logs filter terms: case-sensitive literals, no double quotes; any one suffices. */
+  readonly filter: readonly string[];
+}
 
 /** Lines that talk about pulling or fetching an image (kubelet, containerd, dockerd, CRI, ECS agent). */
 export const PULL =
@@ -12,7 +34,7 @@ export const REGISTRY =
   /\/v2\/|\/v1\/|registry|docker|\.dkr\.ecr\.|ecr\.[a-z][a-z]-|public\.ecr\.aws|gcr\.io|quay\.io|ghcr\.io|mcr\.microsoft|manifest|blob|credential provider/i;
 /** The node's sandbox (pause) image: any registry, any tag, and the scripts/units that fetch it. */
 export const SANDBOX =
-  /sandbox image|sandbox-image|sandbox_image|pause image|pod-infra-container-image|pod infra container image|\/pause\b|\bpause:\d|pause-windows|-pause:|-pause"|-pause@/i;
+  /sandbox image|sandbox-image|sandbox_image|pause image|pod-infra-container-image|pod infra container image|\/pause\b|\bpause:\d|pause-windows|-pause:|-pause"|-pause@|pause.tar|cache-pause-container|kubernetes-pause/i;
 /** The line reports a failure, not progress. */
 export const FAILURE =
   /fail|error|unable|cannot|can't|denied|refused|timeout|timed out|unavailable|exceeded|not found|unknown|BackOff|no space|panic|exited|no such|unauthorized|forbidden|EOF/i;

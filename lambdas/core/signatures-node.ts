@@ -1,0 +1,186 @@
+import { poolFull, type Signature } from './signature-parts.js';
+
+/**
+ * Node-level causes, in priority order: the node's disk, the VPC CNI's permissions, IP addresses and
+ * ipamd, and the node's process table. Part of the catalogue (signatures.ts): same rules, quantifier-free.
+ */
+export const NODE_SIGNATURES: readonly Signature[] = [
+  {
+    id: 'pid.clone-enospc',
+    class: 'pid-exhaustion',
+    cause:
+      'the node ran out of PIDs: creating a thread or process failed with ENOSPC (kernels 4.15-4.16 report a full PID space so)',
+    // Before disk.no-space: the same words, but from pthread_create/fork/clone they name the PID space.
+    all: [
+      /pthread_create failed: No space left on device|fork: No space left on device|fork: retry: No space left on device|clone: No space left on device/i,
+    ],
+    filter: ['o space'],
+  },
+  {
+    id: 'disk.no-space',
+    class: 'disk-full',
+    cause: 'the node filesystem is full (no space left on device)',
+    all: [
+      /no space left on device|disk quota exceeded|garbage collect required amount|FreeDiskSpaceFailed|ImageGCFailed/i,
+    ],
+    filter: ['o space', 'xceed', 'ailed'],
+  },
+  {
+    id: 'disk.eviction',
+    class: 'disk-full',
+    cause: 'kubelet is evicting pods to reclaim node disk (ephemeral storage, nodefs or imagefs below threshold)',
+    all: [/ephemeral-storage|nodefs|imagefs/i, /reclaim|evict|low on resource/i],
+    filter: ['ephemeral', 'nodefs', 'imagefs'],
+  },
+  {
+    id: 'disk.pressure',
+    class: 'disk-full',
+    cause: 'kubelet reports disk pressure on the node (node condition DiskPressure, its taint or its eviction)',
+    // Only the pressure itself: NodeHasNoDiskPressure / "kubelet has no disk pressure" contain none of these.
+    all: [
+      /HasDiskPressure|has disk pressure|had disk pressure|condition: \[DiskPressure\]|node.kubernetes.io\/disk-pressure/i,
+    ],
+    filter: ['DiskPressure', 'disk pressure', 'disk-pressure'],
+  },
+  {
+    id: 'windows.ipam-label',
+    class: 'windows-ipam',
+    cause:
+      'Windows pod has no vpc.amazonaws.com/PrivateIPv4Address label: Windows IPAM is not enabled or the pod lacks the Windows nodeSelector',
+    all: [
+      /vpc\.amazonaws\.com\/PrivateIPv4Address|assign private ipv4 addresses on attached network interface/i,
+      /does not have label|Waiting for pod label|missing|fail|error|Unable/i,
+    ],
+    filter: ['PrivateIPv4', 'private ipv4'],
+  },
+  {
+    id: 'branch-eni.failed',
+    class: 'branch-eni',
+    cause:
+      'the VPC resource controller could not allocate or annotate a branch ENI (security groups for pods): control-plane side',
+    all: [
+      /branch ENI|BranchENI|branch-eni|trunk ENI|TrunkENI|trunk interface|vpc\.amazonaws\.com\/pod-eni/i,
+      /fail|error|Insufficient|no instance type satisfied|could not schedule/i,
+    ],
+    filter: ['ENI', 'ailed', 'pod-eni'],
+  },
+  {
+    id: 'cidr.insufficient-blocks',
+    class: 'cidr-fragmentation',
+    cause: 'no free aligned /28 block in the subnet for a prefix delegation (InsufficientCidrBlocks)',
+    all: [/InsufficientCidr|does not have enough free cidr blocks/i],
+    filter: ['sufficient', 'cidr blocks'],
+  },
+  {
+    id: 'cni.unauthorized',
+    class: 'cni-permissions',
+    cause: 'the VPC CNI is not authorized to manage ENIs/IPs: AmazonEKS_CNI_Policy missing from the role aws-node uses',
+    all: [
+      /UnauthorizedOperation|MissingIAMPermissions|not authorized to perform: ec2:|AuthFailure: You are not the owner|Unauthorized operation: failed to call|due to missing permissions/i,
+    ],
+    none: [/ecr:|ecr\.amazonaws/i],
+    filter: ['uthori', 'MissingIAM', 'AuthFailure'],
+  },
+  {
+    id: 'cni.credentials',
+    class: 'cni-permissions',
+    cause:
+      'the VPC CNI has no usable AWS credentials (IRSA / Pod Identity role, OIDC provider or node role) to manage ENIs',
+    all: [
+      /WebIdentityErr|AssumeRoleWithWebIdentity|InvalidIdentityToken|NoCredentialProviders|EC2RoleRequestError|failed to refresh cached credentials|no EC2 IMDS role found|InvalidClientTokenId|ExpiredToken|SignatureDoesNotMatch|security token included in the request is invalid|169\.254\.170\.23/i,
+      /ipamd|aws-node|aws-k8s-agent|amazon-vpc-cni|aws-cni|ec2:|NetworkInterface|DescribeInstances|AssignPrivateIp|\bENI/i,
+    ],
+    none: [/ecr:|ecr\.amazonaws|branch ENI|vpc-resource-controller/i],
+    filter: ['redential', 'ailed', 'uthori', 'rror'],
+  },
+  {
+    id: 'ip.subnet-exhausted',
+    class: 'ip-exhaustion',
+    cause: 'the subnet has no free IP addresses (InsufficientFreeAddressesInSubnet)',
+    all: [
+      /InsufficientFreeAddressesInSubnet|does not have enough free addresses|not enough free addresses|not have enough available IP addresses|doesn't seem to have enough IPs|sufficient free Ipv4 addresses|sufficient free Ipv6 addresses/i,
+    ],
+    filter: ['sufficient', 'available IP'],
+  },
+  {
+    id: 'ip.eni-limit',
+    class: 'ip-exhaustion',
+    cause: 'the instance reached its ENI / IP-per-ENI limit',
+    all: [
+      /PrivateIpAddressLimitExceeded|AttachmentLimitExceeded|NetworkInterfaceLimitExceeded|private addresses will exceed limit|max ENI already attached|out of ENIs|maximum number of ENIs|ENI limit|eni attachment limit/i,
+    ],
+    none: [/less than the maximum/i],
+    filter: ['xceed', 'ENI'],
+  },
+  {
+    id: 'ip.datastore-empty',
+    class: 'ip-exhaustion',
+    cause: 'ipamd has no free IP address or prefix for the pod (warm pool empty)',
+    all: [
+      /no available IP|no available IPs|failed to assign an IP address|failed to assign an IPv4 address|failed to assign an IPv6 address|AssignPodIPv4Address: no|assignPodIPAddress: no|no free IP available in the|IP address pool is exhausted|ran out of IP|unable to allocate IP|range is full|no IP addresses available|does not have available addresses|Insufficient IP Addresses|no IPs available|no more IPs|no more free IP|IP addresses available: 0/i,
+    ],
+    // Walking the prefixes, ipamd logs one "no free IP in the prefix" per full prefix and moves on.
+    none: [/Get free IP from prefix failed/i],
+    filter: ['available IP', 'ailed', 'PodIP', 'free IP', 'xhausted', 'out of IP', 'address pool', 'sufficient'],
+  },
+  {
+    id: 'ip.pool-full',
+    class: 'ip-exhaustion',
+    cause: 'ipamd is asked for a pod IP while every IP in its pool is assigned (pool stats: assigned = total)',
+    all: [/AssignPodIPv4Address: IP address pool stats|AssignIPv4Address: IP address pool stats/i],
+    when: poolFull,
+    filter: ['address pool'],
+  },
+  {
+    id: 'ipamd.unreachable',
+    class: 'ipamd-unavailable',
+    cause: 'the aws-cni plugin cannot reach ipamd (aws-node is not running or not ready on the node)',
+    all: [
+      /:50051|ipamd\.sock|aws-node\/ipamd|AddNetwork gRPC call|AddNetwork grpc call|failed to connect to backend server/i,
+      /Error while dialing|error dialing|connection error|failed to connect|connect: connection refused|connect: no such file|timeout/i,
+    ],
+    filter: ['50051', 'ipamd', 'rror', 'ailed'],
+  },
+  {
+    id: 'cni.not-initialized',
+    class: 'ipamd-unavailable',
+    cause: 'the node network plugin is not ready (NetworkPluginNotReady: aws-node has not written its CNI config)',
+    all: [
+      /NetworkPluginNotReady|cni plugin not initialized|network plugin is not ready|cni config uninitialized|No networks found in \/etc\/cni\/net\.d|NetworkReady=false/i,
+    ],
+    // containerd logs this on every rename of the CNI config file; only kubelet's condition counts.
+    none: [/failed to reload cni configuration/i],
+    filter: ['NotReady', 'initialized', 'ot ready', 'NetworkReady', 'o networks'],
+  },
+  {
+    id: 'ipamd.startup',
+    class: 'ipamd-unavailable',
+    cause: 'ipamd (aws-node) did not start or cannot reach the API server, so the node hands out no pod IPs',
+    all: [
+      /Unable to reach API Server|Initialization failure: ipamd|ipamd init|waiting for IPAM-D|IPAM daemon|IPAM connectivity|Failed to communicate with K8S Server|Failed to check API server connectivity|error communicating with apiserver|ipamd init: failed|ipamd is not running|aws-node is not ready/i,
+      /retrying|fail|timed out|timeout|error|not running|not ready/i,
+    ],
+    filter: ['IPAM', 'ipamd', 'ailed', 'rror', 'aws-node'],
+  },
+  {
+    id: 'pid.fork-eagain',
+    class: 'pid-exhaustion',
+    cause: 'the node ran out of PIDs/threads: fork/exec failed with resource temporarily unavailable',
+    all: [
+      /resource temporarily unavailable|EAGAIN/i,
+      /fork\/exec|containerd-shim|runc|start shim|clone|thread|pthread_create|fork|exec|spawn|Cannot run program/i,
+    ],
+    filter: ['navailable', 'rror', 'ailed'],
+  },
+  {
+    id: 'pid.thread-errno11',
+    class: 'pid-exhaustion',
+    cause: 'the node ran out of PIDs/threads: cannot create a process or OS thread (EAGAIN)',
+    all: [
+      /failed to create new OS thread|pthread_create failed|errno=11\b|errno 11\b|error=11,|max user processes|InsufficientPID|insufficient PID|reclaim pids|cannot allocate memory: fork|Cannot fork|fork rejected by pids controller|create new native thread|create native thread|can't start new thread|Failed to create thread|Cannot create GC thread|Cannot create worker GC thread|pids limit reached|pids cgroup limit|low on resource: pids/i,
+    ],
+    // The Go runtime prints errno=12 (ENOMEM) for memory, not PIDs; it advises ulimit -u only for EAGAIN.
+    none: [/errno=12\b/],
+    filter: ['ailed', 'errno', 'user processes', 'sufficient', 'pids', 'fork', 'rror'],
+  },
+];

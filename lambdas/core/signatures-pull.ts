@@ -1,0 +1,187 @@
+import {
+  API_SERVER,
+  AUTH,
+  FAILURE,
+  NOT_FOUND,
+  PULL,
+  REGISTRY,
+  SANDBOX,
+  type Signature,
+  standaloneRefusal,
+  UNREACHABLE,
+} from './signature-parts.js';
+
+/**
+ * Causes met while a pod's sandbox or images are prepared, in priority order: the node's sandbox
+ * (pause) image, image platform, the CNI ADD, the runtime, then the registry's answers and the network
+ * path to it. Part of the catalogue (signatures.ts): same rules, quantifier-free.
+ */
+export const PULL_SIGNATURES: readonly Signature[] = [
+  {
+    id: 'sandbox.image',
+    class: 'sandbox-image',
+    cause: "the node's sandbox (pause) image is missing or cannot be pulled (credentials, network or deleted image)",
+    all: [SANDBOX, FAILURE],
+    // kubelet's "No sandbox for pod can be found" and progress of the pull script are not failures.
+    none: [/Successfully pulled|already present on machine|Starting pull sandbox image/i],
+    filter: ['andbox image', 'andbox-image', 'pause'],
+  },
+  {
+    id: 'image.platform',
+    class: 'image-platform',
+    cause: "the image has no variant for the node's OS/architecture",
+    all: [
+      /no match for platform|no match for current platform|no matching manifest for|could not find platform|does not match the specified platform|exec format error|image operating system|cannot be used on this platform|does not match the host operating system|does not match the detected host platform|does not match the operating system of the host|no image found in manifest list for architecture|no image found in image index for architecture/i,
+    ],
+    filter: ['latform', 'matching manifest', 'rror', 'operating system'],
+  },
+  {
+    id: 'cni.add-failed',
+    class: 'cni-failure',
+    cause: 'the CNI plugin failed to set up the pod network',
+    all: [
+      /failed to set up sandbox container|failed to find plugin|failed to set bridge addr|failed to call cni|Error adding network|HNSEndpoint|hnsCall failed|hcn endpoint|hcnOpenNamespace|of network plugin|failed to setup network for sandbox|failed to set up network for sandbox|failed \(add\)|networkPlugin cni failed|NetworkPlugin cni failed|failed to set up pod network|failed to setup network|add cmd: |plugin type=|netplugin failed|SetupPodNetwork|failed to setup veth|network policy agent|default network policy/i,
+      /fail|error/i,
+    ],
+    filter: ['ailed', 'rror', 'HNS', 'hcn', 'network plugin', 'add cmd', 'plugin type'],
+  },
+  {
+    id: 'runtime.oci',
+    class: 'runtime-failure',
+    cause: 'the container runtime could not start the sandbox or container',
+    all: [
+      /OCI runtime|runc create failed|runc run failed|unable to start container process|starting container process caused|container init caused|error during container init|applying cgroup configuration|setting cgroup config|failed to create shim|failed to create containerd task|failed to start containerd task|failed to create task|failed to start sandbox container|failed to create containerd container|failed to reserve sandbox name|failed to start shim|ttrpc: closed|binary not installed|Container creation error|container create failed|init pipe|init-p: |failed to start sandbox|failed to get sandbox runtime|no runtime for|failed to find runtime handler|failed to create sandbox root|failed to create network namespace for sandbox|failed to setup sandbox files|failed to generate sandbox container spec|failed to create container io|failed to get sandbox container task|failed to wait for sandbox container task|failed to load shim|failed to resolve runtime path|runc console socket|error creating overlay mount|failed to mount rootfs|is already in use by container|failed to create a sandbox for pod|failed to reserve container name|failed to create sandbox|failed to load task|NRI RunPodSandbox failed|sandbox shm/i,
+    ],
+    // A runtime that pulls the image itself (confidential containers) wraps a registry refusal in its
+    // shim error: the cause is the registry's answer, not the runtime.
+    none: [/authentication required|401 Unauthorized|403 Forbidden|pull access denied|no basic auth credentials/i],
+    filter: ['OCI runtime', 'ailed', 'rror', 'no such', 'EOF'],
+  },
+  {
+    id: 'runtime.unreachable',
+    class: 'runtime-failure',
+    cause: 'the container runtime (containerd / dockerd / CRI socket) is not answering on the node',
+    all: [
+      /containerd\.sock|dockershim\.sock|cri-dockerd\.sock|crio\.sock|docker\.sock|\/run\/containerd\/s\//i,
+      /connection refused|no such file or directory|Error while dialing|connection error|transport is closing|deadline exceeded|i\/o timeout/i,
+    ],
+    filter: ['refused', 'no such', 'rror', 'xceed', 'imeout'],
+  },
+  {
+    id: 'registry.rate-limit',
+    class: 'rate-limited',
+    cause: 'the registry or kubelet throttled the pull (Docker Hub toomanyrequests, 429, pull QPS)',
+    all: [
+      /toomanyrequests|pull rate limit|Too Many Requests|pull QPS exceeded|rate limit exceeded|ThrottlingException/i,
+    ],
+    filter: ['toomanyrequests', 'ate limit', '429', 'xceed'],
+  },
+  {
+    id: 'registry.credential-network',
+    class: 'registry-unreachable',
+    cause: 'the node cannot reach the registry credential endpoint (ECR API) to get a pull token',
+    all: [
+      /request send failed|dial tcp|no such host|i\/o timeout|connection refused|network is unreachable/i,
+      /authorization token|GetAuthorizationToken|retrieving credentials|credential provider|anonymous token|oauth token/i,
+    ],
+    // No role from the instance metadata service is a credentials problem, not a network one.
+    none: [/IMDS|169\.254\.169\.254|security-credentials/i],
+    filter: ['ailed', 'dial tcp', 'no such', 'imeout', 'refused', 'unreachable'],
+  },
+  {
+    id: 'registry.auth',
+    class: 'registry-auth',
+    cause: 'the registry refused the pull credentials (node role ECR policy, repository policy or imagePullSecrets)',
+    all: [
+      AUTH,
+      /pull access denied|not authorized to perform: ecr:|GetAuthorizationToken|credential|docker login|CannotPullECRContainerError|registry|docker|daemon|image|pull|ecr|manifest|\/v2\/|token/i,
+    ],
+    filter: ['401', '403', 'uthori', 'orbidden', 'redential', 'uthenticat', 'enied', 'login', 'token', 'IMDS'],
+    when: standaloneRefusal,
+  },
+  {
+    id: 'registry.tls',
+    class: 'registry-tls',
+    cause: "the registry's TLS certificate is not trusted by the node (CA or TLS-intercepting proxy)",
+    all: [
+      /x509: |tls: failed to verify certificate|certificate signed by unknown authority|remote error: tls:|tls: bad certificate|certificate is not valid|certificate has expired|server gave HTTP response to HTTPS client/i,
+      /pull|image|registry|docker|\/v2\/|\/v1\/|manifest|blob|PullImage|resolve reference/i,
+    ],
+    filter: ['x509', 'tls:', 'ertificate'],
+  },
+  {
+    id: 'registry.unreachable',
+    class: 'registry-unreachable',
+    cause: 'the node cannot reach the registry (timeout, reset, refused connection or DNS)',
+    all: [UNREACHABLE, PULL],
+    none: [API_SERVER],
+    filter: [
+      'imeout',
+      'canceled',
+      'refused',
+      'no such',
+      'unreachable',
+      'xceed',
+      'reset',
+      'EOF',
+      'dial tcp',
+      'timed out',
+      'rror',
+      'navailable',
+      'Bad Gateway',
+      'ailed',
+    ],
+  },
+  {
+    id: 'registry.unreachable-lookup',
+    class: 'registry-unreachable',
+    cause: 'the node cannot resolve or reach the registry host',
+    all: [UNREACHABLE, REGISTRY, /\bGet https|\bHead https|\bPost https|\bGet "https|\bHead "https|lookup /i],
+    none: [API_SERVER],
+    filter: [
+      'imeout',
+      'canceled',
+      'refused',
+      'no such',
+      'unreachable',
+      'xceed',
+      'reset',
+      'EOF',
+      'dial tcp',
+      'timed out',
+      'rror',
+      'navailable',
+      'Bad Gateway',
+      'ailed',
+    ],
+  },
+  {
+    id: 'runtime.sandbox-timeout',
+    class: 'runtime-failure',
+    cause: 'the container runtime did not create the pod sandbox in time (CRI deadline exceeded)',
+    all: [
+      /create pod sandbox|RunPodSandbox|create sandbox for pod|CreatePodSandbox/i,
+      /DeadlineExceeded|context deadline exceeded/i,
+    ],
+    filter: ['xceed'],
+  },
+  {
+    id: 'image.not-found',
+    class: 'image-not-found',
+    cause: 'the image name or tag does not exist in the registry',
+    all: [NOT_FOUND, /pull|image|registry|manifest|repository|docker|\/v2\//i],
+    none: [
+      /Handler for POST|No sandbox for pod can be found|container not found|pod not found|ContainerStatus|ExecSync/i,
+    ],
+    filter: ['unknown', 'not exist', 'ot found', 'no such', 'NotFound'],
+  },
+  {
+    id: 'image.pull-backoff',
+    class: 'image-pull-failed',
+    cause: 'the image could not be pulled (no cause in this line)',
+    all: [
+      /Back-off pulling image|ErrImagePull|ImagePullBackOff|Failed to pull image|failed to pull and unpack image|image pull failed|Error while pulling|Error pulling|failed pulling image|Failed to pull|failing to pull|CannotPullContainerError|pull QPS/i,
+    ],
+    filter: ['ailed', 'rror', 'ErrImagePull', 'BackOff', 'Back-off', 'ailing', 'xceed'],
+  },
+];
