@@ -93,9 +93,7 @@ export class IncidentWorkflow extends Construct {
 
   constructor(scope: Construct, id: string, props: IncidentWorkflowProps) {
     super(scope, id);
-    const approvalTimeout = props.approvalTimeout ?? Duration.hours(1);
-    const verificationWindow = props.verificationWindow ?? Duration.minutes(2);
-    const polling = pollBudgets(props.pollInterval ?? Duration.seconds(5), props.maxPolls);
+    const timing = workflowTiming(props);
     const settings = {
       environment: { WORKFLOW_CONFIG: workflowConfig(this, props) },
       logRetention: props.logRetention,
@@ -110,17 +108,21 @@ export class IncidentWorkflow extends Construct {
       topic: props.topic,
       killSwitch: props.killSwitch,
       approval: this.approval,
-      approvalTimeout,
+      approvalTimeout: timing.approvalTimeout,
     });
-    const remediable = props.config.clusters.some(
-      ({ remediation: r }) =>
-        r.roles.length + r.endpointSecurityGroups.length + r.subnets.length > 0 || r.pullThroughCache !== undefined,
-    );
-    this.remedy = remediable
+    this.remedy = hasRemediationScope(props.config)
       ? new RemedyFunction(this, 'Remedy', { ...settings, clusters: props.config.clusters })
       : undefined;
+    const stateMachine = this.createStateMachine(this.stateGraph(props, timing), props, timing);
+    this.grantStateMachine(stateMachine, props);
+    this.stateMachine = stateMachine;
+    notifyOnFailedExecutions(this, stateMachine, props);
+  }
+
+  /** The state graph over the workflow's functions, the checks, the remedy and the Kubernetes function when there are. */
+  private stateGraph(props: IncidentWorkflowProps, timing: WorkflowTiming): IncidentStateGraph {
     const commands = props.nodeCommands;
-    const graph = new IncidentStateGraph(this, 'States', {
+    return new IncidentStateGraph(this, 'States', {
       functions: {
         openIncident: this.functions.openIncident,
         decide: this.functions.decide,
@@ -136,14 +138,16 @@ export class IncidentWorkflow extends Construct {
       topic: props.topic,
       probeDocumentName: commands.documents.probeNode.ref,
       documentArns: commands.names.map((n) => commands.documentArn(n)),
-      approvalTimeout,
-      verificationWindow,
-      polling,
+      ...timing,
     });
-    const stateMachine = new StateMachine(this, 'StateMachine', {
+  }
+
+  /** The Standard state machine, traced, timed out after the longest path, logging errors without execution data. */
+  private createStateMachine(graph: IncidentStateGraph, props: IncidentWorkflowProps, timing: WorkflowTiming) {
+    return new StateMachine(this, 'StateMachine', {
       stateMachineType: StateMachineType.STANDARD,
       definitionBody: DefinitionBody.fromChainable(graph),
-      timeout: executionTimeout(approvalTimeout, verificationWindow, polling),
+      timeout: executionTimeout(timing.approvalTimeout, timing.verificationWindow, timing.polling),
       tracingEnabled: true,
       // Errors only, without execution data: state carries the approval task token and node output,
       // which do not belong in CloudWatch Logs. The history (90 days) and the evidence bucket keep it.
@@ -158,6 +162,11 @@ export class IncidentWorkflow extends Construct {
         includeExecutionData: false,
       },
     });
+  }
+
+  /** What the state machine may do beyond invoking its tasks: send the node commands, publish, resume approvals. */
+  private grantStateMachine(stateMachine: StateMachine, props: IncidentWorkflowProps): void {
+    const commands = props.nodeCommands;
     commands.grantSendCommand(
       stateMachine,
       commands.names,
@@ -174,9 +183,30 @@ export class IncidentWorkflow extends Construct {
     props.topic.grantPublish(stateMachine);
     acknowledgeTopicKey(stateMachine.role);
     this.approval.grantResume(stateMachine);
-    this.stateMachine = stateMachine;
-    notifyOnFailedExecutions(this, stateMachine, props);
   }
+}
+
+/** The workflow's waits: the approval timeout, the verification window and the node-command poll budgets. */
+interface WorkflowTiming {
+  readonly approvalTimeout: Duration;
+  readonly verificationWindow: Duration;
+  readonly polling: ReturnType<typeof pollBudgets>;
+}
+
+function workflowTiming(props: IncidentWorkflowProps): WorkflowTiming {
+  return {
+    approvalTimeout: props.approvalTimeout ?? Duration.hours(1),
+    verificationWindow: props.verificationWindow ?? Duration.minutes(2),
+    polling: pollBudgets(props.pollInterval ?? Duration.seconds(5), props.maxPolls),
+  };
+}
+
+/** Does any cluster list something remedies may change (then the remedy function and its states exist)? */
+function hasRemediationScope(config: PodDoctorConfig): boolean {
+  return config.clusters.some(
+    ({ remediation: r }) =>
+      r.roles.length + r.endpointSecurityGroups.length + r.subnets.length > 0 || r.pullThroughCache !== undefined,
+  );
 }
 
 /** Delivery and output upload around a document's own executionTimeout. */
