@@ -92,13 +92,7 @@ export class PodDoctor extends Construct {
     this.topic = notifications.topic;
     this.deliveryDeadLetterQueue = notifications.deadLetterQueue;
     this.incidentTable = props.incidentTable ?? new IncidentStore(this, 'IncidentStore', { removalPolicy }).table;
-    const evidence = props.evidenceBucket
-      ? undefined
-      : new EvidenceBucket(this, 'Evidence', { retentionDays: config.evidenceRetentionDays, removalPolicy });
-    this.evidenceBucket = props.evidenceBucket ?? (evidence as EvidenceBucket).bucket;
-    // Node roles of the configured clusters may upload log bundles (a bucket you bring keeps its own policy).
-    for (const arn of new Set(config.clusters.flatMap((c) => c.nodeRoleArns)))
-      evidence?.grantNodeUpload(new ArnPrincipal(arn));
+    this.evidenceBucket = props.evidenceBucket ?? this.createEvidenceBucket(removalPolicy);
     this.nodeCommands = new NodeCommands(this, 'NodeCommands');
     this.checks = new AccountChecks(this, 'Checks', {
       clusters: config.clusters,
@@ -108,7 +102,31 @@ export class PodDoctor extends Construct {
     if (config.clusters.length > 0) {
       this.kubernetes = new KubernetesAccess(this, 'Kubernetes', { clusters: config.clusters, logRetention });
     }
-    this.workflow = new IncidentWorkflow(this, 'Workflow', {
+    this.workflow = this.createWorkflow(logRetention);
+    this.stateMachine = this.workflow.stateMachine;
+    this.detection = this.createDetection(logRetention);
+    if (config.clusters.length > 0) this.kubernetesSweep = this.createKubernetesSweep(logRetention);
+    this.ingestDeadLetterQueue = this.detection.deadLetterQueue;
+    this.alarms = this.createAlarms();
+    // Every log group, table and bucket created inside, including those of nested constructs.
+    RemovalPolicies.of(this).apply(removalPolicy, { applyToResourceTypes: AUDIT_TRAIL_TYPES });
+  }
+
+  /** The evidence bucket, which the node roles of the configured clusters may upload log bundles to. */
+  private createEvidenceBucket(removalPolicy: RemovalPolicy): IBucket {
+    const evidence = new EvidenceBucket(this, 'Evidence', {
+      retentionDays: this.config.evidenceRetentionDays,
+      removalPolicy,
+    });
+    // A bucket you bring keeps its own policy: only the one created here grants the node roles.
+    for (const arn of new Set(this.config.clusters.flatMap((c) => c.nodeRoleArns)))
+      evidence.grantNodeUpload(new ArnPrincipal(arn));
+    return evidence.bucket;
+  }
+
+  private createWorkflow(logRetention: RetentionDays): IncidentWorkflow {
+    const { config } = this;
+    return new IncidentWorkflow(this, 'Workflow', {
       kubernetes: this.kubernetes?.function,
       config,
       checks: this.checks,
@@ -122,8 +140,12 @@ export class PodDoctor extends Construct {
       killSwitch: this.killSwitch,
       logRetention,
     });
-    this.stateMachine = this.workflow.stateMachine;
-    this.detection = new Detection(this, 'Detection', {
+  }
+
+  /** Node log lines into incidents: the log subscriptions and the ingest function that starts the workflow. */
+  private createDetection(logRetention: RetentionDays): Detection {
+    const { config } = this;
+    return new Detection(this, 'Detection', {
       clusters: config.clusters,
       incidentTable: this.incidentTable,
       evidenceBucket: this.evidenceBucket,
@@ -133,21 +155,19 @@ export class PodDoctor extends Construct {
       incidentWindowMinutes: config.limits.incidentWindowMinutes,
       workflow: this.stateMachine,
     });
-    if (config.clusters.length > 0) {
-      this.kubernetesSweep = new KubernetesSweep(this, 'KubernetesSweep', {
-        clusters: config.clusters,
-        incidentTable: this.incidentTable,
-        workflow: this.stateMachine,
-        incidentWindow: Duration.minutes(config.limits.incidentWindowMinutes),
-        historyRetentionDays: config.historyRetentionDays,
-        trustedSandboxImages: config.trustedSandboxImages,
-        logRetention,
-      });
-    }
-    this.ingestDeadLetterQueue = this.detection.deadLetterQueue;
-    this.alarms = this.createAlarms();
-    // Every log group, table and bucket created inside, including those of nested constructs.
-    RemovalPolicies.of(this).apply(removalPolicy, { applyToResourceTypes: AUDIT_TRAIL_TYPES });
+  }
+
+  private createKubernetesSweep(logRetention: RetentionDays): KubernetesSweep {
+    const { config } = this;
+    return new KubernetesSweep(this, 'KubernetesSweep', {
+      clusters: config.clusters,
+      incidentTable: this.incidentTable,
+      workflow: this.stateMachine,
+      incidentWindow: Duration.minutes(config.limits.incidentWindowMinutes),
+      historyRetentionDays: config.historyRetentionDays,
+      trustedSandboxImages: config.trustedSandboxImages,
+      logRetention,
+    });
   }
 
   /** Lets `grantee` set the kill switch (`on` stops every action). */
