@@ -86,8 +86,22 @@ export function mockWrites(
   on: Answer,
   faults: WriteFaults = {},
 ): void {
-  const reverted = (name: string) => faults.revert?.includes(name) ?? false;
-  stubs.iam.on(AttachRolePolicyCommand).callsFake(
+  mockRolePolicyWrites(account, stubs.iam, on, faults);
+  mockSecurityGroupWrites(account, stubs.ec2, on, faults);
+}
+
+/** Is the named write one the account accepts and then undoes? */
+const revertedBy = (faults: WriteFaults) => (name: string) => faults.revert?.includes(name) ?? false;
+
+/** IAM: managed policies attached to and detached from roles, and the policy simulator over the result. */
+function mockRolePolicyWrites(
+  account: AccountSnapshot,
+  iam: AwsStub<IamInput, IamOutput, IAMClientResolvedConfig>,
+  on: Answer,
+  faults: WriteFaults,
+): void {
+  const reverted = revertedBy(faults);
+  iam.on(AttachRolePolicyCommand).callsFake(
     on('AttachRolePolicyCommand', (i: { RoleName?: string; PolicyArn?: string }) => {
       const role = roleOf(account, i.RoleName);
       if (!account.managedPolicies[i.PolicyArn ?? ''])
@@ -97,7 +111,7 @@ export function mockWrites(
       return {};
     }),
   );
-  stubs.iam.on(DetachRolePolicyCommand).callsFake(
+  iam.on(DetachRolePolicyCommand).callsFake(
     on('DetachRolePolicyCommand', (i: { RoleName?: string; PolicyArn?: string }) => {
       const role = roleOf(account, i.RoleName);
       if (!role.attached.includes(i.PolicyArn ?? ''))
@@ -109,7 +123,7 @@ export function mockWrites(
       return {};
     }),
   );
-  stubs.iam.on(SimulatePrincipalPolicyCommand).callsFake(
+  iam.on(SimulatePrincipalPolicyCommand).callsFake(
     on('SimulatePrincipalPolicyCommand', (i: { PolicySourceArn?: string; ActionNames?: string[] }) => {
       const roleName = i.PolicySourceArn?.split('/').pop() ?? '';
       return {
@@ -122,13 +136,23 @@ export function mockWrites(
       };
     }),
   );
+}
+
+/** EC2: ingress rules authorized on and revoked from security groups (duplicates and missing rules refused). */
+function mockSecurityGroupWrites(
+  account: AccountSnapshot,
+  ec2: AwsStub<Ec2Input, Ec2Output, EC2ClientResolvedConfig>,
+  on: Answer,
+  faults: WriteFaults,
+): void {
+  const reverted = revertedBy(faults);
   const group = (id: string | undefined) => {
     const g = account.securityGroups.find((x) => x.GroupId === id);
     if (!g) throw ec2Error('InvalidGroup.NotFound', `The security group '${id}' does not exist`);
     return g;
   };
   let ruleSeq = 0;
-  stubs.ec2.on(AuthorizeSecurityGroupIngressCommand).callsFake(
+  ec2.on(AuthorizeSecurityGroupIngressCommand).callsFake(
     on('AuthorizeSecurityGroupIngressCommand', (i: { GroupId?: string; IpPermissions?: IpPermission[] }) => {
       const g = group(i.GroupId);
       const wanted = i.IpPermissions ?? [];
@@ -150,7 +174,7 @@ export function mockWrites(
       };
     }),
   );
-  stubs.ec2.on(RevokeSecurityGroupIngressCommand).callsFake(
+  ec2.on(RevokeSecurityGroupIngressCommand).callsFake(
     on('RevokeSecurityGroupIngressCommand', (i: { GroupId?: string; IpPermissions?: IpPermission[] }) => {
       const g = group(i.GroupId);
       const wanted = i.IpPermissions ?? [];
