@@ -66,6 +66,16 @@ function str(v: unknown): string | undefined {
   return typeof v === 'string' && v.length > 0 ? v : undefined;
 }
 
+/**
+ * A structured JSON record's message with its error field: zap (`error`) and kubelet's JSON logging
+ * format (`err`) keep the cause out of `msg` ("CreatePodSandbox for pod failed" + err="rpc error: …"),
+ * joined like logfmt's msg and error.
+ */
+function withError(message: string, o: Record<string, unknown>): string {
+  const err = str(o.err) ?? str(o.error);
+  return err === undefined ? message : `${message}: ${err}`;
+}
+
 function parseText(text: string): ParsedRecord {
   let node: string | undefined;
   let source: string | undefined;
@@ -132,7 +142,7 @@ type Shape =
   | { readonly kind: 'error'; readonly format: RecordFormat; readonly message: string; readonly error: string }
   | { readonly kind: 'container'; readonly o: Record<string, unknown>; readonly k8s: Record<string, unknown> }
   | { readonly kind: 'dataplane' | 'ipamd'; readonly o: Record<string, unknown> }
-  | { readonly kind: 'generic'; readonly message: string };
+  | { readonly kind: 'generic'; readonly message: string; readonly o: Record<string, unknown> };
 
 function shapeOf(input: string): Shape {
   const raw = input.length > MAX_RECORD_LENGTH ? input.slice(0, MAX_RECORD_LENGTH) : input;
@@ -163,7 +173,7 @@ function shapeOf(input: string): Shape {
   const message = str(o.message) ?? str(o.msg) ?? str(o.log);
   if (message === undefined)
     return { kind: 'error', format: 'json', message: text, error: 'JSON record has no message, msg or log field' };
-  return { kind: 'generic', message };
+  return { kind: 'generic', message, o };
 }
 
 /** Reads one record: a JSON envelope (Container Insights dataplane, ipamd zap, generic) or a text line. */
@@ -191,11 +201,11 @@ export function parseRecord(input: string, depth = 0): ParsedRecord {
       return {
         format: 'ipamd-json',
         level: String(shape.o.level),
-        message: unescapeQuotes(String(shape.o.msg)),
+        message: unescapeQuotes(withError(String(shape.o.msg), shape.o)),
         source: str(shape.o.caller) ?? 'ipamd',
       };
     case 'generic': {
-      const inner = parseText(shape.message);
+      const inner = parseText(withError(shape.message, shape.o));
       return { ...inner, format: inner.format === 'raw' ? 'json' : inner.format };
     }
   }

@@ -150,7 +150,8 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     ],
     // containerd logs this on every rename of the CNI config file; only kubelet's condition counts.
     none: [/failed to reload cni configuration/i],
-    filter: ['NotReady', 'initialized', 'ot ready', 'NetworkReady', 'o networks'],
+    // kubelet and containerd print the uninitialized plugin inside NetworkPluginNotReady or a 'failed' error.
+    filter: ['NotReady', 'ot ready', 'o networks', 'ailed'],
   },
   {
     id: 'ipamd.startup',

@@ -50,7 +50,7 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     class: 'runtime-failure',
     cause: 'the container runtime could not start the sandbox or container',
     all: [
-      /OCI runtime|runc create failed|runc run failed|unable to start container process|starting container process caused|container init caused|error during container init|applying cgroup configuration|setting cgroup config|failed to create shim|failed to create containerd task|failed to start containerd task|failed to create task|failed to start sandbox container|failed to create containerd container|failed to reserve sandbox name|failed to start shim|ttrpc: closed|binary not installed|Container creation error|container create failed|init pipe|init-p: |failed to start sandbox|failed to get sandbox runtime|no runtime for|failed to find runtime handler|failed to create sandbox root|failed to create network namespace for sandbox|failed to setup sandbox files|failed to generate sandbox container spec|failed to create container io|failed to get sandbox container task|failed to wait for sandbox container task|failed to load shim|failed to resolve runtime path|runc console socket|error creating overlay mount|failed to mount rootfs|is already in use by container|failed to create a sandbox for pod|failed to reserve container name|failed to create sandbox|failed to load task|NRI RunPodSandbox failed|sandbox shm/i,
+      /OCI runtime|runc create failed|runc run failed|unable to start container process|starting container process caused|container init caused|error during container init|applying cgroup configuration|setting cgroup config|failed to create shim|failed to create containerd task|failed to start containerd task|failed to create task|failed to start sandbox container|failed to create containerd container|failed to reserve sandbox name|failed to start shim|ttrpc: closed|binary not installed|Container creation error|container create failed|init pipe|init-p: |failed to start sandbox|failed to get sandbox runtime|no runtime for|failed to find runtime handler|failed to create sandbox root|failed to create network namespace for sandbox|failed to setup sandbox files|failed to generate sandbox container spec|failed to create container io|failed to get sandbox container task|failed to wait for sandbox container task|failed to load shim|failed to resolve runtime path|runc console socket|error creating overlay mount|failed to mount rootfs|is already in use by container|failed to create a sandbox for pod|failed to reserve container name|failed to create sandbox|failed to load task|NRI RunPodSandbox failed|sandbox shm|failed to start container|error reserving ctr name|error reserving pod name|unable to ensure pod container exists/i,
     ],
     // A runtime that pulls the image itself (confidential containers) wraps a registry refusal in its
     // shim error: the cause is the registry's answer, not the runtime.
@@ -156,6 +156,16 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     ],
   },
   {
+    id: 'runtime.not-responding',
+    class: 'runtime-failure',
+    cause:
+      'kubelet reports the container runtime down or its pod lifecycle events stale (PLEG): the node stops starting pods',
+    // Only a stale PLEG ("last seen active … ago"); "pleg has yet to be successful" is every kubelet's first seconds.
+    all: [/pleg was last seen active|container runtime is down|RuntimeReady=false/i],
+    // kubelet reports a down runtime in its KubeletNotReady condition and next to the stale PLEG.
+    filter: ['pleg', 'NotReady', 'ot ready'],
+  },
+  {
     id: 'runtime.sandbox-timeout',
     class: 'runtime-failure',
     cause: 'the container runtime did not create the pod sandbox in time (CRI deadline exceeded)',
@@ -169,7 +179,8 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     id: 'image.not-found',
     class: 'image-not-found',
     cause: 'the image name or tag does not exist in the registry',
-    all: [NOT_FOUND, /pull|image|registry|manifest|repository|docker|\/v2\//i],
+    // The program is not the context: dockerd logs "not found" for sandboxes and containers it tears down.
+    all: [NOT_FOUND, /pull|image|registry|manifest|repository|docker\.io|\/v2\//i],
     none: [
       /Handler for POST|No sandbox for pod can be found|container not found|pod not found|ContainerStatus|ExecSync/i,
     ],

@@ -111,3 +111,68 @@ describe("the node's pause image archive", () => {
     expect(classOf('Successfully imported pause image into SOCI snapshotter')).toBe('unknown');
   });
 });
+
+describe('kubelet: a runtime that stopped answering', () => {
+  it('reads a stale PLEG and a down runtime, not the PLEG that has yet to run at kubelet start', () => {
+    expect(
+      classOf(
+        'skipping pod synchronization - [PLEG is not healthy: pleg was last seen active 4h19m47.3s ago; threshold is 3m0s]',
+      ),
+    ).toBe('runtime-failure');
+    expect(classOf('KubeletNotReady container runtime is down')).toBe('runtime-failure');
+    expect(
+      classOf(
+        '"Skipping pod synchronization" err="[container runtime status check may not have completed yet, PLEG is not healthy: pleg has yet to be successful]"',
+      ),
+    ).toBe('unknown');
+  });
+
+  it("reads CRI-O's name reservation and kubelet's pod cgroup failure", () => {
+    expect(classOf('Error: error reserving ctr name k8s_web_web-1_default_0 for id 3f2a: name is reserved')).toBe(
+      'runtime-failure',
+    );
+    expect(
+      classOf(
+        'unable to ensure pod container exists: failed to create container for [kubepods burstable pod7c1d] : mkdir /sys/fs/cgroup/memory/kubepods/burstable/pod7c1d: cannot allocate memory',
+      ),
+    ).toBe('runtime-failure');
+  });
+});
+
+describe('structured JSON records keep their error field', () => {
+  it("joins kubelet's JSON `err` and zap's `error` to the message, as logfmt's msg and error", () => {
+    const kubelet = JSON.stringify({
+      ts: 1712221037.59,
+      caller: 'kuberuntime/kuberuntime_manager.go:1166',
+      msg: 'CreatePodSandbox for pod failed',
+      v: 0,
+      err: 'rpc error: code = Unknown desc = failed to setup network for sandbox "abc": plugin type="aws-cni" name="aws-cni" failed (add): add cmd: failed to assign an IP address to container',
+      pod: 'default/web-1',
+    });
+    expect(classify(kubelet).class).toBe('ip-exhaustion');
+    const zap = JSON.stringify({
+      level: 'error',
+      ts: '2026-01-01T00:00:00Z',
+      caller: 'ipamd/ipamd.go:1',
+      msg: 'Failed to increase pool size',
+      error: 'InsufficientCidrBlocks: The specified subnet does not have enough free cidr blocks',
+    });
+    expect(classify(zap).class).toBe('cidr-fragmentation');
+    expect(classify(JSON.stringify({ level: 'info', ts: 1, msg: 'Created VPC', id: 'vpc-0ea0' })).class).toBe(
+      'unknown',
+    );
+  });
+});
+
+describe('image-not-found needs an image context, not the program that logs', () => {
+  it("keeps dockerd's teardown 'not found' unknown and a registry's 'not found' image-not-found", () => {
+    expect(
+      classify(
+        'Apr 27 20:19:50 node-1 dockerd[1044]: time="2026-04-27T20:19:50.549Z" level=error msg="error locating sandbox id 048aefc4: sandbox 048aefc4 not found"',
+      ).class,
+    ).toBe('unknown');
+    expect(classOf('failed to resolve reference "docker.io/acme/web:v9": docker.io/acme/web:v9: not found')).toBe(
+      'image-not-found',
+    );
+  });
+});
