@@ -1,5 +1,4 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { EC2Client } from '@aws-sdk/client-ec2';
 import { ECRClient } from '@aws-sdk/client-ecr';
 import { EKSClient } from '@aws-sdk/client-eks';
 import { IAMClient } from '@aws-sdk/client-iam';
@@ -7,20 +6,23 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ChangeIndex } from '../lambdas/aws/change-index.js';
 import type { CheckClients } from '../lambdas/aws/checks/check-input.js';
 import { perRegion, sdkClient } from '../lambdas/aws/checks/handler-kit.js';
+import { Ec2QueryClient } from '../lambdas/aws/ec2/client.js';
 
 /**
  * Every client the checks use, each created on first use (the CLI runs all check groups in one
  * process). The Lambda functions never import this: each creates only its own clients.
  */
 export function accountClients(): CheckClients {
-  let ec2: EC2Client | undefined;
+  let ec2: Ec2QueryClient | undefined;
   let iam: IAMClient | undefined;
   let eks: EKSClient | undefined;
   let changes: ChangeIndex | undefined;
   const ecr = perRegion((region) => sdkClient(ECRClient, region));
   return {
     get ec2() {
-      ec2 ??= sdkClient(EC2Client);
+      // The SDK's region and credential chain (profiles, SSO …), as the EKS client resolves them.
+      const { config } = this.eks;
+      ec2 ??= new Ec2QueryClient({ region: () => config.region(), credentials: () => config.credentials() });
       return ec2;
     },
     get iam() {

@@ -141,7 +141,7 @@ export async function runDiagnoseCommand(args: readonly string[]): Promise<numbe
     changes,
   };
   try {
-    await clients.ec2.config.credentials();
+    await clients.eks.config.credentials();
   } catch (e) {
     process.stderr.write(`${credentialsProblem(e) ?? `pod-doctor diagnose: ${(e as Error).message}`}\n`);
     return 1;

@@ -5,20 +5,20 @@ import {
   DescribeSubscriptionFiltersCommand,
   FilterLogEventsCommand,
 } from '@aws-sdk/client-cloudwatch-logs';
-import {
-  type EC2Client,
-  type Instance,
-  paginateDescribeInstances,
-  paginateDescribeVpcEndpoints,
-} from '@aws-sdk/client-ec2';
+import type { Instance } from '@aws-sdk/client-ec2';
 import { DescribeClusterCommand, type EKSClient } from '@aws-sdk/client-eks';
 import { DescribeInstanceInformationCommand, type InstanceInformation, type SSMClient } from '@aws-sdk/client-ssm';
 import { internetRoute, nodeRouteTable } from '../lambdas/aws/checks/network-checks.js';
+import {
+  type Ec2Client,
+  paginateDescribeInstances,
+  paginateDescribeVpcEndpoints,
+} from '../lambdas/aws/ec2/commands.js';
 import { CLUSTER_NAME_TAGS, CLUSTER_OWNERSHIP_TAG_PREFIX, clusterOfTags } from '../lambdas/core/node-tags.js';
 
 /** The read-only clients preflight uses (real ones from the CLI, recorded ones in tests). */
 export interface PreflightClients {
-  readonly ec2: EC2Client;
+  readonly ec2: Ec2Client;
   readonly eks: EKSClient;
   readonly ssm: SSMClient;
   readonly logs: CloudWatchLogsClient;

@@ -78,7 +78,7 @@ export async function runPreflightCommand(args: readonly string[]): Promise<numb
   const { credentialsProblem } = await import('./diagnose-command.js');
   const clients = await realClients();
   try {
-    await clients.ec2.config.credentials();
+    await clients.eks.config.credentials();
   } catch (e) {
     process.stderr.write(`${credentialsProblem(e, 'preflight') ?? `pod-doctor preflight: ${(e as Error).message}`}\n`);
     return 1;

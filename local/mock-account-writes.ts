@@ -1,13 +1,4 @@
-import {
-  AuthorizeSecurityGroupIngressCommand,
-  CreateSubnetCidrReservationCommand,
-  DeleteSubnetCidrReservationCommand,
-  type EC2ClientResolvedConfig,
-  type ServiceInputTypes as Ec2Input,
-  type ServiceOutputTypes as Ec2Output,
-  type IpPermission,
-  RevokeSecurityGroupIngressCommand,
-} from '@aws-sdk/client-ec2';
+import type { IpPermission } from '@aws-sdk/client-ec2';
 import {
   AttachRolePolicyCommand,
   DetachRolePolicyCommand,
@@ -18,9 +9,17 @@ import {
   SimulatePrincipalPolicyCommand,
 } from '@aws-sdk/client-iam';
 import type { AwsStub } from 'aws-sdk-client-mock';
+import { Ec2ServiceError } from '../lambdas/aws/ec2/client.js';
+import {
+  AuthorizeSecurityGroupIngressCommand,
+  CreateSubnetCidrReservationCommand,
+  DeleteSubnetCidrReservationCommand,
+  RevokeSecurityGroupIngressCommand,
+} from '../lambdas/aws/ec2/commands.js';
 import { parseCidr } from '../lambdas/core/cidr.js';
 import { evaluate, type NamedPolicy, type PolicyDocument } from '../lambdas/core/iam-policy.js';
 import type { AccountSnapshot } from './account-snapshot.js';
+import type { Ec2Double } from './ec2-double.js';
 
 /** Wraps an answer with the fault injection and metadata of the recorded account. */
 export type Answer = <T>(name: string, answer: (input: T) => object) => (input: T) => Promise<object>;
@@ -38,8 +37,7 @@ const meta = {
   attempts: 1,
   totalRetryDelay: 0,
 };
-const ec2Error = (code: string, message: string) =>
-  Object.assign(new Error(message), { name: code, Code: code, $fault: 'client', $metadata: meta });
+const ec2Error = (code: string, message: string) => new Ec2ServiceError(code, message, meta);
 
 function roleOf(a: AccountSnapshot, name: string | undefined) {
   const role = a.roles[name ?? ''];
@@ -81,7 +79,7 @@ export function mockWrites(
   account: AccountSnapshot,
   stubs: {
     iam: AwsStub<IamInput, IamOutput, IAMClientResolvedConfig>;
-    ec2: AwsStub<Ec2Input, Ec2Output, EC2ClientResolvedConfig>;
+    ec2: Ec2Double;
   },
   on: Answer,
   faults: WriteFaults = {},
@@ -105,7 +103,10 @@ function mockRolePolicyWrites(
     on('AttachRolePolicyCommand', (i: { RoleName?: string; PolicyArn?: string }) => {
       const role = roleOf(account, i.RoleName);
       if (!account.managedPolicies[i.PolicyArn ?? ''])
-        throw ec2Error('NoSuchEntity', `Policy ${i.PolicyArn} does not exist`);
+        throw new NoSuchEntityException({
+          message: `Policy ${i.PolicyArn} does not exist or is not attachable.`,
+          $metadata: { ...meta, httpStatusCode: 404 },
+        });
       if (!reverted('AttachRolePolicyCommand') && !role.attached.includes(i.PolicyArn ?? ''))
         role.attached.push(i.PolicyArn ?? '');
       return {};
@@ -190,7 +191,7 @@ function mockSecurityGroupWrites(
 /** Subnet CIDR reservations: created inside the subnet without overlapping another, deleted by id. */
 export function mockReservationWrites(
   account: AccountSnapshot,
-  ec2: AwsStub<Ec2Input, Ec2Output, EC2ClientResolvedConfig>,
+  ec2: Ec2Double,
   on: Answer,
   faults: WriteFaults = {},
 ): void {

@@ -1,4 +1,3 @@
-import { EC2Client } from '@aws-sdk/client-ec2';
 import { ECRClient } from '@aws-sdk/client-ecr';
 import { EKSClient } from '@aws-sdk/client-eks';
 import { IAMClient } from '@aws-sdk/client-iam';
@@ -11,6 +10,7 @@ import {
   fromCloudTrailRecord,
 } from '../lambdas/core/change-records.js';
 import type { AccountSnapshot } from './account-snapshot.js';
+import { Ec2Double } from './ec2-double.js';
 import { mockReservationWrites, mockWrites } from './mock-account-writes.js';
 import { mockEc2Reads } from './mock-ec2.js';
 import { mockEcrReads } from './mock-ecr.js';
@@ -21,12 +21,11 @@ import { answers, type Faults, fault } from './mock-sdk.js';
 
 export type { Faults } from './mock-sdk.js';
 
-/** SDK clients answering from a recorded account (aws-sdk-client-mock), with optional injected faults. */
+/**
+ * Clients answering from a recorded account, with optional injected faults: the SDK clients through
+ * aws-sdk-client-mock, EC2 (the lean EC2 Query client's commands) through its double.
+ */
 export function mockAccount(account: AccountSnapshot, faults: Faults = {}): CheckClients & { restore(): void } {
-  const ec2 = new EC2Client({
-    region: account.region,
-    credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'x' },
-  });
   const iam = new IAMClient({ region: 'us-east-1', credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'x' } });
   const eks = new EKSClient({
     region: account.region,
@@ -36,7 +35,7 @@ export function mockAccount(account: AccountSnapshot, faults: Faults = {}): Chec
     region: account.region,
     credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'x' },
   });
-  const e = mockClient(ec2);
+  const e = new Ec2Double();
   const i = mockClient(iam);
   const k = mockClient(eks);
   const r = mockClient(ecr);
@@ -77,13 +76,13 @@ export function mockAccount(account: AccountSnapshot, faults: Faults = {}): Chec
   };
 
   return {
-    ec2,
+    ec2: e,
     iam,
     eks,
     changes,
     ecr: () => ecr,
     restore: () => {
-      for (const stub of [e, i, k, r]) stub.restore();
+      for (const stub of [i, k, r]) stub.restore();
     },
   };
 }

@@ -1,3 +1,4 @@
+import type { Filter } from '@aws-sdk/client-ec2';
 import {
   DescribeInstancesCommand,
   DescribeInstanceTypesCommand,
@@ -6,18 +7,14 @@ import {
   DescribeSecurityGroupsCommand,
   DescribeSubnetsCommand,
   DescribeVpcEndpointsCommand,
-  type EC2ClientResolvedConfig,
-  type ServiceInputTypes as Ec2Input,
-  type ServiceOutputTypes as Ec2Output,
-  type Filter,
   GetSubnetCidrReservationsCommand,
-} from '@aws-sdk/client-ec2';
-import type { AwsStub } from 'aws-sdk-client-mock';
+} from '../lambdas/aws/ec2/commands.js';
 import type { AccountSnapshot } from './account-snapshot.js';
+import type { Ec2Double } from './ec2-double.js';
 import type { Answer } from './mock-account-writes.js';
 import { filterValues, glob, paged, serviceError } from './mock-sdk.js';
 
-export type Ec2Stub = AwsStub<Ec2Input, Ec2Output, EC2ClientResolvedConfig>;
+export type Ec2Stub = Ec2Double;
 
 /** EC2 reads of the recorded account: instances, route tables, VPC endpoints, security groups, subnets. */
 export function mockEc2Reads(e: Ec2Stub, account: AccountSnapshot, on: Answer): void {

@@ -1,10 +1,4 @@
 import {
-  DescribeInstancesCommand,
-  DescribeNetworkInterfacesCommand,
-  type EC2Client,
-  paginateDescribeVpcEndpoints,
-} from '@aws-sdk/client-ec2';
-import {
   DescribeAccessEntryCommand,
   DescribeNodegroupCommand,
   type EKSClient,
@@ -15,6 +9,12 @@ import type { AccountFacts, FactsNeeded } from '../core/cloudtrail-scope.js';
 import { clusterOfTags } from '../core/node-tags.js';
 import { cniRole } from './checks/cni-role.js';
 import type { NodeContext } from './checks/node-context.js';
+import {
+  DescribeInstancesCommand,
+  DescribeNetworkInterfacesCommand,
+  type Ec2Client,
+  paginateDescribeVpcEndpoints,
+} from './ec2/commands.js';
 
 /** Access entry types of nodes (managed node groups, Karpenter, self-managed under API authentication). */
 const NODE_ENTRY_TYPES = new Set(['EC2_LINUX', 'EC2_WINDOWS', 'EC2', 'HYBRID_LINUX']);
@@ -37,7 +37,7 @@ export class AccountFactsLookup {
 
   constructor(
     private readonly eks: EKSClient,
-    private readonly ec2: EC2Client,
+    private readonly ec2: Ec2Client,
     private readonly clusters: readonly string[],
     private readonly now: () => number,
     private readonly ttlMs = 5 * 60_000,

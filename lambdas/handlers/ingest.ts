@@ -2,7 +2,6 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { Tracer } from '@aws-lambda-powertools/tracer';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { EC2Client } from '@aws-sdk/client-ec2';
 import { EKSClient } from '@aws-sdk/client-eks';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
@@ -10,6 +9,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import { AccountFactsLookup } from '../aws/account-facts.js';
 import { ChangeIndex } from '../aws/change-index.js';
+import { Ec2QueryClient } from '../aws/ec2/client.js';
 import { RejectStore } from '../aws/evidence-store.js';
 import { IncidentStore } from '../aws/incident-store.js';
 import { type IngestDeps, ingest } from '../aws/ingest-service.js';
@@ -38,7 +38,7 @@ const deps: IngestDeps = {
   now: Date.now,
   facts: new AccountFactsLookup(
     tracer.captureAWSv3Client(new EKSClient({ maxAttempts: 6 })),
-    tracer.captureAWSv3Client(new EC2Client({ maxAttempts: 6 })),
+    new Ec2QueryClient(),
     env.WATCHED_CLUSTERS,
     Date.now,
   ),

@@ -1,8 +1,8 @@
-import { EC2Client } from '@aws-sdk/client-ec2';
 import { ECRClient } from '@aws-sdk/client-ecr';
 import { EKSClient } from '@aws-sdk/client-eks';
 import { IAMClient } from '@aws-sdk/client-iam';
 import { perRegion, sdkClient } from '../aws/checks/handler-kit.js';
+import { Ec2QueryClient } from '../aws/ec2/client.js';
 import { runRemedy } from '../aws/remedy/service.js';
 import { logger, workflowConfig } from '../aws/workflow/powertools.js';
 
@@ -12,7 +12,7 @@ import { logger, workflowConfig } from '../aws/workflow/powertools.js';
 const clients = {
   iam: sdkClient(IAMClient),
   eks: sdkClient(EKSClient),
-  ec2: sdkClient(EC2Client),
+  ec2: new Ec2QueryClient(),
   ecr: perRegion((region) => sdkClient(ECRClient, region)),
 };
 

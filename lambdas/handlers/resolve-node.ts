@@ -1,10 +1,10 @@
-import { EC2Client } from '@aws-sdk/client-ec2';
 import { IAMClient } from '@aws-sdk/client-iam';
 import * as z from 'zod/mini';
 import { sdkClient } from '../aws/checks/handler-kit.js';
 import { type NodeContext, resolveNode } from '../aws/checks/node-context.js';
+import { Ec2QueryClient } from '../aws/ec2/client.js';
 
-const ec2 = sdkClient(EC2Client);
+const ec2 = new Ec2QueryClient();
 const iam = sdkClient(IAMClient);
 const input = z.object({
   node: z.string().check(z.regex(/^(i-[0-9a-f]{8,17}|[a-z0-9][a-z0-9.-]{0,252})$/)),

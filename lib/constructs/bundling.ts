@@ -74,10 +74,13 @@ export function bundleHandler(source: string, outDir: string): BundleMetafile {
 }
 
 const SDK_CLIENT = /(?:^|node_modules\/)(@aws-sdk\/(?:client|lib)-[a-z0-9-]+)(?:\/|$)/;
+/** pod-doctor's own EC2 Query client (lambdas/aws/ec2), reported as `ec2-query`. */
+const EC2_QUERY_CLIENT = /(?:^|\/)lambdas\/aws\/ec2\/client\.[jt]s$/;
 
 /**
  * The AWS SDK client packages (`@aws-sdk/client-…`, `@aws-sdk/lib-…`) a bundle loads, whether
- * bundled into it or imported at run time.
+ * bundled into it or imported at run time, and `ec2-query` when it carries pod-doctor's lean EC2
+ * client instead of `@aws-sdk/client-ec2`.
  */
 export function sdkClientPackages(meta: BundleMetafile): string[] {
   const found = new Set<string>();
@@ -92,6 +95,7 @@ export function sdkClientPackages(meta: BundleMetafile): string[] {
     for (const p of paths) {
       const m = SDK_CLIENT.exec(p);
       if (m) found.add(m[1]);
+      if (EC2_QUERY_CLIENT.test(p)) found.add('ec2-query');
     }
   }
   return [...found].sort();

@@ -8,8 +8,9 @@ import { synth } from '../support/synth.js';
 
 /**
  * Lean Lambdas (issue 15): every handler bundle carries the SDK clients its function calls and no
- * other (an unused client costs init time: client-ec2 alone is ~550 KB of schemas). The expected set
- * is this explicit map; the template then proves each client is one the function's role may call.
+ * other (an unused client costs init time: client-ec2 alone is ~550 KB of schemas, so EC2 goes
+ * through pod-doctor's EC2 Query client, `ec2-query`). The expected set is this explicit map; the
+ * template then proves each client is one the function's role may call.
  */
 const CLIENTS: Record<string, readonly string[]> = {
   'act-gate': ['dynamodb', 'ssm'],
@@ -17,17 +18,17 @@ const CLIENTS: Record<string, readonly string[]> = {
   'approval-request': ['dynamodb', 'secrets-manager', 'sns'],
   'check-changes': ['dynamodb'],
   'check-ecr': ['dynamodb', 'ecr'],
-  'check-eks': ['ec2', 'eks'],
+  'check-eks': ['ec2-query', 'eks'],
   'check-iam': ['eks', 'iam'],
-  'check-network': ['ec2'],
+  'check-network': ['ec2-query'],
   decide: ['dynamodb', 'eks'],
-  ingest: ['dynamodb', 'ec2', 'eks', 's3', 'sfn'],
+  ingest: ['dynamodb', 'ec2-query', 'eks', 's3', 'sfn'],
   kubernetes: ['eks'],
   'kubernetes-sweep': ['dynamodb', 'eks', 'sfn'],
   'log-group-prerequisites': ['cloudwatch-logs'],
   'open-incident': ['dynamodb', 'ssm'],
-  remedy: ['ec2', 'ecr', 'eks', 'iam'],
-  'resolve-node': ['ec2', 'iam'],
+  remedy: ['ec2-query', 'ecr', 'eks', 'iam'],
+  'resolve-node': ['ec2-query', 'iam'],
   summarize: ['dynamodb', 's3'],
   verify: ['dynamodb'],
 };
@@ -37,6 +38,7 @@ const IAM_SERVICE: Record<string, string> = {
   'cloudwatch-logs': 'logs',
   dynamodb: 'dynamodb',
   ec2: 'ec2',
+  'ec2-query': 'ec2',
   ecr: 'ecr',
   eks: 'eks',
   iam: 'iam',

@@ -1,4 +1,3 @@
-import type { EC2Client } from '@aws-sdk/client-ec2';
 import type { ECRClient } from '@aws-sdk/client-ecr';
 import type { EKSClient } from '@aws-sdk/client-eks';
 import type { IAMClient } from '@aws-sdk/client-iam';
@@ -7,14 +6,15 @@ import * as z from 'zod/mini';
 import type { ChangeReader } from '../../core/change-records.js';
 import type { Finding } from '../../core/findings.js';
 import { type EcrImage, parseEcrImage } from '../../core/images.js';
+import type { Ec2Client } from '../ec2/commands.js';
 import type { NodeContext } from './node-context.js';
 
 /**
- * SDK clients the checks use. Each check function gets only the clients its group needs (`Pick`),
+ * Clients the checks use (EC2 through the lean EC2 Query client). Each check function gets only the clients its group needs (`Pick`),
  * so its Lambda loads only those SDK packages. ECR is per region (images may live elsewhere).
  */
 export interface CheckClients {
-  readonly ec2: EC2Client;
+  readonly ec2: Ec2Client;
   readonly iam: IAMClient;
   readonly eks: EKSClient;
   /** The change index (breaking changes indexed as EventBridge delivered them). */

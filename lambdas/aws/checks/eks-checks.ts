@@ -1,9 +1,4 @@
-import {
-  type _InstanceType,
-  DescribeInstanceTypesCommand,
-  DescribeNetworkInterfacesCommand,
-  type EC2Client,
-} from '@aws-sdk/client-ec2';
+import type { _InstanceType } from '@aws-sdk/client-ec2';
 import {
   DescribeAddonCommand,
   DescribeAddonVersionsCommand,
@@ -13,6 +8,7 @@ import {
   ResourceNotFoundException,
 } from '@aws-sdk/client-eks';
 import { type Finding, finding } from '../../core/findings.js';
+import { DescribeInstanceTypesCommand, DescribeNetworkInterfacesCommand, type Ec2Client } from '../ec2/commands.js';
 import type { NodeContext } from './node-context.js';
 
 const CORE_ADDONS = ['vpc-cni', 'kube-proxy', 'coredns'] as const;
@@ -143,7 +139,7 @@ export async function checkNodeAmi(
 }
 
 /** node.eni-capacity: ENIs and IPs per ENI of the instance type against what is attached and assigned. */
-export async function checkEniCapacity(ec2: EC2Client, node: NodeContext): Promise<Finding> {
+export async function checkEniCapacity(ec2: Ec2Client, node: NodeContext): Promise<Finding> {
   const id = 'node.eni-capacity';
   const t = (await ec2.send(new DescribeInstanceTypesCommand({ InstanceTypes: [node.instanceType as _InstanceType] })))
     .InstanceTypes?.[0];

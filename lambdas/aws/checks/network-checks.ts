@@ -1,22 +1,20 @@
-import {
-  DescribeRouteTablesCommand,
-  DescribeSecurityGroupsCommand,
-  type EC2Client,
-  paginateDescribeVpcEndpoints,
-  type RouteTable,
-  type SecurityGroup,
-  type VpcEndpoint,
-} from '@aws-sdk/client-ec2';
+import type { RouteTable, SecurityGroup, VpcEndpoint } from '@aws-sdk/client-ec2';
 import { freePrefixBlocks, parseCidr, parseIpv4 } from '../../core/cidr.js';
 import { type Finding, finding } from '../../core/findings.js';
 import { evaluate, namesPrincipal, type PolicyDocument } from '../../core/iam-policy.js';
 import { partitionOf } from '../../core/partition.js';
+import {
+  DescribeRouteTablesCommand,
+  DescribeSecurityGroupsCommand,
+  type Ec2Client,
+  paginateDescribeVpcEndpoints,
+} from '../ec2/commands.js';
 import type { NodeContext } from './node-context.js';
 import { subnetUsage } from './subnet-usage.js';
 
 /** The route table of a node's subnet: its own association, else the VPC's main table. */
 export async function nodeRouteTable(
-  ec2: EC2Client,
+  ec2: Ec2Client,
   node: Pick<NodeContext, 'subnetId' | 'vpcId'>,
 ): Promise<RouteTable | undefined> {
   const own = await ec2.send(
@@ -62,7 +60,7 @@ interface Egress {
 }
 
 /** vpc.endpoint.ecr-api, vpc.endpoint.ecr-dkr, vpc.endpoint.sg-443, vpc.endpoint.s3-gateway. */
-export async function checkEndpoints(ec2: EC2Client, input: NetworkFindingsInput): Promise<Finding[]> {
+export async function checkEndpoints(ec2: Ec2Client, input: NetworkFindingsInput): Promise<Finding[]> {
   const { node, region } = input;
   const rt = await nodeRouteTable(ec2, node);
   const route: Egress = { rt, egress: internetRoute(rt) };
@@ -84,7 +82,7 @@ export async function checkEndpoints(ec2: EC2Client, input: NetworkFindingsInput
   return out;
 }
 
-async function vpcEndpoints(ec2: EC2Client, vpcId: string): Promise<VpcEndpoint[]> {
+async function vpcEndpoints(ec2: Ec2Client, vpcId: string): Promise<VpcEndpoint[]> {
   const endpoints: VpcEndpoint[] = [];
   for await (const page of paginateDescribeVpcEndpoints(
     { client: ec2 },
@@ -164,7 +162,7 @@ function admits443(groups: readonly SecurityGroup[], node: NodeContext): boolean
 
 /** vpc.endpoint.sg-443: the security groups of the interface endpoints must admit 443 from the node. */
 async function endpointGroupsFinding(
-  ec2: EC2Client,
+  ec2: Ec2Client,
   node: NodeContext,
   interfaceEndpoints: readonly VpcEndpoint[],
 ): Promise<Finding> {
@@ -248,7 +246,7 @@ function s3GatewayFinding(
 }
 
 /** subnet.free-ips and subnet.free-prefix-blocks for the node's subnet. */
-export async function checkSubnet(ec2: EC2Client, input: NetworkFindingsInput): Promise<Finding[]> {
+export async function checkSubnet(ec2: Ec2Client, input: NetworkFindingsInput): Promise<Finding[]> {
   const { node, neededIps } = input;
   const { subnet, usage } = await subnetUsage(ec2, node.subnetId ?? '');
   const free = subnet.AvailableIpAddressCount ?? 0;

@@ -1,6 +1,6 @@
-import { DescribeInstancesCommand, type EC2Client } from '@aws-sdk/client-ec2';
 import { GetInstanceProfileCommand, type IAMClient } from '@aws-sdk/client-iam';
 import { clusterOfTags } from '../../core/node-tags.js';
+import { DescribeInstancesCommand, type Ec2Client } from '../ec2/commands.js';
 
 /** Everything the checks need to know about the node a failure happened on. */
 export interface NodeContext {
@@ -38,7 +38,7 @@ const INSTANCE_ID = /^i-[0-9a-f]{8,17}$/;
  * kubernetes.io/cluster/<name>=owned), or NodeNotInClusterError.
  */
 export async function resolveNode(
-  ec2: EC2Client,
+  ec2: Ec2Client,
   iam: IAMClient,
   node: string,
   cluster?: string,

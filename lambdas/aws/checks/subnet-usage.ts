@@ -1,15 +1,15 @@
+import type { Subnet } from '@aws-sdk/client-ec2';
+import type { SubnetUsage } from '../../core/cidr.js';
 import {
   DescribeSubnetsCommand,
-  type EC2Client,
+  type Ec2Client,
   GetSubnetCidrReservationsCommand,
   paginateDescribeNetworkInterfaces,
-  type Subnet,
-} from '@aws-sdk/client-ec2';
-import type { SubnetUsage } from '../../core/cidr.js';
+} from '../ec2/commands.js';
 
 /** What occupies a subnet's addresses: ENI addresses, delegated prefixes, CIDR reservations (with their ids). */
 export async function subnetUsage(
-  ec2: EC2Client,
+  ec2: Ec2Client,
   subnetId: string,
 ): Promise<{ subnet: Subnet; usage: SubnetUsage & { reservationIds: Record<string, string> } }> {
   const subnet = (await ec2.send(new DescribeSubnetsCommand({ SubnetIds: [subnetId] }))).Subnets?.[0];

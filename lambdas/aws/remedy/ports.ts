@@ -1,12 +1,4 @@
 import {
-  AuthorizeSecurityGroupIngressCommand,
-  CreateSubnetCidrReservationCommand,
-  DeleteSubnetCidrReservationCommand,
-  DescribeSecurityGroupsCommand,
-  type EC2Client,
-  RevokeSecurityGroupIngressCommand,
-} from '@aws-sdk/client-ec2';
-import {
   CreatePullThroughCacheRuleCommand,
   DeletePullThroughCacheRuleCommand,
   type ECRClient,
@@ -26,6 +18,14 @@ import type { ManagedPolicyPort, RecheckResult } from '../../core/remedy/managed
 import type { CacheRule, PullThroughCachePort } from '../../core/remedy/pull-through-cache.js';
 import type { IngressRule, SgIngressPort } from '../../core/remedy/sg-ingress.js';
 import { subnetUsage } from '../checks/subnet-usage.js';
+import {
+  AuthorizeSecurityGroupIngressCommand,
+  CreateSubnetCidrReservationCommand,
+  DeleteSubnetCidrReservationCommand,
+  DescribeSecurityGroupsCommand,
+  type Ec2Client,
+  RevokeSecurityGroupIngressCommand,
+} from '../ec2/commands.js';
 
 /** A re-run diagnosis check, reduced to what the apply path compares. */
 export async function recheckOf(run: () => Promise<Finding | Finding[]>, id: string): Promise<RecheckResult> {
@@ -65,7 +65,7 @@ export function iamPort(iam: IAMClient, recheck: () => Promise<RecheckResult>): 
 }
 
 /** EC2 side of add-sg-rule: rules are read from DescribeSecurityGroups, added and revoked by their exact spec. */
-export function sgPort(ec2: EC2Client, recheck: () => Promise<RecheckResult>): SgIngressPort {
+export function sgPort(ec2: Ec2Client, recheck: () => Promise<RecheckResult>): SgIngressPort {
   const spec = (sourceGroupId: string, port: number, description?: string) => [
     {
       IpProtocol: 'tcp',
@@ -110,7 +110,7 @@ export function sgPort(ec2: EC2Client, recheck: () => Promise<RecheckResult>): S
 }
 
 /** EC2 side of create-cidr-reservation. */
-export function cidrPort(ec2: EC2Client, recheck: () => Promise<RecheckResult>): CidrReservationPort {
+export function cidrPort(ec2: Ec2Client, recheck: () => Promise<RecheckResult>): CidrReservationPort {
   return {
     usage: async (subnetId) => (await subnetUsage(ec2, subnetId)).usage,
     async reserve(subnetId, cidr, description) {
