@@ -66,7 +66,10 @@ function bundledClients(name: string): string[] {
   });
   const packages = sdkClientPackages(r.metafile as BundleMetafile);
   // lib-dynamodb is the document client over client-dynamodb, not a client of its own.
-  return packages.filter((p) => p !== '@aws-sdk/lib-dynamodb').map((p) => p.replace(/^@aws-sdk\/client-/, ''));
+  return packages
+    .filter((p) => p !== '@aws-sdk/lib-dynamodb')
+    .map((p) => p.replace(/^@aws-sdk\/client-/, ''))
+    .sort();
 }
 
 describe('each Lambda bundle loads only the SDK clients its function uses', () => {
