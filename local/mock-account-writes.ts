@@ -140,12 +140,7 @@ function mockRolePolicyWrites(
 }
 
 /** EC2: ingress rules authorized on and revoked from security groups (duplicates and missing rules refused). */
-function mockSecurityGroupWrites(
-  account: AccountSnapshot,
-  ec2: AwsStub<Ec2Input, Ec2Output, EC2ClientResolvedConfig>,
-  on: Answer,
-  faults: WriteFaults,
-): void {
+function mockSecurityGroupWrites(account: AccountSnapshot, ec2: Ec2Double, on: Answer, faults: WriteFaults): void {
   const reverted = revertedBy(faults);
   const group = (id: string | undefined) => {
     const g = account.securityGroups.find((x) => x.GroupId === id);
