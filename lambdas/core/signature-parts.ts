@@ -34,7 +34,7 @@ export const REGISTRY =
   /\/v2\/|\/v1\/|registry|docker|\.dkr\.ecr\.|ecr\.[a-z][a-z]-|public\.ecr\.aws|gcr\.io|quay\.io|ghcr\.io|mcr\.microsoft|manifest|blob|credential provider/i;
 /** The node's sandbox (pause) image: any registry, any tag, and the scripts/units that fetch it. */
 export const SANDBOX =
-  /sandbox image|sandbox-image|sandbox_image|pause image|pod-infra-container-image|pod infra container image|\/pause\b|\bpause:\d|pause-windows|-pause:|-pause"|-pause@|pause.tar|cache-pause-container|kubernetes-pause/i;
+  /sandbox image|sandbox-image|sandbox_image|pause image|pod-infra-container-image|pod infra container image|\/pause\b|\bpause:\d|pause-windows|-pause:|-pause"|-pause@|pause.tar|cache-pause-container|kubernetes-pause|"pause"|for pause,|sandboxImage|pod_infra_container_image|podInfraContainerImage/i;
 /** The line reports a failure, not progress. */
 export const FAILURE =
   /fail|error|unable|cannot|can't|denied|refused|timeout|timed out|unavailable|exceeded|not found|unknown|BackOff|no space|panic|exited|no such|unauthorized|forbidden|EOF|reset by peer|unreachable|no route to host|x509|toomanyrequests|Too Many Requests|expired|connectex/i;
@@ -59,7 +59,7 @@ export function standaloneRefusal(message: string): boolean {
 }
 /** The network path to the registry failed. */
 export const UNREACHABLE =
-  /i\/o timeout|Client\.Timeout exceeded|request canceled|connection refused|no such host|network is unreachable|TLS handshake timeout|context deadline exceeded|connection reset|no route to host|Temporary failure in name resolution|unexpected EOF|: EOF\b|server misbehaving|dial tcp|timed out|API error \(5|500 Internal Server Error|502 Bad Gateway|503 Service Unavailable|504 Gateway Time|unexpected status code 5|unexpected HTTP status: 5|awaiting response headers|client connection lost|broken pipe/i;
+  /i\/o timeout|Client\.Timeout exceeded|request canceled|connection refused|no such host|network is unreachable|TLS handshake timeout|context deadline exceeded|connection reset|no route to host|Temporary failure in name resolution|unexpected EOF|: EOF\b|server misbehaving|dial tcp|timed out|API error \(5|500 Internal Server Error|502 Bad Gateway|503 Service Unavailable|504 Gateway Time|unexpected status code 5|unexpected HTTP status: 5|awaiting response headers|client connection lost|broken pipe|connectex|wsarecv|forcibly closed|proxyconnect tcp/i;
 /** Calls to the Kubernetes API server (their network errors are not registry errors). */
 export const API_SERVER =
   /\.eks\.amazonaws\.com|\/apis\/|\/api\/v1|\/version|\/healthz|\/leases\/|node-lease|update lease|ensure lease|apiserver/i;

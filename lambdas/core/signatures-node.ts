@@ -87,7 +87,7 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     cause:
       'the VPC CNI has no usable AWS credentials (IRSA / Pod Identity role, OIDC provider or node role) to manage ENIs',
     all: [
-      /WebIdentityErr|AssumeRoleWithWebIdentity|InvalidIdentityToken|NoCredentialProviders|EC2RoleRequestError|failed to refresh cached credentials|no EC2 IMDS role found|InvalidClientTokenId|ExpiredToken|SignatureDoesNotMatch|security token included in the request is invalid|169\.254\.170\.23/i,
+      /WebIdentityErr|AssumeRoleWithWebIdentity|InvalidIdentityToken|NoCredentialProviders|EC2RoleRequestError|failed to refresh cached credentials|no EC2 IMDS role found|InvalidClientTokenId|ExpiredToken|SignatureDoesNotMatch|security token included in the request is invalid|169\.254\.170\.23|AWS was not able to validate the provided access credentials/i,
       /ipamd|aws-node|aws-k8s-agent|amazon-vpc-cni|aws-cni|ec2:|NetworkInterface|DescribeInstances|AssignPrivateIp|\bENI/i,
     ],
     none: [/ecr:|ecr\.amazonaws|branch ENI|vpc-resource-controller/i],
@@ -178,7 +178,7 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     class: 'pid-exhaustion',
     cause: 'the node ran out of PIDs/threads: cannot create a process or OS thread (EAGAIN)',
     all: [
-      /failed to create new OS thread|pthread_create failed|errno=11\b|errno 11\b|error=11,|max user processes|InsufficientPID|insufficient PID|reclaim pids|cannot allocate memory: fork|Cannot fork|fork rejected by pids controller|create new native thread|create native thread|can't start new thread|Failed to create thread|Cannot create GC thread|Cannot create worker GC thread|pids limit reached|pids cgroup limit|low on resource: pids/i,
+      /failed to create new OS thread|pthread_create failed|errno=11\b|errno 11\b|error=11,|max user processes|InsufficientPID|insufficient PID|reclaim pids|cannot allocate memory: fork|Cannot fork|fork: retry|fork rejected by pids controller|create new native thread|create native thread|can't start new thread|Failed to create thread|Cannot create GC thread|Cannot create worker GC thread|pids limit reached|pids cgroup limit|low on resource: pids/i,
     ],
     // The Go runtime prints errno=12 (ENOMEM) for memory, not PIDs; it advises ulimit -u only for EAGAIN.
     none: [/errno=12\b/],

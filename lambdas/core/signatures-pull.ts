@@ -168,11 +168,20 @@ export const PULL_SIGNATURES: readonly Signature[] = [
   {
     id: 'runtime.sandbox-timeout',
     class: 'runtime-failure',
-    cause: 'the container runtime did not create the pod sandbox in time (CRI deadline exceeded)',
+    cause: 'the container runtime did not create the pod sandbox or container in time (CRI deadline exceeded)',
     all: [
-      /create pod sandbox|RunPodSandbox|create sandbox for pod|CreatePodSandbox/i,
+      /create pod sandbox|RunPodSandbox|create sandbox for pod|CreatePodSandbox|CreateContainer|create container|StartContainer|runContainer|container start failed/i,
       /DeadlineExceeded|context deadline exceeded/i,
     ],
+    filter: ['xceed'],
+  },
+  {
+    id: 'runtime.create-timeout',
+    class: 'runtime-failure',
+    cause:
+      'the container runtime did not create or start the container in time (kubelet: Error: context deadline exceeded)',
+    // kubelet's FailedToCreateContainer event carries the CRI status message alone; pull failures say ErrImagePull.
+    all: [/Error: context deadline exceeded/],
     filter: ['xceed'],
   },
   {

@@ -69,9 +69,11 @@ describe('field corpus', () => {
  * signatures; with 46 more field lines from 28 new sources, 219/251 = 87.3% before and 231/251 = 92.0%
  * after them. Round 3 (102 lines from 63 new sources, signatures from the programs' format strings):
  * 262/282 = 92.9% before and 264/282 = 93.6% after; with 44 more lines from 31 new sources and the
- * stale-PLEG, kubelet-JSON `err`, and image-context causes, 283/299 = 94.6%. A floor, not the goal (97%).
+ * stale-PLEG, kubelet-JSON `err`, and image-context causes, 283/299 = 94.6%; with bash's fork retry, CRI
+ * create/start timeouts, Windows socket errors, EC2 AuthFailure and pause-image names, 286/300 = 95.3%.
+ * A floor, not the goal (97%).
  */
-const HELD_OUT_FLOOR = 0.93;
+const HELD_OUT_FLOOR = 0.94;
 
 describe('fast path', () => {
   it('the pre-filter never hides a match: random mixes of signature fragments classify alike with and without it', () => {

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { classifyMessage } from '../../lambdas/core/classifier.js';
+
+/**
+ * More causes from the emitting programs: bash retries fork only on EAGAIN ("fork: retry:" whatever
+ * strerror follows), kubelet's CRI calls and its FailedToCreateContainer event, Go's Windows socket
+ * errors, EC2's AuthFailure, and the names a pause image goes by. Each with a look-alike.
+ */
+const classOf = (m: string) => classifyMessage(m).class;
+
+describe('PID exhaustion through bash', () => {
+  it('reads "fork: retry:" as EAGAIN from fork whatever errno text bash prints after it', () => {
+    expect(classOf('-bash: fork: retry: No child processes')).toBe('pid-exhaustion');
+    expect(classOf('bash: fork: retry: Resource temporarily unavailable')).toBe('pid-exhaustion');
+    expect(classOf('retry: waiting 5s before the next fetch')).toBe('unknown');
+  });
+});
+
+describe('the runtime timing out a container', () => {
+  it("reads kubelet's CreateContainer/StartContainer deadline and its bare event, not a pull's", () => {
+    expect(
+      classOf(
+        '"CreateContainer in sandbox from runtime service failed" err="rpc error: code = DeadlineExceeded desc = context deadline exceeded" podSandboxID="3f2a"',
+      ),
+    ).toBe('runtime-failure');
+    expect(classOf('Warning  Failed  2m  kubelet  Error: context deadline exceeded')).toBe('runtime-failure');
+    expect(
+      classOf('container start failed: RunContainerError: runContainer: operation timeout: context deadline exceeded'),
+    ).toBe('runtime-failure');
+    expect(classOf('Failed to create container with error: rpc error: code = 4 desc = context deadline exceeded')).toBe(
+      'runtime-failure',
+    );
+    expect(
+      classOf(
+        'Failed to pull image "acme/web:v1": rpc error: code = DeadlineExceeded desc = failed to pull and unpack image "docker.io/acme/web:v1": context deadline exceeded',
+      ),
+    ).not.toBe('runtime-failure');
+  });
+});
+
+describe('registry network errors as Windows nodes word them', () => {
+  it('reads connectex / wsarecv while pulling as unreachable, not outside a pull', () => {
+    expect(
+      classOf(
+        'Failed to pull image "mcr.microsoft.com/windows/servercore:ltsc2019": failed to do request: Head "https://mcr.microsoft.com/v2/windows/servercore/manifests/ltsc2019": read tcp 10.0.1.5:49710->204.79.197.219:443: wsarecv: An existing connection was forcibly closed by the remote host.',
+      ),
+    ).toBe('registry-unreachable');
+    expect(classOf('wsarecv: An existing connection was forcibly closed by the remote host.')).toBe('unknown');
+  });
+});
+
+describe('the VPC CNI with credentials EC2 rejects', () => {
+  it("reads EC2's AuthFailure for ipamd's calls as CNI permissions, not for other clients", () => {
+    expect(
+      classOf(
+        'Failed to call ec2:DescribeNetworkInterfaces for [eni-0b70601dc9523f511]: AuthFailure: AWS was not able to validate the provided access credentials',
+      ),
+    ).toBe('cni-permissions');
+    expect(classOf('aws s3 ls failed: AuthFailure: AWS was not able to validate the provided access credentials')).toBe(
+      'unknown',
+    );
+  });
+});
+
+describe('a pause image by any name', () => {
+  it('reads the bare "pause" image, the kubelet flag spellings and containerd/nodeadm sandboxImage', () => {
+    expect(
+      classOf(
+        'failed pulling image "pause": Error response from daemon: pull access denied for pause, repository does not exist or may require \'docker login\'',
+      ),
+    ).toBe('sandbox-image');
+    expect(
+      classOf('failed to resolve sandboxImage 602401143452.dkr.ecr.us-west-2.amazonaws.com/eks/pause: unauthorized'),
+    ).toBe('sandbox-image');
+    expect(classOf('Image "pause" already present on machine')).toBe('unknown');
+  });
+});
