@@ -5,7 +5,8 @@ import type { RecordedCluster } from './kube-api-server.js';
  * ConfigMap amazon-vpc-cni (resourceVersion precondition → 409), pod deletion with a uid precondition
  * (the aws-node DaemonSet then re-creates its pod on the node), and the Eviction API (policy/v1)
  * honouring PodDisruptionBudgets (429 with cause DisruptionBudget, as pkg/registry/core/pod/storage/
- * eviction.go answers). Objects are removed at once (no graceful-termination period).
+ * eviction.go answers). Objects are removed at once unless `evictedGoneAfterMs` gives evicted pods a
+ * termination period.
  * https://kubernetes.io/docs/concepts/scheduling-eviction/api-eviction/
  */
 type Obj = Record<string, unknown>;
@@ -45,6 +46,11 @@ const PATCH_TYPES = ['application/merge-patch+json', 'application/strategic-merg
 export interface ControllerBehaviour {
   /** The replacement pod is Ready this long after it is created; undefined: never Ready. @default 200 */
   awsNodeReadyAfterMs?: number;
+  /**
+   * An evicted pod terminates (deletionTimestamp set, still listed) this long before it is gone, as
+   * the kubelet takes the pod's grace period; undefined: gone at once.
+   */
+  evictedGoneAfterMs?: number;
 }
 
 export class ClusterWrites {
@@ -204,7 +210,22 @@ export class ClusterWrites {
       s.disruptionsAllowed -= 1;
       if (s.currentHealthy !== undefined) s.currentHealthy -= 1;
     }
-    this.remove(found);
+    this.terminate(found);
     return [201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 }];
+  }
+
+  /** The pod is gone at once, or terminates for `evictedGoneAfterMs` first. */
+  private terminate(found: { list: Obj[]; pod: Obj }): void {
+    const after = this.behaviour.evictedGoneAfterMs;
+    if (after === undefined) {
+      this.remove(found);
+      return;
+    }
+    found.pod.metadata = { ...meta(found.pod), deletionTimestamp: new Date().toISOString() };
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      if (found.list.includes(found.pod)) this.remove(found);
+    }, after);
+    this.timers.add(t);
   }
 }

@@ -93,6 +93,9 @@ export interface RunOptions {
   readonly approval?: 'approve' | 'reject' | 'timeout';
   /** The kill switch an operator sets while an approval request waits (before the approver answers). */
   readonly killSwitchDuringApproval?: 'on' | 'unreadable';
+  /** The answer to the drain after a failed restart (default: `approval`), and a kill switch set meanwhile. */
+  readonly drainApproval?: 'approve' | 'reject' | 'timeout';
+  readonly killSwitchDuringDrainApproval?: 'on' | 'unreadable';
   /** Service faults per Task state (throttling, 5xx …), raised under Step Functions' error names. */
   readonly taskFaults?: TaskFaults;
   /** The incident table (default: a fresh one). */
@@ -238,7 +241,10 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
   const approve = (state: string) => async (params: { FunctionName: string; Payload: Record<string, unknown> }) => {
     const fn = roles.functionOfState(state);
     await asStateMachine('Lambda', [{ action: 'lambda:InvokeFunction', resource: fn }], 'AWSLambdaException');
-    if (o.approval === 'timeout' || o.approval === undefined)
+    const drain = state === 'Request drain approval';
+    const answer = drain ? (o.drainApproval ?? o.approval) : o.approval;
+    const killSwitch = drain ? o.killSwitchDuringDrainApproval : o.killSwitchDuringApproval;
+    if (answer === 'timeout' || answer === undefined)
       throw Object.assign(new Error('States.Timeout'), { name: 'States.Timeout' });
     const env = roles.envOf(fn);
     await asRole(roles.roleOf(fn), async () =>
@@ -253,7 +259,7 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
         now: () => clock.t,
       }),
     );
-    if (o.killSwitchDuringApproval) c.setKillSwitch(o.killSwitchDuringApproval);
+    if (killSwitch) c.setKillSwitch(killSwitch);
     // A mail scanner fetches the link first (it must change nothing); then the approver opens the
     // page and presses a button, which POSTs the page's form: unsigned requests to the function URL.
     const link = /Review and decide: +(\S+)/.exec(c.published.at(-1)?.message ?? '')?.[1];
@@ -279,7 +285,7 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
     const form = new URLSearchParams(
       [...(await get()).body.matchAll(/name="(\w+)" value="([^"]*)"/g)].map((m) => [m[1], m[2]] as [string, string]),
     );
-    form.set('decision', o.approval);
+    form.set('decision', answer);
     const r = await http({
       method: 'POST',
       query: {},
@@ -360,6 +366,11 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
     'Act: gate': lambda('Act: gate', (i) =>
       actGate(actGateInputSchema.parse(i), { ddb: c.ddb, ssm: c.ssm, config, now: tick }),
     ),
+    'Drain: gate': lambda('Drain: gate', (i) =>
+      actGate(actGateInputSchema.parse(i), { ddb: c.ddb, ssm: c.ssm, config, now: tick }),
+    ),
+    'Request drain approval': approve('Request drain approval') as never,
+    'Drain node': lambda('Drain node', (i) => (o.kubernetes ?? unreachableCluster)(i)),
     'Request approval': approve('Request approval') as never,
     'Inspect cluster': lambda('Inspect cluster', (i) => (o.kubernetes ?? unreachableCluster)(i)),
     'Watch pods start': lambda('Watch pods start', (i) => (o.kubernetes ?? unreachableCluster)(i)),
@@ -367,13 +378,14 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
     'Prepare remedy': lambda('Prepare remedy', (i) => runRemedy(i, remedyDeps)),
     'Apply remedy': lambda('Apply remedy', (i) => runRemedy(i, remedyDeps)),
     'Check repair': lambda('Check repair', (i) => verifyRepair(i, { ddb: c.ddb, tableName: config.tableName })),
+    'Check restart': lambda('Check restart', (i) => verifyRepair(i, { ddb: c.ddb, tableName: config.tableName })),
     Summarize: summarize('Summarize'),
     'Record failure': summarize('Record failure'),
     Notify: notify('n') as never,
     'Notify failure': notify('f') as never,
     'Notify bare failure': notify('b') as never,
   };
-  for (const prefix of ['Probe', 'Act', 'Recheck probe', 'Verify probe']) {
+  for (const prefix of ['Probe', 'Act', 'Recheck probe', 'Verify probe', 'Drain recheck']) {
     handlers[`${prefix}: send command`] = sendCommand as never;
     handlers[`${prefix}: get result`] = getInvocation as never;
   }

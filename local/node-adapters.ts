@@ -123,10 +123,12 @@ const AFTER_RESTART = [
 
 /**
  * A node the demo does not run: canned answers shaped like the scripts' output. A runtime restart
- * (restart-runtime.sh's answer) releases leaked threads: the probe's PID findings pass after it.
+ * (restart-runtime.sh's answer) releases leaked threads: the probe's PID findings pass after it
+ * (unless `healsAfterRestart: false`: a leak the restart does not release).
  */
 export function simulatedNode(
   probeFindings: readonly { id: string; status: string; summary: string }[],
+  o: { readonly healsAfterRestart?: boolean } = {},
 ): LocalNodeBehaviour {
   let restarted = false;
   return {
@@ -137,7 +139,9 @@ export function simulatedNode(
       if (name === 'probeNode')
         return {
           status: 'Success',
-          stdout: simulatedProbe(restarted ? [...probeFindings, ...AFTER_RESTART] : probeFindings),
+          stdout: simulatedProbe(
+            restarted && o.healsAfterRestart !== false ? [...probeFindings, ...AFTER_RESTART] : probeFindings,
+          ),
         };
       if (name === 'collectLogs') return collectAnswer(parameters);
       if (name === 'restartRuntime') {

@@ -48,12 +48,21 @@ export function gateBlock(f: GateFacts): string | undefined {
 const READ_ONLY_ACTIONS: ReadonlySet<string> = new Set(['collect-logs']);
 
 /**
+ * Actions through the Kubernetes API, not the node: a node SSM can no longer reach is no sign that
+ * it healed, so a probe that could not run does not stop them (a clean probe does).
+ */
+const CLUSTER_SIDE_ACTIONS: ReadonlySet<string> = new Set(['drain-node']);
+
+/**
  * Whether the node still shows the class's failure, before an action that changes the node (only
- * for classes the probe can see): a node that healed meanwhile is not repaired or restarted.
+ * for classes the probe can see): a node that healed meanwhile is not repaired, restarted or drained.
  */
 function stillFailingBlock(f: GateFacts): string | undefined {
   if (READ_ONLY_ACTIONS.has(f.action) || !probeShowsClass(f.class)) return undefined;
-  if ('notRun' in f.probe) return `cannot tell whether the node still fails: ${f.probe.notRun}`;
+  if ('notRun' in f.probe)
+    return CLUSTER_SIDE_ACTIONS.has(f.action)
+      ? undefined
+      : `cannot tell whether the node still fails: ${f.probe.notRun}`;
   if (failingOnNode(f.class, f.probe.findings).length === 0) return `the node no longer fails: ${healthyNode(f.class)}`;
   return undefined;
 }

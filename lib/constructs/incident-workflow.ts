@@ -228,8 +228,10 @@ export function pollBudgets(pollInterval: Duration, maxPolls?: number) {
 }
 
 /**
- * The execution timeout: the longest path (probe, approval wait, action, verification window and
- * probe) plus an hour for the Lambda steps and retries; never less than 6 hours.
+ * The execution timeout: the longest path plus an hour for the Lambda steps and retries (the drain's
+ * at most 15 minutes included); never less than 6 hours. The longest path is PID exhaustion's: probe,
+ * collect logs, approval wait, probe, restart, verification window and probe, then the drain's
+ * approval wait and probe.
  */
 export function executionTimeout(
   approvalTimeout: Duration,
@@ -238,9 +240,9 @@ export function executionTimeout(
 ): Duration {
   const pollSeconds = (n: number) => n * (polling.pollInterval.toSeconds() + 2);
   const seconds =
-    pollSeconds(polling.probePolls) * 2 +
-    approvalTimeout.toSeconds() +
-    pollSeconds(polling.actPolls) +
+    pollSeconds(polling.probePolls) * 4 +
+    approvalTimeout.toSeconds() * 2 +
+    pollSeconds(polling.actPolls) * 2 +
     verificationWindow.toSeconds() +
     3600;
   return Duration.seconds(Math.max(seconds, Duration.hours(6).toSeconds()));

@@ -26,6 +26,7 @@ beforeEach(() => {
   server.seen.length = 0;
   server.cluster = recordedCluster();
   server.writes.behaviour.awsNodeReadyAfterMs = 200;
+  delete server.writes.behaviour.evictedGoneAfterMs;
 });
 
 async function run(request: Record<string, unknown>): Promise<KubernetesResult> {
@@ -35,6 +36,7 @@ async function remedy(kind: string, phase: 'prepare' | 'apply', node: object = {
   const r = await run({ action: 'remedy', phase, remedy: { kind }, node });
   return (r as { record: ApplyRecord }).record;
 }
+type Drained = Extract<KubernetesResult, { action: 'drain-node' }>;
 const writes = () => server.seen.filter((s) => s.method !== 'GET');
 const windowsIpam = () =>
   (server.cluster.vpcCniConfigMap as { data: Record<string, string> }).data['enable-windows-ipam'];
@@ -133,5 +135,32 @@ describe('node actions through the Kubernetes function', () => {
       pods: [{ namespace: 'default', name: 'nginx-7cdbb5f49f-2p6p2' }],
     });
     expect(e).toMatchObject({ evictions: { evicted: ['default/nginx-7cdbb5f49f-2p6p2'] } });
+  });
+
+  it('a drain waits for the evicted pods to leave and says how many are gone vs still terminating', async () => {
+    server.writes.behaviour.evictedGoneAfterMs = 150;
+    const gone = (await run({ action: 'drain-node', node: { privateDnsName: NODE } })) as Drained;
+    expect(gone.drain.evicted).toContain('default/cache-5f8d7b9c4-k2m4p');
+    expect(gone.drain.terminated).toEqual(gone.drain.evicted);
+    expect(gone.drain.terminating).toEqual([]);
+    server.cluster = recordedCluster();
+    server.writes.behaviour.evictedGoneAfterMs = 60_000;
+    const slow = (await handleKubernetesRequest(
+      kubernetesRequestSchema.parse({ cluster: 'prod', action: 'drain-node', node: { privateDnsName: NODE } }),
+      { ...deps, wait: { timeoutMs: 300, pollMs: 50 } },
+    )) as Drained;
+    expect(slow.drain.evicted).toContain('default/cache-5f8d7b9c4-k2m4p');
+    expect(slow.drain.terminating).toEqual(slow.drain.evicted);
+    expect(slow.drain.terminated).toEqual([]);
+  });
+
+  it('leaves a node someone else cordoned to them when asked (node auto repair drains it): nothing evicted', async () => {
+    const node = server.cluster.nodes.find((n) => (n.metadata as { name: string }).name === NODE) as {
+      spec?: Record<string, unknown>;
+    };
+    node.spec = { ...node.spec, unschedulable: true };
+    const d = await run({ action: 'drain-node', node: { privateDnsName: NODE }, skipIfCordoned: true });
+    expect(d).toMatchObject({ drain: { leftToOthers: true, evicted: [], cordon: { before: true, changed: false } } });
+    expect(writes()).toEqual([]);
   });
 });

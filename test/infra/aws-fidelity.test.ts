@@ -85,8 +85,8 @@ describe('AWS fidelity of the template', () => {
         .Properties,
     );
     const sends = definition.match(/\\"DocumentName.\$\\":[^}]*\}/g) ?? [];
-    // Probe, Act, Recheck probe (after an approval), Verify probe.
-    expect(sends.length).toBe(4);
+    // Probe, Act, Recheck probe (after an approval), Verify probe, Drain recheck (before a drain).
+    expect(sends.length).toBe(5);
     for (const send of sends) expect(send).toContain('\\"DocumentVersion\\":\\"$LATEST\\"');
   });
 
@@ -100,9 +100,10 @@ describe('AWS fidelity of the template', () => {
           )?.Properties
         : {},
     );
-    // The approval task's TimeoutSeconds is the 7 days; the execution's is the largest.
+    // The approval task's TimeoutSeconds is the 7 days; the execution's is the largest: two approval
+    // waits (the restart's, then the drain's), two actions, four probes and the window.
     const timeout = Math.max(...[...definition.matchAll(/\\"TimeoutSeconds\\":(\d+)/g)].map((m) => Number(m[1])));
-    expect(timeout).toBeGreaterThan(sevenDays * 60 + 132 * 5 + 2 * 36 * 5 + 120);
+    expect(timeout).toBeGreaterThan(2 * sevenDays * 60 + 2 * 132 * 5 + 4 * 36 * 5 + 120);
     expect(executionTimeout(Duration.hours(1), Duration.minutes(2), pollBudgets(Duration.seconds(5))).toHours()).toBe(
       6,
     );

@@ -47,4 +47,14 @@ describe('the gate right before Act (issue 12, finding 5)', () => {
     expect(gateBlock(facts({ action: 'collect-logs', probe: { findings: [pids('pass')] } }))).toBeUndefined();
     expect(gateBlock(facts({ action: 'collect-logs', killSwitch: true }))).toBe('kill switch is on');
   });
+
+  it('a drain goes through the Kubernetes API: a node SSM cannot reach is drained, a healed one is not', () => {
+    const drain = (over: Partial<GateFacts>) => gateBlock(facts({ action: 'drain-node', ...over }));
+    expect(drain({ probe: { notRun: 'the probe before acting did not run (NotManaged)' } })).toBeUndefined();
+    expect(drain({ probe: { findings: [pids('pass')] } })).toBe(
+      'the node no longer fails: PID/thread use back under the limit',
+    );
+    expect(drain({ killSwitch: true })).toBe('kill switch is on');
+    expect(drain({ affectedNodes: 4 })).toMatch(/^breaker: /);
+  });
 });

@@ -1,6 +1,6 @@
 import { drainSelection, evictableStuckPods, type PodSelection, podKey } from '../../core/kubernetes-actions.js';
 import { asStuckPod, type PodObject } from '../../core/stuck-pods.js';
-import { type CordonRecord, cordonNode } from './actions.js';
+import { type CordonRecord, cordonNode, type WaitOptions } from './actions.js';
 import { type ClusterApi, PodDisruptionBudgetError } from './cluster-api.js';
 
 /** What happened to each pod an eviction run touched. */
@@ -53,24 +53,89 @@ export interface DrainReport extends EvictionReport {
   readonly cordon: CordonRecord;
   /** Pods no controller would re-create: a drain without force leaves them and says so. */
   readonly unmanaged: readonly string[];
-  /** Every pod that had to leave was evicted. */
+  /** Evicted pods that left the node (terminated) while the drain waited. */
+  readonly terminated: readonly string[];
+  /** Evicted pods still on the node (terminating) when the wait ended. */
+  readonly terminating: readonly string[];
+  /** How long the drain waited for the evicted pods to leave. */
+  readonly waitedSeconds: number;
+  /** The node was cordoned before: someone else (node auto repair, an operator) drains it; nothing evicted. */
+  readonly leftToOthers: boolean;
+  /** Every pod that had to leave was evicted and is gone from the node. */
   readonly complete: boolean;
+}
+
+export interface DrainOptions extends WaitOptions {
+  /** Leave a node that was already cordoned to whoever cordoned it (no double action). @default false */
+  readonly skipIfCordoned?: boolean;
 }
 
 /**
  * Drains a node for replacement: cordons it, then evicts its pods through the Eviction API so
- * PodDisruptionBudgets are honoured. DaemonSet and mirror pods stay; a budget's refusal (429) and
+ * PodDisruptionBudgets are honoured, and waits until the evicted pods have left the node (their
+ * grace period) or the timeout passes. DaemonSet and mirror pods stay; a budget's refusal (429) and
  * unmanaged pods are reported, never forced. The node stays cordoned for its replacement.
  */
-export async function drainNode(api: ClusterApi, nodeName: string): Promise<DrainReport> {
+export async function drainNode(api: ClusterApi, nodeName: string, o: DrainOptions = {}): Promise<DrainReport> {
   const cordon = await cordonNode(api, nodeName);
+  const none = { terminated: [], terminating: [], waitedSeconds: 0 };
+  if (cordon.before && o.skipIfCordoned)
+    return {
+      evicted: [],
+      gone: [],
+      blocked: [],
+      failed: [],
+      skipped: [],
+      unmanaged: [],
+      cordon,
+      ...none,
+      leftToOthers: true,
+      complete: false,
+    };
   const pods = (await api.podsOnNode(nodeName)).filter((p) => p.spec?.nodeName === nodeName);
   const selection = drainSelection(pods);
   const report = await evictAll(api, selection);
+  const uids = new Map(selection.evict.map((p) => [podKey(p), p.metadata?.uid]));
+  const left = report.evicted.length ? await waitForLeaving(api, nodeName, report.evicted, uids, o) : none;
   return {
     ...report,
     cordon,
     unmanaged: selection.unmanaged,
-    complete: report.blocked.length === 0 && report.failed.length === 0 && selection.unmanaged.length === 0,
+    ...left,
+    leftToOthers: false,
+    complete:
+      report.blocked.length === 0 &&
+      report.failed.length === 0 &&
+      selection.unmanaged.length === 0 &&
+      left.terminating.length === 0,
   };
+}
+
+/** Waits until the evicted pods (same uid) are no longer on the node, or the timeout passes. */
+async function waitForLeaving(
+  api: ClusterApi,
+  nodeName: string,
+  evicted: readonly string[],
+  uids: ReadonlyMap<string, string | undefined>,
+  o: WaitOptions,
+): Promise<{ terminated: string[]; terminating: string[]; waitedSeconds: number }> {
+  const clock = o.clock ?? Date.now;
+  const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const start = clock();
+  for (;;) {
+    const present = new Set(
+      (await api.podsOnNode(nodeName))
+        .filter((p) => p.spec?.nodeName === nodeName && uids.get(podKey(p)) === p.metadata?.uid)
+        .map(podKey),
+    );
+    const terminating = evicted.filter((k) => present.has(k));
+    const waited = clock() - start;
+    if (terminating.length === 0 || waited >= (o.timeoutMs ?? 120_000))
+      return {
+        terminated: evicted.filter((k) => !present.has(k)),
+        terminating,
+        waitedSeconds: Math.round(waited / 1000),
+      };
+    await sleep(o.pollMs ?? 2_000);
+  }
 }

@@ -45,7 +45,8 @@ const nodeAction = <A extends 'cordon' | 'uncordon' | 'drain-node'>(action: A) =
   z.object({ action: z.literal(action), cluster, node: resolvedNode, cordoned: cordonRecord.optional() });
 const cordonRequest = nodeAction('cordon');
 const uncordonRequest = nodeAction('uncordon');
-const drainRequest = nodeAction('drain-node');
+/** skipIfCordoned: a node someone else cordoned is left to them (node auto repair, an operator). */
+const drainRequest = nodeAction('drain-node').extend({ skipIfCordoned: z.boolean().optional() });
 const evictRequest = z.object({
   action: z.literal('evict-stuck-pods'),
   cluster,
@@ -134,7 +135,13 @@ async function act(
     case 'uncordon':
       return { action: 'uncordon', cordon: await uncordonNode(api, request.node.privateDnsName, request.cordoned) };
     case 'drain-node':
-      return { action: 'drain-node', drain: await drainNode(api, request.node.privateDnsName) };
+      return {
+        action: 'drain-node',
+        drain: await drainNode(api, request.node.privateDnsName, {
+          ...deps.wait,
+          ...(request.skipIfCordoned ? { skipIfCordoned: true } : {}),
+        }),
+      };
     case 'evict-stuck-pods':
       return {
         action: 'evict-stuck-pods',

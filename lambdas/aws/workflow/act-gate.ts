@@ -14,6 +14,17 @@ export class ActBlockedError extends Error {
   override readonly name = 'ActBlockedError';
 }
 
+/** The gate's reason from a caught ActBlockedError: a Lambda error's Cause is its JSON error document. */
+export function blockedReason(e: { Error?: string; Cause?: string }): string {
+  try {
+    const doc = JSON.parse(e.Cause ?? '') as { errorMessage?: unknown };
+    if (typeof doc.errorMessage === 'string') return doc.errorMessage;
+  } catch {
+    // not JSON: the cause is the message itself
+  }
+  return e.Cause ?? e.Error ?? 'refused';
+}
+
 const commandResult = z.object({ status: z.string() }).passthrough();
 
 /** The workflow state as "Act: gate" receives it (the fields it reads; the rest passes by). */

@@ -1,5 +1,6 @@
 import { DescribeNodegroupCommand, type EKSClient } from '@aws-sdk/client-eks';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { type DrainPlan, planDrain } from '../../core/drain.js';
 import type { Finding } from '../../core/findings.js';
 import { nodeTrust } from '../../core/node-trust.js';
 import { decide, type Plan, type PlannedAction } from '../../core/policy.js';
@@ -68,6 +69,8 @@ export interface DecideOutput {
   readonly followUp: NodeCommand | null;
   /** Size of the node's node group (0: unknown): the gate before Act re-reads the breaker with it. */
   readonly nodeGroupSize: number;
+  /** PID exhaustion: the cordon and drain asked for when the runtime restart fails verification, or null. */
+  readonly drain: DrainPlan | null;
 }
 
 /** A planned node action as the Act step sends it. */
@@ -120,12 +123,15 @@ export async function decideIncident(input: DecideInput, deps: DecideDeps): Prom
   });
   const reasons: string[] = [...trust.reasons];
   let nodeGroupSize = 0;
+  let nodeAutoRepair: boolean | undefined;
   if (input.node?.nodegroupName) {
     try {
       const ng = await deps.eks.send(
         new DescribeNodegroupCommand({ clusterName: input.cluster, nodegroupName: input.node.nodegroupName }),
       );
       nodeGroupSize = ng.nodegroup?.scalingConfig?.desiredSize ?? 0;
+      // Node auto repair is off unless nodeRepairConfig.enabled says otherwise (EKS API reference).
+      nodeAutoRepair = ng.nodegroup?.nodeRepairConfig?.enabled === true;
     } catch (e) {
       findings.push({
         id: 'eks.nodegroup-size',
@@ -175,6 +181,16 @@ export async function decideIncident(input: DecideInput, deps: DecideDeps): Prom
     nodeAction: nodeCommand(plan.nodeAction, input, deps),
     followUp: nodeCommand(plan.followUp, input, deps),
     nodeGroupSize,
+    drain:
+      planDrain({
+        mode: deps.config.modes[input.class],
+        killSwitch: input.open.gate.killSwitch,
+        restart: plan.actions.find((a) => a.id === 'restart-runtime')?.disposition,
+        instanceId: trust.instanceId,
+        nodegroupName: input.node?.nodegroupName,
+        nodeAutoRepair,
+        findings,
+      }) ?? null,
   };
 }
 

@@ -2,6 +2,7 @@ import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { DrainPlan } from '../../core/drain.js';
 import type { Finding } from '../../core/findings.js';
 import type { PlannedAction } from '../../core/policy.js';
 import type { CommandResult } from '../../core/probe.js';
@@ -10,10 +11,12 @@ import type { PlannedRemedy } from '../../core/remedy/plan.js';
 import { type ActionRecord, type ApprovalRecord, outputExcerpt, renderSummary } from '../../core/summary.js';
 import type { IncidentInput, WorkflowConfig } from '../../core/workflow-config.js';
 import { clusterActionKey, incidentRunKey, lockKey, nodeCooldownKey } from '../incident-table.js';
+import { blockedReason } from './act-gate.js';
 import { type Reservation, releaseReservation } from './reservations.js';
+import { type DrainState, drainAction, drainOf, settleDrain, withDrain } from './summarize-drain.js';
 import type { Verification } from './verify.js';
 
-export interface SummarizeInput extends IncidentInput {
+export interface SummarizeInput extends IncidentInput, DrainState {
   /** Set by the workflow's first state from the context object. */
   readonly execution: { readonly arn: string; readonly startedAt?: string };
   readonly open?: { openedAt?: number; region?: string };
@@ -26,6 +29,7 @@ export interface SummarizeInput extends IncidentInput {
     reasons?: string[];
     nodeAction?: { id: string; documentName: string } | null;
     remedy?: PlannedRemedy | null;
+    drain?: DrainPlan | null;
   };
   /** "Prepare remedy": the re-check and the dry-run diff. */
   readonly remedyPrepared?: ApplyRecord;
@@ -167,8 +171,10 @@ function singleOutcomeOf(s: SummarizeInput): { outcome: string; nextStep: string
 /** Summarize and record: evidence JSON + Markdown in S3, a history row linking both, action bookkeeping, lock release. */
 export async function summarizeIncident(s: SummarizeInput, deps: SummarizeDeps) {
   const now = deps.now();
-  const { outcome, nextStep, actionStatus } = outcomeOf(s);
-  const summary = summaryOf(s, { outcome, nextStep, actions: actionRecords(s, actionStatus) });
+  const drain = drainOf(s);
+  const { outcome, nextStep, actionStatus } = withDrain(outcomeOf(s), drain);
+  const actions = [...actionRecords(s, actionStatus), ...(drain ? [drainAction(s, drain)] : [])];
+  const summary = summaryOf(s, { outcome, nextStep, actions });
   const keys = await storeSummary(s, summary, deps);
   await recordHistory(s, { outcome, ...keys }, now, deps);
   await settleNodeActions(s, deps);
@@ -293,6 +299,9 @@ async function settleNodeActions(s: SummarizeInput, deps: SummarizeDeps): Promis
     await releaseReservation(reservation, { ddb: deps.ddb, tableName: deps.config.tableName });
   for (const run of [s.previous, s.plan?.nodeAction ? { nodeAction: s.plan.nodeAction, action: s.action } : undefined])
     if (run?.nodeAction && run.action) await recordNodeAction(s, run.nodeAction.id, run.action, deps);
+  const drainedAt = await settleDrain(s, { ddb: deps.ddb, tableName: deps.config.tableName });
+  if (drainedAt)
+    await recordNodeAction(s, 'drain-node', { sent: { commandId: 'kubernetes-api' }, sentAt: drainedAt }, deps);
 }
 
 /** Releases the incident lock if this execution still holds it (another execution may have taken it over). */
@@ -380,17 +389,6 @@ async function recordNodeAction(s: SummarizeInput, id: string, action: NodeActio
 /** The command reached the node (sent and not undeliverable): what it reserved stays spent. */
 function ranOnNode(a: NodeActionRun | undefined): boolean {
   return a?.sent?.commandId !== undefined && a.result?.status !== 'Undeliverable';
-}
-
-/** The gate's reason: a Lambda error's Cause is its JSON error document (errorMessage). */
-function blockedReason(e: { Error?: string; Cause?: string }): string {
-  try {
-    const doc = JSON.parse(e.Cause ?? '') as { errorMessage?: unknown };
-    if (typeof doc.errorMessage === 'string') return doc.errorMessage;
-  } catch {
-    // not JSON: the cause is the message itself
-  }
-  return e.Cause ?? e.Error ?? 'refused';
 }
 
 /** When the node action was sent (epoch ms), or `fallback` when the state does not say. */

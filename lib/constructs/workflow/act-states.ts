@@ -13,6 +13,7 @@ import {
 } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
 import { approvalStates } from './approval-states.js';
+import { drainStates } from './drain-states.js';
 import type { SsmCommand, SsmCommandProps } from './ssm-command.js';
 import { invokeNarrowed } from './tasks.js';
 
@@ -134,25 +135,32 @@ function isAction(id: string): Condition {
   return Condition.stringEquals('$.plan.nodeAction.id', id);
 }
 
-/** [Watch the stuck pods start | wait the window] → probe again → Check repair → summarize. */
+/**
+ * [Watch the stuck pods start | wait the window] → probe again → Check repair → summarize; a runtime
+ * restart is checked by "Check restart", after which a failed verification may ask for the drain
+ * (drain-states.ts; only with cluster access).
+ */
 function verifyStates(scope: Construct, p: ActStatesProps): IChainable {
-  const checkRepair = p.onError(
-    invokeNarrowed(
-      scope,
-      'Check repair',
-      p.verify,
-      TaskInput.fromObject({
-        'incidentKey.$': '$.incidentKey',
-        'class.$': '$.class',
-        'actionSentAt.$': '$.action.sentAt',
-        'verifyProbe.$': '$.verifyProbe.result',
-        'pods.$': '$.podSignal',
-      }),
-      ['verified', 'reason', 'nextStep'],
-      '$.verification',
-    ),
-  );
+  const check = (id: string) =>
+    p.onError(
+      invokeNarrowed(
+        scope,
+        id,
+        p.verify,
+        TaskInput.fromObject({
+          'incidentKey.$': '$.incidentKey',
+          'class.$': '$.class',
+          'actionSentAt.$': '$.action.sentAt',
+          'verifyProbe.$': '$.verifyProbe.result',
+          'pods.$': '$.podSignal',
+        }),
+        ['verified', 'reason', 'nextStep'],
+        '$.verification',
+      ),
+    );
+  const checkRepair = check('Check repair');
   checkRepair.next(p.summarize);
+  const drain = p.kubernetes ? drainStates(scope, { ...p, kubernetes: p.kubernetes }) : undefined;
   const verifyProbe = p
     .command('Verify probe', {
       documentPath: '$.open.commands.probeNode',
@@ -161,6 +169,8 @@ function verifyStates(scope: Construct, p: ActStatesProps): IChainable {
       notManaged: new Pass(scope, 'Verify probe: node not managed').next(p.summarize),
       onError: p.recordFailure,
       maxPolls: p.probePolls,
+      // A branch of the poll loop's own Choice: the pause repair's path takes no extra transition.
+      finalBranches: drain ? [{ when: isAction('restart-runtime'), next: check('Check restart').next(drain) }] : [],
     })
     .next(checkRepair);
   const verifyWindow = new Pass(scope, 'No pod signal', {

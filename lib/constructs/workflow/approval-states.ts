@@ -23,6 +23,11 @@ export interface ApprovalStatesProps {
   readonly approvalTimeout: Duration;
   /** Payload fields besides the incident's own (e.g. the remedy's dry-run diff). */
   readonly extraPayload?: Record<string, string>;
+  /**
+   * Where the answer goes in the state.
+   * @default '$.approval'
+   */
+  readonly resultPath?: string;
   /** Where an approval goes. */
   readonly onApproved: IChainable;
   /** Where a rejection or an expired deadline goes (no action). */
@@ -32,6 +37,7 @@ export interface ApprovalStatesProps {
 
 /** Request approval (task token, deadline) → Approved? → `onApproved`; rejected or expired: summarize. */
 export function approvalStates(scope: Construct, p: ApprovalStatesProps): TaskStateBase {
+  const answer = p.resultPath ?? '$.approval';
   const request = retried(
     new LambdaInvoke(scope, p.names.request, {
       lambdaFunction: p.requestApproval,
@@ -47,21 +53,21 @@ export function approvalStates(scope: Construct, p: ApprovalStatesProps): TaskSt
         'executionArn.$': '$$.Execution.Id',
       }),
       taskTimeout: Timeout.duration(p.approvalTimeout),
-      resultPath: '$.approval',
+      resultPath: answer,
       retryOnServiceExceptions: false,
     }),
     ['Lambda.TooManyRequestsException'],
   );
   const expired = new Pass(scope, p.names.expired, {
     result: Result.fromObject({ approved: false, reason: 'no answer before the approval deadline' }),
-    resultPath: '$.approval',
+    resultPath: answer,
   }).next(p.summarize);
   // Catches are tried in order: no answer by the deadline is not a failure, just no action.
   request.addCatch(expired, { errors: ['States.Timeout'], resultPath: '$.approvalError' });
   p.onError(request);
   request.next(
     new Choice(scope, p.names.approved)
-      .when(Condition.booleanEquals('$.approval.approved', true), p.onApproved)
+      .when(Condition.booleanEquals(`${answer}.approved`, true), p.onApproved)
       .otherwise(p.summarize),
   );
   return request;

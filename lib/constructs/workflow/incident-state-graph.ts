@@ -193,6 +193,7 @@ export class IncidentStateGraph extends StateMachineFragment {
           'followUp',
           'nodeGroupSize',
           'remedy',
+          'drain',
         ],
         '$.plan',
       ),

@@ -44,6 +44,12 @@ export interface SsmCommandProps {
    */
   readonly gate?: (scope: Construct, id: string) => TaskStateBase;
   /**
+   * Where a final status goes instead of `next()` when a condition holds (tried in order): a branch
+   * on the poll loop's own Choice costs no extra state transition.
+   * @default - every final status continues with next()
+   */
+  readonly finalBranches?: readonly { readonly when: Condition; readonly next: IChainable }[];
+  /**
    * Interval between GetCommandInvocation polls.
    * @default Duration.seconds(5)
    */
@@ -99,6 +105,7 @@ export class SsmCommand extends StateMachineFragment {
         timedOut,
       )
       .when(running, wait);
+    for (const b of props.finalBranches ?? []) finished.when(b.when, b.next);
     stamp.next(send).next(wait).next(get).next(count).next(finished);
     this.startState = stamp;
     // The poll timeout and the Choice's default (a final status) both continue with next().

@@ -1,0 +1,96 @@
+import type { Duration } from 'aws-cdk-lib';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { Choice, Condition, type IChainable, Pass, TaskInput, type TaskStateBase } from 'aws-cdk-lib/aws-stepfunctions';
+import type { Construct } from 'constructs';
+import { approvalStates } from './approval-states.js';
+import type { SsmCommand, SsmCommandProps } from './ssm-command.js';
+import { invokeNarrowed } from './tasks.js';
+
+/** Props of {@link drainStates}. */
+export interface DrainStatesProps {
+  /** The Kubernetes function (cordon and drain through the cluster's API). */
+  readonly kubernetes: IFunction;
+  /** The gate right before every action on a node (kill switch, cooldown, breaker, hourly cap). */
+  readonly actGate: IFunction;
+  readonly requestApproval: IFunction;
+  readonly approvalTimeout: Duration;
+  readonly probePolls: number;
+  readonly command: (id: string, props: Omit<SsmCommandProps, 'documentArns' | 'pollInterval'>) => SsmCommand;
+  readonly summarize: IChainable;
+  readonly recordFailure: IChainable;
+  readonly onError: <T extends TaskStateBase>(s: T) => T;
+}
+
+/** The verified runtime restart failed and Decide planned the drain for that case. */
+const DRAIN_ASKED = Condition.and(
+  Condition.booleanEquals('$.verification.verified', false),
+  Condition.isPresent('$.plan.drain.disposition'),
+  Condition.stringEquals('$.plan.drain.disposition', 'approve'),
+);
+
+/**
+ * PID exhaustion after a failed runtime restart: Request drain approval (what the restart left,
+ * who replaces the node) → probe again → "Drain: gate" (kill switch, cooldown, breaker, hourly cap,
+ * the node still failing) → Drain node (cordon, evictions honouring PodDisruptionBudgets, wait
+ * for the pods to leave; a node someone else cordoned is left to them) → summarize. pod-doctor
+ * never terminates the instance. Returns the Choice to enter after the restart's verification.
+ */
+export function drainStates(scope: Construct, p: DrainStatesProps): IChainable {
+  const drain = invokeNarrowed(
+    scope,
+    'Drain node',
+    p.kubernetes,
+    TaskInput.fromObject({ action: 'drain-node', 'cluster.$': '$.cluster', 'node.$': '$.node', skipIfCordoned: true }),
+    ['drain'],
+    '$.drainResult',
+  );
+  // No cluster access by now (access entry removed, API unreachable): recorded, the drain recommended.
+  drain.addCatch(p.summarize, { resultPath: '$.drainError' });
+  drain.next(p.summarize);
+  const gate = invokeNarrowed(
+    scope,
+    'Drain: gate',
+    p.actGate,
+    TaskInput.fromObject({
+      'class.$': '$.class',
+      'cluster.$': '$.cluster',
+      'execution.$': '$.execution',
+      'node.$': '$.node',
+      plan: { nodeAction: { id: 'drain-node' }, 'nodeGroupSize.$': '$.plan.nodeGroupSize' },
+      'recheck.$': '$.drainRecheck',
+    }),
+    ['sentAt', 'gate'],
+    '$.drainGate',
+  );
+  gate.addCatch(p.summarize, { errors: ['ActBlockedError'], resultPath: '$.drainBlocked' });
+  p.onError(gate).next(drain);
+  const recheck = p
+    .command('Drain recheck', {
+      documentPath: '$.open.commands.probeNode',
+      parametersPath: '$.open.commands.probeParameters',
+      resultPath: '$.drainRecheck',
+      // A node SSM cannot reach is still drained through the API (the gate knows).
+      notManaged: new Pass(scope, 'Drain recheck: node not managed').next(gate),
+      onError: p.recordFailure,
+      maxPolls: p.probePolls,
+    })
+    .next(gate);
+  const request = new Pass(scope, 'Drain request', {
+    parameters: {
+      'nodeAction.$': '$.plan.drain',
+      'findings.$': '$.plan.findings',
+      'reasons.$': 'States.Array($.verification.reason, $.plan.drain.replacement.text)',
+    },
+    resultPath: '$.drainRequest',
+  });
+  request.next(
+    approvalStates(scope, {
+      ...p,
+      names: { request: 'Request drain approval', expired: 'Drain approval expired', approved: 'Drain approved?' },
+      extraPayload: { 'plan.$': '$.drainRequest' },
+      resultPath: '$.drainApproval',
+      onApproved: recheck,
+    }),
+  );
+  return new Choice(scope, 'Drain after failed restart?').when(DRAIN_ASKED, request).otherwise(p.summarize);
+}
