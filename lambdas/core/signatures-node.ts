@@ -117,11 +117,21 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     class: 'ip-exhaustion',
     cause: 'ipamd has no free IP address or prefix for the pod (warm pool empty)',
     all: [
-      /no available IP|no available IPs|failed to assign an IP address|failed to assign an IPv4 address|failed to assign an IPv6 address|AssignPodIPv4Address: no|assignPodIPAddress: no|no free IP available in the|IP address pool is exhausted|ran out of IP|unable to allocate IP|range is full|no IP addresses available|does not have available addresses|Insufficient IP Addresses|no IPs available|no more IPs|no more free IP|IP addresses available: 0/i,
+      /no available IP|no available IPs|failed to assign an IP address|failed to assign an IPv4 address|failed to assign an IPv6 address|AssignPodIPv4Address: no|assignPodIPAddress: no|no free IP available in the|IP address pool is exhausted|ran out of IP|unable to allocate IP|range is full|no IP addresses available|does not have available addresses|Insufficient IP Addresses|no IPs available|no more IPs|no more free IP|IP addresses available: 0|pools are likely exhausted|IPAM allocated only 0/i,
     ],
     // Walking the prefixes, ipamd logs one "no free IP in the prefix" per full prefix and moves on.
     none: [/Get free IP from prefix failed/i],
-    filter: ['available IP', 'ailed', 'PodIP', 'free IP', 'xhausted', 'out of IP', 'address pool', 'sufficient'],
+    filter: [
+      'available IP',
+      'ailed',
+      'PodIP',
+      'free IP',
+      'xhausted',
+      'out of IP',
+      'address pool',
+      'sufficient',
+      'IPAM',
+    ],
   },
   {
     id: 'ip.pool-full',

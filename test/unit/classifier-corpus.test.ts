@@ -70,7 +70,8 @@ describe('field corpus', () => {
  * after them. Round 3 (102 lines from 63 new sources, signatures from the programs' format strings):
  * 262/282 = 92.9% before and 264/282 = 93.6% after; with 44 more lines from 31 new sources and the
  * stale-PLEG, kubelet-JSON `err`, and image-context causes, 283/299 = 94.6%; with bash's fork retry, CRI
- * create/start timeouts, Windows socket errors, EC2 AuthFailure and pause-image names, 286/300 = 95.3%.
+ * create/start timeouts, Windows socket errors, EC2 AuthFailure and pause-image names, 286/300 = 95.3%;
+ * with 30 more lines (Calico IPAM exhaustion, healthy lines sharing failure words), 287/301 = 95.3%.
  * A floor, not the goal (97%).
  */
 const HELD_OUT_FLOOR = 0.94;

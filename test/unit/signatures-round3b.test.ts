@@ -75,3 +75,15 @@ describe('a pause image by any name', () => {
     expect(classOf('Image "pause" already present on machine')).toBe('unknown');
   });
 });
+
+describe('IP exhaustion in another IPAM (Calico)', () => {
+  it('reads Calico IPAM handing out nothing, not its healthy block affinity lines', () => {
+    expect(classOf('Unable to autoassign an address - pools are likely exhausted. type="ipipTunnelAddress"')).toBe(
+      'ip-exhaustion',
+    );
+    expect(
+      classOf('failed to setup network for sandbox "3f2a": failed to request 1 IPv4 addresses. IPAM allocated only 0'),
+    ).toBe('ip-exhaustion');
+    expect(classOf('Trying affinity for 10.244.1.0/26 host="node-1"')).toBe('unknown');
+  });
+});
