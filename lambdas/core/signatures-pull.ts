@@ -94,7 +94,8 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     cause: 'the registry refused the pull credentials (node role ECR policy, repository policy or imagePullSecrets)',
     all: [
       AUTH,
-      /pull access denied|not authorized to perform: ecr:|GetAuthorizationToken|credential|docker login|CannotPullECRContainerError|registry|docker|daemon|image|pull|ecr|manifest|\/v2\/|token/i,
+      // The image-credential path, not any AWS SDK client: cert-manager or the autoscaler without credentials is no pull.
+      /pull access denied|not authorized to perform: ecr:|GetAuthorizationToken|credential provider|aws_credentials|while getting AWS credentials|ecr-credential|ECR credentials|docker login|CannotPullECRContainerError|registry|docker|daemon|image|pull|ecr|manifest|\/v2\/|token/i,
     ],
     filter: ['401', '403', 'uthori', 'orbidden', 'redential', 'uthenticat', 'enied', 'login', 'token', 'IMDS'],
     when: standaloneRefusal,
@@ -183,6 +184,16 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     // kubelet's FailedToCreateContainer event carries the CRI status message alone; pull failures say ErrImagePull.
     all: [/Error: context deadline exceeded/],
     filter: ['xceed'],
+  },
+  {
+    id: 'runtime.sandbox-failed',
+    class: 'runtime-failure',
+    cause: 'the runtime failed to create the pod sandbox for a reason no more specific signature names',
+    // Last among sandbox signatures: network, IP, pause-image and PID causes of the same event come first.
+    all: [
+      /Failed to create pod sandbox|Failed create pod sandbox|FailedCreatePodSandBox|CreatePodSandbox for pod|RunPodSandbox from runtime service failed|failed to start sandbox/i,
+    ],
+    filter: ['ailed'],
   },
   {
     id: 'image.not-found',

@@ -71,10 +71,11 @@ describe('field corpus', () => {
  * 262/282 = 92.9% before and 264/282 = 93.6% after; with 44 more lines from 31 new sources and the
  * stale-PLEG, kubelet-JSON `err`, and image-context causes, 283/299 = 94.6%; with bash's fork retry, CRI
  * create/start timeouts, Windows socket errors, EC2 AuthFailure and pause-image names, 286/300 = 95.3%;
- * with 30 more lines (Calico IPAM exhaustion, healthy lines sharing failure words), 287/301 = 95.3%.
+ * with 30 more lines (Calico IPAM exhaustion, healthy lines sharing failure words), 287/301 = 95.3%;
+ * with the sandbox-failure fallback and registry-auth's image-credential context, 291/304 = 95.7%.
  * A floor, not the goal (97%).
  */
-const HELD_OUT_FLOOR = 0.94;
+const HELD_OUT_FLOOR = 0.95;
 
 describe('fast path', () => {
   it('the pre-filter never hides a match: random mixes of signature fragments classify alike with and without it', () => {

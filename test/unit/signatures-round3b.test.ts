@@ -87,3 +87,44 @@ describe('IP exhaustion in another IPAM (Calico)', () => {
     expect(classOf('Trying affinity for 10.244.1.0/26 host="node-1"')).toBe('unknown');
   });
 });
+
+describe('a sandbox the runtime could not create, for a reason no other signature names', () => {
+  it('is runtime-failure, after the network, IP, pause-image and PID causes of the same event', () => {
+    expect(
+      classOf(
+        'Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for "kata" is configured',
+      ),
+    ).toBe('runtime-failure');
+    expect(
+      classOf(
+        'Failed to create pod sandbox: rpc error: code = Unknown desc = failed to create sandbox: mkdir /run/containerd/io.containerd.grpc.v1.cri/sandboxes/3f2a: read-only file system',
+      ),
+    ).toBe('runtime-failure');
+    expect(
+      classOf(
+        'Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox "3f2a": plugin type="aws-cni" name="aws-cni" failed (add): add cmd: failed to assign an IP address to container',
+      ),
+    ).toBe('ip-exhaustion');
+    expect(classOf('Normal  SandboxChanged  2m  kubelet  Pod sandbox changed, it will be killed and re-created.')).toBe(
+      'unknown',
+    );
+  });
+});
+
+describe('registry-auth needs the image-credential path, not any AWS SDK client without credentials', () => {
+  it("reads kubelet's ECR credential provider, not cert-manager's or the autoscaler's", () => {
+    expect(
+      classOf('while getting AWS credentials NoCredentialProviders: no valid providers in chain. Deprecated.'),
+    ).toBe('registry-auth');
+    expect(
+      classOf(
+        'Failed to generate AWS EC2 Instance Types: NoCredentialProviders: no valid providers in chain. Deprecated.',
+      ),
+    ).toBe('unknown');
+    expect(
+      classOf(
+        'failed to change Route 53 record set: operation error Route 53: ChangeResourceRecordSets, get identity: get credentials: failed to refresh cached credentials, no EC2 IMDS role found',
+      ),
+    ).toBe('unknown');
+  });
+});
