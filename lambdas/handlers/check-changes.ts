@@ -1,6 +1,10 @@
 import { changeIndexFromEnv } from '../aws/checks/change-index-client.js';
 import { runChangesGroup } from '../aws/checks/changes-group.js';
-import { checkHandler } from '../aws/checks/handler-kit.js';
+import type { CheckClients } from '../aws/checks/check-input.js';
+import { createCheckHandler } from '../aws/checks/handler-kit.js';
 
 /** Account checks, group "changes": the change index only (DynamoDB). */
-export const handler = checkHandler('changes', runChangesGroup, { changes: changeIndexFromEnv() });
+export const createHandler = (deps: Pick<CheckClients, 'changes'>, now?: () => Date) =>
+  createCheckHandler('changes', runChangesGroup, deps, now);
+
+export const handler = createHandler({ changes: changeIndexFromEnv() });

@@ -1,10 +1,14 @@
 import { ECRClient } from '@aws-sdk/client-ecr';
 import { changeIndexFromEnv } from '../aws/checks/change-index-client.js';
+import type { CheckClients } from '../aws/checks/check-input.js';
 import { runEcrGroup } from '../aws/checks/ecr-group.js';
-import { checkHandler, perRegion, sdkClient } from '../aws/checks/handler-kit.js';
+import { createCheckHandler, perRegion, sdkClient } from '../aws/checks/handler-kit.js';
 
 /** Account checks, group "ecr": ECR in the image's region, and the change index (lifecycle deletions). */
-export const handler = checkHandler('ecr', runEcrGroup, {
+export const createHandler = (deps: Pick<CheckClients, 'ecr' | 'changes'>, now?: () => Date) =>
+  createCheckHandler('ecr', runEcrGroup, deps, now);
+
+export const handler = createHandler({
   ecr: perRegion((region) => sdkClient(ECRClient, region)),
   changes: changeIndexFromEnv(),
 });

@@ -1,7 +1,11 @@
 import { EKSClient } from '@aws-sdk/client-eks';
+import type { CheckClients } from '../aws/checks/check-input.js';
 import { runEksGroup } from '../aws/checks/eks-group.js';
-import { checkHandler, sdkClient } from '../aws/checks/handler-kit.js';
+import { createCheckHandler, sdkClient } from '../aws/checks/handler-kit.js';
 import { Ec2QueryClient } from '../aws/ec2/client.js';
 
 /** Account checks, group "eks": EKS (add-ons, node group AMI) and EC2 (instance type ENI limits). */
-export const handler = checkHandler('eks', runEksGroup, { eks: sdkClient(EKSClient), ec2: new Ec2QueryClient() });
+export const createHandler = (deps: Pick<CheckClients, 'eks' | 'ec2'>, now?: () => Date) =>
+  createCheckHandler('eks', runEksGroup, deps, now);
+
+export const handler = createHandler({ eks: sdkClient(EKSClient), ec2: new Ec2QueryClient() });

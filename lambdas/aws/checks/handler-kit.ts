@@ -1,15 +1,20 @@
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { Tracer } from '@aws-lambda-powertools/tracer';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Finding } from '../../core/findings.js';
-import { type CheckClients, type CheckGroup, type GroupRunner, parseCheckInput } from './check-input.js';
+import { logger, metrics, tracer, withPowertools } from '../powertools.js';
+import {
+  type CheckClients,
+  type CheckGroup,
+  type CheckInput,
+  CheckInputError,
+  checkInputSchema,
+  type GroupRunner,
+  parseCheckInput,
+} from './check-input.js';
 
 // No SDK client is imported here: each check handler passes the client classes it uses, so its
 // bundle loads only those packages (test/infra/lean-bundles.test.ts holds every handler to that).
 
-export const logger = new Logger();
-export const tracer = new Tracer();
-const metrics = new Metrics();
+export { logger, tracer };
 
 /** Throttling is retried by the SDK (standard mode, exponential backoff) before a check reports `error`. */
 export const CLIENT_OPTIONS = { maxAttempts: 6 } as const;
@@ -32,15 +37,14 @@ export function perRegion<C>(create: (region: string) => C): (region: string) =>
   };
 }
 
-/** A Lambda handler for one check group: parse → run the group's checks → findings (and a metric each). */
-export function checkHandler<K extends keyof CheckClients>(
+/** One check group on parsed input: its checks → findings (and a metric each). */
+function runGroup<K extends keyof CheckClients>(
   group: CheckGroup,
   run: GroupRunner<K>,
   clients: Pick<CheckClients, K>,
-  now: () => Date = () => new Date(),
+  now: () => Date,
 ) {
-  return async (event: unknown): Promise<{ group: CheckGroup; findings: Finding[] }> => {
-    const input = parseCheckInput(event);
+  return async (input: CheckInput): Promise<{ group: CheckGroup; findings: Finding[] }> => {
     const findings = await run(input, clients, now());
     for (const f of findings) {
       const m = metrics.singleMetric();
@@ -50,4 +54,30 @@ export function checkHandler<K extends keyof CheckClients>(
     logger.info('checks done', { group, findings: findings.map((f) => ({ id: f.id, status: f.status })) });
     return { group, findings };
   };
+}
+
+/**
+ * The Lambda handler of one check group (`createHandler` of lambdas/handlers/check-*.ts): Powertools
+ * middleware, the check input schema, CheckInputError for an event it refuses.
+ */
+export function createCheckHandler<K extends keyof CheckClients>(
+  group: CheckGroup,
+  run: GroupRunner<K>,
+  clients: Pick<CheckClients, K>,
+  now: () => Date = () => new Date(),
+) {
+  return withPowertools(checkInputSchema, runGroup(group, run, clients, now), {
+    invalid: (message) => new CheckInputError(message),
+  });
+}
+
+/** One check group as a plain function of the raw input (the local runtime and the CLI call it in-process). */
+export function checkHandler<K extends keyof CheckClients>(
+  group: CheckGroup,
+  run: GroupRunner<K>,
+  clients: Pick<CheckClients, K>,
+  now: () => Date = () => new Date(),
+) {
+  const r = runGroup(group, run, clients, now);
+  return async (event: unknown) => r(parseCheckInput(event));
 }

@@ -1,14 +1,9 @@
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
-import { Tracer } from '@aws-lambda-powertools/tracer';
 import { parseWorkflowConfig, type WorkflowConfig } from '../../core/workflow-config.js';
 
-// The workflow functions' Powertools and configuration, without any SDK client: a function that
-// does not use the incident table (remedy) imports this, not runtime.ts.
+// The workflow functions' configuration, without any SDK client: a function that does not use the
+// incident table (remedy) imports this, not runtime.ts. Logger, Metrics and Tracer are the shared ones.
 
-export const logger = new Logger();
-export const metrics = new Metrics();
-export const tracer = new Tracer();
+export { logger, metrics, tracer } from '../powertools.js';
 
 let config: WorkflowConfig | undefined;
 /** The deployment's workflow configuration (WORKFLOW_CONFIG), parsed once. */
