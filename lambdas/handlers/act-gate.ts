@@ -1,9 +1,16 @@
 import { SSMClient } from '@aws-sdk/client-ssm';
-import { actGate, actGateInputSchema } from '../aws/workflow/act-gate.js';
-import { documentClient, tracer, workflowConfig } from '../aws/workflow/runtime.js';
+import { type ActGateDeps, actGate, actGateInputSchema } from '../aws/workflow/act-gate.js';
+import { documentClient, tracer, withPowertools, workflowConfig } from '../aws/workflow/runtime.js';
+
+/** Workflow step "Act: gate": re-read the safety limits and reserve the hourly-cap slot right before Act. */
+export const createHandler = (deps: () => ActGateDeps) =>
+  withPowertools(actGateInputSchema, async (input) => actGate(input, deps()));
 
 const ssm = tracer.captureAWSv3Client(new SSMClient({ maxAttempts: 6 }));
 
-/** Workflow step "Act: gate": re-read the safety limits and reserve the hourly-cap slot right before Act. */
-export const handler = async (event: unknown) =>
-  actGate(actGateInputSchema.parse(event), { ddb: documentClient(), ssm, config: workflowConfig(), now: Date.now });
+export const handler = createHandler(() => ({
+  ddb: documentClient(),
+  ssm,
+  config: workflowConfig(),
+  now: Date.now,
+}));

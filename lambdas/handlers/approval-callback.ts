@@ -1,43 +1,45 @@
+import { LambdaFunctionUrlSchema } from '@aws-lambda-powertools/parser/schemas/lambda';
 import { SFNClient } from '@aws-sdk/client-sfn';
-import type { LambdaFunctionURLEvent, LambdaFunctionURLResult } from 'aws-lambda';
-import { handleApprovalHttp } from '../aws/workflow/approval-page.js';
-import { documentClient, logger, tracer, workflowConfig } from '../aws/workflow/runtime.js';
+import type { LambdaFunctionURLResult } from 'aws-lambda';
+import { type ApprovalPageDeps, handleApprovalHttp } from '../aws/workflow/approval-page.js';
+import { documentClient, logger, tracer, withPowertools, workflowConfig } from '../aws/workflow/runtime.js';
 import { approvalSecret } from '../aws/workflow/secret.js';
+
+const HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'cache-control': 'no-store',
+  // The page's URL carries the link signature: never leak it, never frame the page.
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+};
+
+/** Function URL behind the review link: GET shows the approval page, POST from that page decides. */
+export const createHandler = (deps: () => Promise<ApprovalPageDeps>) =>
+  withPowertools(LambdaFunctionUrlSchema, async (event): Promise<LambdaFunctionURLResult> => {
+    const http = event.requestContext.http;
+    const body = event.body && event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+    const r = await handleApprovalHttp(
+      {
+        method: http.method,
+        query: event.queryStringParameters ?? {},
+        body: body?.slice(0, 16_384),
+        sourceIp: http.sourceIp,
+        userAgent: http.userAgent ?? '',
+      },
+      await deps(),
+    );
+    logger.info('approval endpoint', { method: http.method, statusCode: r.statusCode, sourceIp: http.sourceIp });
+    return { statusCode: r.statusCode, headers: { ...HEADERS, 'content-type': r.contentType }, body: r.body };
+  });
 
 const sfn = tracer.captureAWSv3Client(new SFNClient({ maxAttempts: 6 }));
 
-/** Function URL behind the review link: GET shows the approval page, POST from that page decides. */
-export const handler = async (event: LambdaFunctionURLEvent): Promise<LambdaFunctionURLResult> => {
-  const http = event.requestContext.http;
-  const body = event.body && event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-  const r = await handleApprovalHttp(
-    {
-      method: http.method,
-      query: event.queryStringParameters ?? {},
-      body: body?.slice(0, 16_384),
-      sourceIp: http.sourceIp,
-      userAgent: http.userAgent ?? '',
-    },
-    {
-      ddb: documentClient(),
-      tableName: workflowConfig().tableName,
-      secret: await approvalSecret(),
-      sfn,
-      now: Date.now,
-    },
-  );
-  logger.info('approval endpoint', { method: http.method, statusCode: r.statusCode, sourceIp: http.sourceIp });
-  return {
-    statusCode: r.statusCode,
-    headers: {
-      'content-type': r.contentType,
-      'cache-control': 'no-store',
-      // The page's URL carries the link signature: never leak it, never frame the page.
-      'referrer-policy': 'no-referrer',
-      'x-frame-options': 'DENY',
-      'content-security-policy':
-        "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
-    },
-    body: r.body,
-  };
-};
+export const handler = createHandler(async () => ({
+  ddb: documentClient(),
+  tableName: workflowConfig().tableName,
+  secret: await approvalSecret(),
+  sfn,
+  now: Date.now,
+}));

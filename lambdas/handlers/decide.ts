@@ -1,9 +1,26 @@
 import { EKSClient } from '@aws-sdk/client-eks';
-import { type DecideInput, decideIncident } from '../aws/workflow/decide.js';
-import { documentClient, tracer, workflowConfig } from '../aws/workflow/runtime.js';
+import * as z from 'zod';
+import { type DecideDeps, type DecideInput, decideIncident } from '../aws/workflow/decide.js';
+import { documentClient, tracer, withPowertools, workflowConfig } from '../aws/workflow/runtime.js';
+import { incidentInputSchema } from '../core/workflow-config.js';
+
+/**
+ * The workflow state Decide receives: the incident (validated as Open incident validates it), what
+ * Open incident found, the resolved node (or the error of Resolve node) and the diagnosis branches;
+ * the objects of earlier steps pass through as the state machine wrote them.
+ */
+export const decideEventSchema = z.looseObject({
+  ...incidentInputSchema.shape,
+  open: z.looseObject({ duplicate: z.boolean(), gate: z.looseObject({ mode: z.string() }) }),
+  node: z.looseObject({}).optional(),
+  resolveError: z.looseObject({ Error: z.string().optional(), Cause: z.string().optional() }).optional(),
+  diagnosis: z.array(z.looseObject({})),
+});
+
+/** Workflow step "Decide": findings → safety policy → plan. */
+export const createHandler = (deps: () => DecideDeps) =>
+  withPowertools(decideEventSchema, async (input) => decideIncident(input as unknown as DecideInput, deps()));
 
 const eks = tracer.captureAWSv3Client(new EKSClient({ maxAttempts: 6 }));
 
-/** Workflow step "Decide": findings → safety policy → plan. */
-export const handler = async (event: DecideInput) =>
-  decideIncident(event, { eks, ddb: documentClient(), config: workflowConfig(), now: Date.now });
+export const handler = createHandler(() => ({ eks, ddb: documentClient(), config: workflowConfig(), now: Date.now }));

@@ -1,71 +1,82 @@
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { Tracer } from '@aws-lambda-powertools/tracer';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EKSClient } from '@aws-sdk/client-eks';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { Context } from 'aws-lambda';
+import * as z from 'zod';
 import { AccountFactsLookup } from '../aws/account-facts.js';
 import { ChangeIndex } from '../aws/change-index.js';
 import { Ec2QueryClient } from '../aws/ec2/client.js';
 import { RejectStore } from '../aws/evidence-store.js';
 import { IncidentStore } from '../aws/incident-store.js';
-import { type IngestDeps, ingest } from '../aws/ingest-service.js';
+import { type IngestDeps, type IngestOutcome, ingest } from '../aws/ingest-service.js';
+import { logger, metrics, tracer, withPowertools } from '../aws/powertools.js';
 import { WorkflowStarter } from '../aws/workflow-starter.js';
 import { ingestConfig, ingestEnvSchema } from '../core/ingest-config.js';
 
-const logger = new Logger();
-const metrics = new Metrics();
-const tracer = new Tracer();
-const env = ingestEnvSchema.parse(process.env);
+/**
+ * The two events the function is subscribed to, by their envelope only: a CloudWatch Logs
+ * subscription payload (`awslogs.data`, read with a size limit by the domain) or an EventBridge
+ * event (CloudTrail API calls). What is inside is read record by record; unreadable records are kept.
+ */
+export const ingestEventSchema = z.union([
+  z.looseObject({ awslogs: z.looseObject({ data: z.string() }) }),
+  z.looseObject({ source: z.string(), 'detail-type': z.string(), detail: z.unknown() }),
+]);
 
-const ddb = DynamoDBDocumentClient.from(tracer.captureAWSv3Client(new DynamoDBClient({})), {
-  marshallOptions: { removeUndefinedValues: true },
-});
-const deps: IngestDeps = {
-  incidents: new IncidentStore(ddb, {
-    tableName: env.INCIDENT_TABLE_NAME,
-    windowMs: env.INCIDENT_WINDOW_MINUTES * 60_000,
-    retentionDays: env.HISTORY_RETENTION_DAYS,
-  }),
-  rejects: new RejectStore(tracer.captureAWSv3Client(new S3Client({})), env.EVIDENCE_BUCKET_NAME),
-  workflow: env.WORKFLOW_ARN
-    ? new WorkflowStarter(tracer.captureAWSv3Client(new SFNClient({})), env.WORKFLOW_ARN)
-    : undefined,
-  config: ingestConfig(env),
-  now: Date.now,
-  facts: new AccountFactsLookup(
-    tracer.captureAWSv3Client(new EKSClient({ maxAttempts: 6 })),
-    new Ec2QueryClient(),
-    env.WATCHED_CLUSTERS,
-    Date.now,
-  ),
-  changes: new ChangeIndex(ddb, env.INCIDENT_TABLE_NAME),
-};
+function publish(outcome: IngestOutcome): void {
+  const s = outcome.stats;
+  metrics.addMetric('RecordsReceived', MetricUnit.Count, s.received);
+  metrics.addMetric('RecordsClassified', MetricUnit.Count, s.classified);
+  metrics.addMetric('RecordsUnknown', MetricUnit.Count, s.unknown);
+  metrics.addMetric('RecordsRejected', MetricUnit.Count, s.rejected);
+  metrics.addMetric('CloudTrailOutOfScope', MetricUnit.Count, s.outOfScope);
+  metrics.addMetric('IncidentsOpened', MetricUnit.Count, outcome.incidentsOpened.length);
+  metrics.addMetric('IncidentsJoined', MetricUnit.Count, outcome.incidentsJoined.length);
+  for (const [cls, n] of Object.entries(s.byClass)) {
+    const m = metrics.singleMetric();
+    m.addDimension('class', cls);
+    m.addMetric('FailuresByClass', MetricUnit.Count, n);
+  }
+  if (s.rejected > 0) logger.warn('records rejected and kept', { rejected: s.rejected, key: outcome.rejectKey });
+  logger.info('ingested', { ...outcome });
+}
 
 /** CloudWatch Logs subscription payloads and EventBridge CloudTrail events → incidents. */
-export const handler = async (event: unknown, context: Context) => {
-  try {
+export const createHandler = (deps: IngestDeps) =>
+  withPowertools(ingestEventSchema, async (event, context) => {
     const outcome = await ingest(event, context.awsRequestId, deps);
-    const s = outcome.stats;
-    metrics.addMetric('RecordsReceived', MetricUnit.Count, s.received);
-    metrics.addMetric('RecordsClassified', MetricUnit.Count, s.classified);
-    metrics.addMetric('RecordsUnknown', MetricUnit.Count, s.unknown);
-    metrics.addMetric('RecordsRejected', MetricUnit.Count, s.rejected);
-    metrics.addMetric('CloudTrailOutOfScope', MetricUnit.Count, s.outOfScope);
-    metrics.addMetric('IncidentsOpened', MetricUnit.Count, outcome.incidentsOpened.length);
-    metrics.addMetric('IncidentsJoined', MetricUnit.Count, outcome.incidentsJoined.length);
-    for (const [cls, n] of Object.entries(s.byClass)) {
-      const m = metrics.singleMetric();
-      m.addDimension('class', cls);
-      m.addMetric('FailuresByClass', MetricUnit.Count, n);
-    }
-    if (s.rejected > 0) logger.warn('records rejected and kept', { rejected: s.rejected, key: outcome.rejectKey });
-    logger.info('ingested', { ...outcome });
+    publish(outcome);
     return outcome;
-  } finally {
-    metrics.publishStoredMetrics();
-  }
-};
+  });
+
+/** The function's clients and configuration, from its environment. */
+function liveDeps(): IngestDeps {
+  const env = ingestEnvSchema.parse(process.env);
+  const ddb = DynamoDBDocumentClient.from(tracer.captureAWSv3Client(new DynamoDBClient({})), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  return {
+    incidents: new IncidentStore(ddb, {
+      tableName: env.INCIDENT_TABLE_NAME,
+      windowMs: env.INCIDENT_WINDOW_MINUTES * 60_000,
+      retentionDays: env.HISTORY_RETENTION_DAYS,
+    }),
+    rejects: new RejectStore(tracer.captureAWSv3Client(new S3Client({})), env.EVIDENCE_BUCKET_NAME),
+    workflow: env.WORKFLOW_ARN
+      ? new WorkflowStarter(tracer.captureAWSv3Client(new SFNClient({})), env.WORKFLOW_ARN)
+      : undefined,
+    config: ingestConfig(env),
+    now: Date.now,
+    facts: new AccountFactsLookup(
+      tracer.captureAWSv3Client(new EKSClient({ maxAttempts: 6 })),
+      new Ec2QueryClient(),
+      env.WATCHED_CLUSTERS,
+      Date.now,
+    ),
+    changes: new ChangeIndex(ddb, env.INCIDENT_TABLE_NAME),
+  };
+}
+
+export const handler = createHandler(liveDeps());

@@ -1,4 +1,3 @@
-import { Logger } from '@aws-lambda-powertools/logger';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EKSClient } from '@aws-sdk/client-eks';
 import { SFNClient } from '@aws-sdk/client-sfn';
@@ -7,11 +6,11 @@ import * as z from 'zod';
 import { IncidentStore } from '../aws/incident-store.js';
 import { ClusterApi } from '../aws/kubernetes/cluster-api.js';
 import { endpointCache } from '../aws/kubernetes/endpoint.js';
-import { sweepClusters } from '../aws/kubernetes/sweep.js';
+import { type SweepDeps, sweepClusters } from '../aws/kubernetes/sweep.js';
 import { EksTokenCache } from '../aws/kubernetes/token.js';
+import { logger, withPowertools } from '../aws/powertools.js';
 import { WorkflowStarter } from '../aws/workflow-starter.js';
 
-const logger = new Logger();
 const env = z
   .object({
     AWS_REGION: z.string().default('us-east-1'),
@@ -31,7 +30,7 @@ const eks = new EKSClient({ maxAttempts: 6 });
 const endpoint = endpointCache(eks, env.AWS_REGION);
 const tokens = new EksTokenCache(() => eks.config.credentials());
 const ddb = DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } });
-const deps = {
+const deps: SweepDeps = {
   clusters: env.CLUSTERS,
   api: async (cluster: string) => new ClusterApi(await endpoint(cluster), tokens),
   incidents: new IncidentStore(ddb, {
@@ -44,9 +43,18 @@ const deps = {
   options: { trustedSandboxImages: env.TRUSTED_SANDBOX_IMAGES },
 };
 
+/**
+ * The EventBridge Scheduler invocation: the schedule sets no input, and nothing in the event decides
+ * what the sweep does (the configured clusters do).
+ */
+export const sweepEventSchema = z.unknown();
+
 /** Scheduled sweep: stuck pods that produced no log line open incidents through the ingest path. */
-export const handler = async () => {
-  const outcome = await sweepClusters(deps);
-  logger.info('kubernetes sweep done', { ...outcome });
-  return outcome;
-};
+export const createHandler = (d: SweepDeps) =>
+  withPowertools(sweepEventSchema, async () => {
+    const outcome = await sweepClusters(d);
+    logger.info('kubernetes sweep done', { ...outcome });
+    return outcome;
+  });
+
+export const handler = createHandler(deps);

@@ -1,15 +1,21 @@
 import { SSMClient } from '@aws-sdk/client-ssm';
-import { openIncident } from '../aws/workflow/open-incident.js';
-import { documentClient, tracer, workflowConfig } from '../aws/workflow/runtime.js';
+import * as z from 'zod';
+import { type OpenDeps, openIncident } from '../aws/workflow/open-incident.js';
+import { documentClient, tracer, withPowertools, workflowConfig } from '../aws/workflow/runtime.js';
 import { incidentInputSchema } from '../core/workflow-config.js';
+
+/** What the workflow's first task sends: the incident and the execution's id. */
+export const openIncidentEventSchema = z.object({ incident: incidentInputSchema, executionId: z.string().min(1) });
+
+/** Workflow step "Open incident": lock, gate inputs, action history. */
+export const createHandler = (deps: () => OpenDeps) =>
+  withPowertools(openIncidentEventSchema, async (e) => openIncident(e.incident, e.executionId, deps()));
 
 const ssm = tracer.captureAWSv3Client(new SSMClient({ maxAttempts: 6 }));
 
-/** Workflow step "Open incident": lock, gate inputs, action history. */
-export const handler = async (event: { incident: unknown; executionId: string }) =>
-  openIncident(incidentInputSchema.parse(event.incident), event.executionId, {
-    ddb: documentClient(),
-    ssm,
-    config: workflowConfig(),
-    now: Date.now,
-  });
+export const handler = createHandler(() => ({
+  ddb: documentClient(),
+  ssm,
+  config: workflowConfig(),
+  now: Date.now,
+}));

@@ -3,8 +3,17 @@ import { EKSClient } from '@aws-sdk/client-eks';
 import { IAMClient } from '@aws-sdk/client-iam';
 import { perRegion, sdkClient } from '../aws/checks/handler-kit.js';
 import { Ec2QueryClient } from '../aws/ec2/client.js';
-import { runRemedy } from '../aws/remedy/service.js';
-import { logger, workflowConfig } from '../aws/workflow/powertools.js';
+import { logger, withPowertools } from '../aws/powertools.js';
+import { type RemedyDeps, remedy, remedyInputSchema } from '../aws/remedy/service.js';
+import { workflowConfig } from '../aws/workflow/powertools.js';
+
+/** Workflow steps "Prepare remedy" (re-check and dry-run diff) and "Apply remedy" (change, verify, roll back). */
+export const createHandler = (deps: () => RemedyDeps) =>
+  withPowertools(remedyInputSchema, async (input) => {
+    const record = await remedy(input, deps());
+    logger.info('remedy', { remedy: record.remedy, status: record.status, reason: record.reason });
+    return record;
+  });
 
 // The remedies change and re-check IAM (policy attachments), EC2 (security group rules, CIDR
 // reservations), ECR (the Docker Hub pull-through cache rule) and read EKS (the role aws-node
@@ -16,9 +25,4 @@ const clients = {
   ecr: perRegion((region) => sdkClient(ECRClient, region)),
 };
 
-/** Workflow steps "Prepare remedy" (re-check and dry-run diff) and "Apply remedy" (change, verify, roll back). */
-export const handler = async (event: unknown) => {
-  const record = await runRemedy(event, { clients, config: workflowConfig(), now: Date.now });
-  logger.info('remedy', { remedy: record.remedy, status: record.status, reason: record.reason });
-  return record;
-};
+export const handler = createHandler(() => ({ clients, config: workflowConfig(), now: Date.now }));

@@ -1,20 +1,29 @@
 import { S3Client } from '@aws-sdk/client-s3';
-import { documentClient, metrics, tracer, workflowConfig } from '../aws/workflow/runtime.js';
-import { type SummarizeInput, summarizeIncident } from '../aws/workflow/summarize.js';
+import * as z from 'zod';
+import { documentClient, metrics, tracer, withPowertools, workflowConfig } from '../aws/workflow/runtime.js';
+import { type SummarizeDeps, type SummarizeInput, summarizeIncident } from '../aws/workflow/summarize.js';
+import { incidentInputSchema } from '../core/workflow-config.js';
+
+/**
+ * The workflow state Summarize and Record failure receive: the incident (validated as Open incident
+ * validates it) and the execution; the records of earlier steps (plan, remedy, action, approval …)
+ * pass through as the state machine wrote them.
+ */
+export const summarizeEventSchema = z.looseObject({
+  ...incidentInputSchema.shape,
+  execution: z.looseObject({ arn: z.string().min(1), startedAt: z.string().optional() }),
+});
+
+/** Workflow steps "Summarize" and "Record failure": evidence, history row, metrics, lock release. */
+export const createHandler = (deps: () => SummarizeDeps) =>
+  withPowertools(summarizeEventSchema, async (input) => summarizeIncident(input as unknown as SummarizeInput, deps()));
 
 const s3 = tracer.captureAWSv3Client(new S3Client({ maxAttempts: 6 }));
 
-/** Workflow steps "Summarize" and "Record failure": evidence, history row, metrics, lock release. */
-export const handler = async (event: SummarizeInput) => {
-  try {
-    return await summarizeIncident(event, {
-      ddb: documentClient(),
-      s3,
-      config: workflowConfig(),
-      metrics,
-      now: Date.now,
-    });
-  } finally {
-    metrics.publishStoredMetrics();
-  }
-};
+export const handler = createHandler(() => ({
+  ddb: documentClient(),
+  s3,
+  config: workflowConfig(),
+  metrics,
+  now: Date.now,
+}));

@@ -120,7 +120,11 @@ export function pathFor(input: RemedyInput, clients: RemedyClients): ApplyPath<u
 
 /** Prepare (re-check and dry-run diff) or apply (change, verify, roll back on failure) one remedy. */
 export async function runRemedy(raw: unknown, deps: RemedyDeps): Promise<ApplyRecord> {
-  const input = remedyInputSchema.parse(raw);
+  return remedy(remedyInputSchema.parse(raw), deps);
+}
+
+/** {@link runRemedy} on input already parsed with {@link remedyInputSchema}. */
+export async function remedy(input: RemedyInput, deps: RemedyDeps): Promise<ApplyRecord> {
   assertInScope(input.target, scopeOf(deps.config, input.cluster));
   return runApplyPath(pathFor(input, deps.clients), { dryRun: input.phase === 'prepare', now: deps.now });
 }

@@ -2,6 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { tracer } from './powertools.js';
 
+export { withPowertools } from '../powertools.js';
 export { logger, metrics, tracer, workflowConfig } from './powertools.js';
 
 let ddb: DynamoDBDocumentClient | undefined;

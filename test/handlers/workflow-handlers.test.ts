@@ -1,0 +1,113 @@
+import {
+  CloudWatchLogsClient,
+  CreateLogGroupCommand,
+  DescribeSubscriptionFiltersCommand,
+  PutRetentionPolicyCommand,
+} from '@aws-sdk/client-cloudwatch-logs';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { describe, expect, it } from 'vitest';
+import * as actGate from '../../lambdas/handlers/act-gate.js';
+import * as approvalCallback from '../../lambdas/handlers/approval-callback.js';
+import * as approvalRequest from '../../lambdas/handlers/approval-request.js';
+import * as decide from '../../lambdas/handlers/decide.js';
+import * as kubernetes from '../../lambdas/handlers/kubernetes.js';
+import * as logGroup from '../../lambdas/handlers/log-group-prerequisites.js';
+import * as openIncident from '../../lambdas/handlers/open-incident.js';
+import * as remedy from '../../lambdas/handlers/remedy.js';
+import * as resolveNode from '../../lambdas/handlers/resolve-node.js';
+import * as summarize from '../../lambdas/handlers/summarize.js';
+import * as verify from '../../lambdas/handlers/verify.js';
+import { simulatedProbe } from '../../local/node-adapters.js';
+import { lambdaContext } from '../support/lambda-context.js';
+
+/** Workflow and custom-resource functions as Lambda runs them: createHandler(deps), Powertools middleware, parser schema. */
+const CREDENTIALS = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'x' };
+const unused = () => {
+  throw new Error('a refused event must not reach the domain');
+};
+/** Dependencies that throw when touched: a refused event must not reach them. */
+const untouchable = new Proxy({}, { get: unused }) as never;
+
+describe('log-group-prerequisites: createHandler(logs)', () => {
+  const logs = new CloudWatchLogsClient({ region: 'eu-west-1', credentials: CREDENTIALS });
+  const event = (RequestType: string) => ({
+    RequestType,
+    ResourceProperties: {
+      ServiceToken: 'arn:aws:lambda:eu-west-1:111122223333:function:provider',
+      LogGroupName: '/eks/prod-eu/ipamd',
+      DestinationArn: 'arn:aws:lambda:eu-west-1:111122223333:function:ingest',
+      RetentionInDays: '90',
+    },
+  });
+
+  it('makes the log group ready on Create (the properties arrive as strings)', async () => {
+    const mock = mockClient(logs);
+    mock.on(CreateLogGroupCommand).resolves({});
+    mock.on(DescribeSubscriptionFiltersCommand).resolves({ subscriptionFilters: [] });
+    mock.on(PutRetentionPolicyCommand).resolves({});
+    const out = await logGroup.createHandler(logs)(event('Create'), lambdaContext());
+    expect(out).toEqual({ PhysicalResourceId: 'log-group-ready:/eks/prod-eu/ipamd', Data: { Created: 'true' } });
+    expect(mock.commandCalls(PutRetentionPolicyCommand)[0].args[0].input.retentionInDays).toBe(90);
+    mock.restore();
+  });
+
+  it('changes nothing on Delete', async () => {
+    const mock = mockClient(logs);
+    const out = await logGroup.createHandler(logs)(event('Delete'), lambdaContext());
+    expect(out).toEqual({ PhysicalResourceId: 'log-group-ready:/eks/prod-eu/ipamd' });
+    expect(mock.calls()).toHaveLength(0);
+    mock.restore();
+  });
+});
+
+describe('verify: createHandler(deps)', () => {
+  const ddb = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1', credentials: CREDENTIALS }));
+  // The probe-node answer of a healthy AL2023 node (the local runtime's node stand-in).
+  const probe = { status: 'Success', stdout: simulatedProbe([]) };
+
+  it('reads the incident row and verifies when no failure line came after the repair', async () => {
+    const mock = mockClient(ddb);
+    mock.on(GetCommand).resolves({ Item: { lastSeen: Date.parse('2026-11-30T09:00:00Z') } });
+    const out = await verify.createHandler(() => ({ ddb, tableName: 'incidents' }))(
+      { incidentKey: 'k', class: 'sandbox-image', actionSentAt: '2026-11-30T10:00:00Z', verifyProbe: probe },
+      lambdaContext(),
+    );
+    expect(mock.commandCalls(GetCommand)[0].args[0].input.TableName).toBe('incidents');
+    expect(out).toMatchObject({ verified: true });
+    mock.restore();
+  });
+});
+
+describe('an event the schema refuses never reaches the domain, and fails with a named error', () => {
+  it.each([
+    ['act-gate', () => actGate.createHandler(unused)],
+    ['open-incident', () => openIncident.createHandler(unused)],
+    ['remedy', () => remedy.createHandler(unused)],
+    ['verify', () => verify.createHandler(unused)],
+    ['kubernetes', () => kubernetes.createHandler({ endpoint: unused, tokens: { get: unused, invalidate: unused } })],
+    ['resolve-node', () => resolveNode.createHandler({ ec2: { send: unused }, iam: { send: unused } as never })],
+    ['log-group-prerequisites', () => logGroup.createHandler({ send: unused } as never)],
+    ['approval-request', () => approvalRequest.createHandler(unused)],
+    ['approval-callback', () => approvalCallback.createHandler(unused)],
+    ['decide', () => decide.createHandler(unused)],
+    ['summarize', () => summarize.createHandler(unused)],
+  ])('%s', async (_name, create) => {
+    await expect(create()({ unexpected: 'event' }, lambdaContext())).rejects.toMatchObject({ name: 'EventParseError' });
+  });
+
+  it('ingest (its module reads the function environment at import)', async () => {
+    Object.assign(process.env, {
+      INCIDENT_TABLE_NAME: 'incidents',
+      EVIDENCE_BUCKET_NAME: 'evidence-bucket',
+      INCIDENT_WINDOW_MINUTES: '30',
+      LOG_GROUP_CLUSTERS: '{}',
+      WATCHED_CLUSTERS: '["prod-eu"]',
+    });
+    const ingest = await import('../../lambdas/handlers/ingest.js');
+    await expect(ingest.createHandler(untouchable)({ records: [] }, lambdaContext())).rejects.toMatchObject({
+      name: 'EventParseError',
+    });
+  });
+});
