@@ -55,8 +55,10 @@ describe('a bundled handler calls AWS with the SDK it carries', () => {
       region: 'eu-west-1',
       node: { instanceId: 'i-0a1b2c3d4e5f60718', roleName: 'eks-node-role', securityGroupIds: [] },
     };
+    // The invocation context the Lambda runtime passes (Powertools reads it; its methods are not needed here).
+    const context = { functionName: 'pod-doctor-check-changes', awsRequestId: 'c6af9ac6-7b61-11e6-9a41-93e812345678' };
     const child = `const { handler } = await import(${JSON.stringify(pathToFileURL(join(dir, BUNDLE_FILE)).href)});
-process.stdout.write(JSON.stringify(await handler(${JSON.stringify(event)})));`;
+process.stdout.write(JSON.stringify(await handler(${JSON.stringify(event)}, ${JSON.stringify(context)})));`;
     const out = await new Promise<string>((resolve, reject) => {
       const p = spawn(process.execPath, ['--input-type=module', '-e', child], {
         cwd: dir,
