@@ -29,8 +29,12 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     id: 'disk.eviction',
     class: 'disk-full',
     cause: 'kubelet is evicting pods to reclaim node disk (ephemeral storage, nodefs or imagefs below threshold)',
-    all: [/ephemeral-storage|nodefs|imagefs/i, /reclaim|evict|low on resource/i],
-    filter: ['ephemeral', 'nodefs', 'imagefs'],
+    // The eviction manager acting, not kubelet's configuration (HardEvictionThresholds, MinReclaim) at start.
+    all: [
+      /ephemeral-storage|nodefs|imagefs|inodes/i,
+      /to reclaim|must evict|low on resource|evicted|evicting|EvictionThresholdMet/i,
+    ],
+    filter: ['ephemeral', 'nodefs', 'imagefs', 'inodes'],
   },
   {
     id: 'disk.pressure',

@@ -21,7 +21,7 @@ import { PULL_SIGNATURES } from './signatures-pull.js';
  * Bump CATALOGUE_VERSION whenever a signature is added, removed or changes meaning: incidents record
  * the version that classified them.
  */
-export const CATALOGUE_VERSION = '2026.11.11';
+export const CATALOGUE_VERSION = '2026.11.12';
 
 export { poolFull, type Signature, standaloneRefusal } from './signature-parts.js';
 
@@ -32,4 +32,7 @@ export const INFORMATIONAL: readonly RegExp[] = [
   /^Pulling image "|^pulling image "|^Pulling sandbox image/,
   /Successfully pulled image|Pulled successfully|already present on machine/i,
   /msg="PullImage|msg="ImageCreate event|msg="ImageUpdate event|msg="Pulled image|msg="RunPodSandbox for|msg="StartContainer for|msg="CreateContainer within sandbox/,
+  // Configuration dumps at start: containerd 1.x prints SandboxImage next to StreamIdleTimeout, kubelet its
+  // HardEvictionThresholds and MinReclaim; words of failures, none of them failing.
+  /Start cri plugin with config|starting cri plugin|UpdateRuntimeConfig with config|Creating Container Manager object based on Node Config/,
 ];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyMessage } from '../../lambdas/core/classifier.js';
+import { classify, classifyMessage } from '../../lambdas/core/classifier.js';
 
 /**
  * More causes from the emitting programs: bash retries fork only on EAGAIN ("fork: retry:" whatever
@@ -126,5 +126,24 @@ describe('registry-auth needs the image-credential path, not any AWS SDK client 
         'failed to change Route 53 record set: operation error Route 53: ChangeResourceRecordSets, get identity: get credentials: failed to refresh cached credentials, no EC2 IMDS role found',
       ),
     ).toBe('unknown');
+  });
+});
+
+describe('configuration dumps at start are not failures', () => {
+  it("keeps containerd's CRI config (pause image next to timeouts) and kubelet's eviction thresholds unknown", () => {
+    expect(
+      classify(
+        'Nov 30 10:00:00 ip-10-0-1-2 containerd[2840]: time="2026-11-30T10:00:00Z" level=info msg="Start cri plugin with config {PluginConfig:{ContainerdConfig:{Snapshotter:overlayfs DefaultRuntimeName:runc} SandboxImage:602401143452.dkr.ecr.us-west-2.amazonaws.com/eks/pause:3.5 StreamIdleTimeout:4h0m0s ImagePullProgressTimeout:5m0s}}"',
+      ).class,
+    ).toBe('unknown');
+    expect(
+      classify(
+        'I1130 10:00:00.925236    3412 container_manager_linux.go:270] "Creating Container Manager object based on Node Config" nodeConfig={"HardEvictionThresholds":[{"Signal":"nodefs.available","Operator":"LessThan","Value":{"Quantity":null,"Percentage":0.1},"GracePeriod":0,"MinReclaim":null}]}',
+      ).class,
+    ).toBe('unknown');
+    expect(classOf('eviction manager: attempting to reclaim resourceName="nodefs"')).toBe('disk-full');
+    expect(classOf('The node was low on resource: inodes. Threshold quantity: 32768, available: 1024.')).toBe(
+      'disk-full',
+    );
   });
 });
