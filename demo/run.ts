@@ -10,6 +10,7 @@ import { PROJECT_ROOT } from '../lib/constructs/paths.js';
 import { type AccountSnapshot, healthyAccount, NODE_ROLE } from '../local/account-snapshot.js';
 import type { LocalTable } from '../local/dynamo.js';
 import { localIngest } from '../local/ingest-runtime.js';
+import { LocalCluster } from '../local/local-cluster.js';
 import { AL2023_PAUSE, LocalNode, missingLocalNodePackages, REGISTRY_TOKEN } from '../local/local-node.js';
 import {
   definitionOf,
@@ -22,6 +23,7 @@ import {
 import { realNode, simulatedNode, simulatedPauseNode } from '../local/node-adapters.js';
 import { ecrTokenFollowsAccount } from '../local/node-credentials.js';
 import { synthesizedTemplate } from '../local/template.js';
+import { seededCluster } from './cluster-seeds.js';
 import { DEMO_CONFIG, type Scenario } from './scenarios.js';
 
 export interface ScenarioResult {
@@ -129,7 +131,9 @@ type WorkflowOutput = {
   plan?: { findings?: { id: string; status: string; summary: string }[]; nodeAction?: { id: string } | null };
   action?: { result?: { status: string } };
   remedyPrepared?: { remedy: string; status: string };
-  remedyApplied?: { remedy: string; status: string };
+  remedyApplied?: { remedy: string; status: string } | null;
+  /** The first remedy when the plan's follow-up remedy ran after it. */
+  remedyFirst?: { remedy: string; status: string };
   approval?: { approved?: boolean };
   /** The first node action, when the plan's follow-up ran after it. */
   previous?: { nodeAction?: { id: string }; action?: { result?: { status: string } } };
@@ -205,6 +209,7 @@ export async function runScenarios(scenarios: readonly Scenario[]): Promise<Scen
       const incidents = aggregate(events.flatMap((e) => readEvent(e, CONFIG, START).occurrences));
       const main = started.find((x) => x.class === s.expect.class) ?? started[0];
       const { behaviour, kind } = await nodeFor(s, stage, account);
+      const cluster = s.cluster && main ? await LocalCluster.start(seededCluster(s.cluster)) : undefined;
       const r: RunResult | undefined = main
         ? await runWorkflow(main, {
             account,
@@ -214,7 +219,8 @@ export async function runScenarios(scenarios: readonly Scenario[]): Promise<Scen
             table,
             modes: s.modes,
             approval: s.approval,
-          })
+            ...(cluster ? { kubernetes: cluster.kubernetes } : {}),
+          }).finally(() => cluster?.stop())
         : undefined;
       const out = (r?.output ?? {}) as WorkflowOutput;
       const findings = (out.plan?.findings ?? []).map((f) => ({ id: f.id, status: f.status, summary: f.summary }));
@@ -249,10 +255,14 @@ export async function runScenarios(scenarios: readonly Scenario[]): Promise<Scen
   return results;
 }
 
-/** The account remedy (what it did) and the node action, with statuses. */
+/**
+ * The remedies (what each did: the first, then its follow-up) and the node actions, with statuses.
+ * "Apply remedy" of the first stays in the state until the follow-up's apply replaces it.
+ */
 function actionsOf(out: WorkflowOutput): { id: string; status: string }[] {
-  const remedy = out.remedyApplied ?? out.remedyPrepared;
-  return [...(remedy ? [{ id: remedy.remedy, status: remedy.status }] : []), ...nodeActionsOf(out)];
+  const applied = out.remedyApplied?.remedy === out.remedyPrepared?.remedy ? out.remedyApplied : undefined;
+  const remedies = [out.remedyFirst, applied ?? out.remedyPrepared].filter((r) => r !== undefined);
+  return [...remedies.map((r) => ({ id: r.remedy, status: r.status })), ...nodeActionsOf(out)];
 }
 
 export function renderTable(results: readonly ScenarioResult[]): string {

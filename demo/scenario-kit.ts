@@ -12,6 +12,7 @@ import {
   SUBNET,
 } from '../local/account-snapshot.js';
 import { LOCAL_CONFIG } from '../local/template.js';
+import type { ClusterSeed } from './cluster-seeds.js';
 
 /** The Secrets Manager secret with the Docker Hub credentials of the demo's pull-through cache rule. */
 export const DOCKER_HUB_SECRET = `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:ecr-pullthroughcache/docker-hub-Xy12Ab`;
@@ -34,6 +35,8 @@ export interface Scenario {
   readonly node: DemoNode;
   readonly modes?: Partial<Record<FailureClass, ClassMode>>;
   readonly approval?: 'approve' | 'reject' | 'timeout';
+  /** The cluster's Kubernetes API on this machine, seeded so; absent: the cluster does not accept pod-doctor. */
+  readonly cluster?: ClusterSeed;
   /** What the demo must find (the tests hold it to this). */
   readonly expect: {
     readonly class: FailureClass;
@@ -42,8 +45,8 @@ export interface Scenario {
     readonly outcome: string;
     /** The node action run, if any (several: in the order they ran). */
     readonly nodeAction?: string | readonly string[];
-    /** The account remedy run, if any. */
-    readonly remedy?: string;
+    /** The remedy run, if any (several: the remedy, then its follow-up). */
+    readonly remedy?: string | readonly string[];
   };
 }
 

@@ -5,11 +5,19 @@ import {
   detachEcrReadOnlyEvent,
   ENDPOINT_SG,
   fragmentSubnet,
+  NODE_DNS,
   NODE_ROLE,
   NODE_SG,
   REGION,
   SUBNET,
 } from '../local/account-snapshot.js';
+import {
+  CNI_POLICY_CLUSTER,
+  IPAMD_CLUSTER,
+  IPAMD_SOCKET_ERROR,
+  WINDOWS_IPAM_CLUSTER,
+  WINDOWS_IPAM_ERROR,
+} from './cluster-seeds.js';
 import { CNI_ROLE, ci, DOCKER_HUB_SECRET, ECR_PAUSE, ipamd, kubelet, pull, type Scenario } from './scenario-kit.js';
 
 export type { DemoNode, Scenario } from './scenario-kit.js';
@@ -152,12 +160,9 @@ export const SCENARIOS: readonly Scenario[] = [
   },
   {
     name: 'ipamd-unreachable',
-    title: 'aws-node not running: the CNI plugin cannot dial ipamd',
-    lines: [
-      kubelet(
-        'failed to setup network for sandbox "c3d4": plugin type="aws-cni" name="aws-cni" failed (add): add cmd: Error received from AddNetwork gRPC call: rpc error: code = Unavailable desc = connection error: desc = "transport: Error while dialing: dial unix /var/run/aws-node/ipamd.sock: connect: no such file or directory"',
-      ),
-    ],
+    title:
+      'aws-node not running: the CNI plugin cannot dial ipamd; aws-node is restarted on the node (approved by the demo)',
+    lines: [kubelet(IPAMD_SOCKET_ERROR)],
     repeat: 80,
     account: (a) => {
       a.addons[0].status = 'DEGRADED';
@@ -171,11 +176,21 @@ export const SCENARIOS: readonly Scenario[] = [
       };
     },
     node: { kind: 'simulated', probe: [] },
-    expect: { class: 'ipamd-unavailable', failing: ['eks.addon-versions'], outcome: 'diagnosed; action recommended' },
+    cluster: IPAMD_CLUSTER,
+    modes: { 'ipamd-unavailable': 'approve' },
+    approval: 'approve',
+    expect: {
+      class: 'ipamd-unavailable',
+      failing: ['eks.addon-versions'],
+      outcome: 'restart-aws-node verified; collect-logs done',
+      remedy: 'restart-aws-node',
+      nodeAction: 'collect-logs',
+    },
   },
   {
     name: 'cni-policy-missing',
-    title: 'The managed vpc-cni add-on points aws-node at a role without AmazonEKS_CNI_Policy',
+    title:
+      'The managed vpc-cni add-on points aws-node at a role without AmazonEKS_CNI_Policy: attached, then aws-node restarted (approved by the demo)',
     lines: [
       ipamd(
         "Initialization failure: ipamd: can not initialize with AWS SDK interface: refreshSGIDs: unable to update the ENI's SG: UnauthorizedOperation: You are not authorized to perform this operation. status code: 403",
@@ -187,13 +202,14 @@ export const SCENARIOS: readonly Scenario[] = [
       a.roles[CNI_ROLE] = { attached: [], inline: {} };
     },
     node: { kind: 'simulated', probe: [] },
+    cluster: CNI_POLICY_CLUSTER,
     modes: { 'cni-permissions': 'approve' },
     approval: 'approve',
     expect: {
       class: 'cni-permissions',
       failing: ['iam.cni-policy'],
-      outcome: `remedied and verified: attach arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy to role ${CNI_ROLE}`,
-      remedy: 'attach-managed-policy',
+      outcome: `remedied and verified: attach arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy to role ${CNI_ROLE}; then restart aws-node on node ${NODE_DNS} (delete the pod of DaemonSet kube-system/aws-node there)`,
+      remedy: ['attach-managed-policy', 'restart-aws-node'],
     },
   },
   {
@@ -230,16 +246,20 @@ export const SCENARIOS: readonly Scenario[] = [
   },
   {
     name: 'windows-ipam-label',
-    title: 'Windows pod without the PrivateIPv4Address label (Windows IPAM not enabled)',
-    lines: [
-      kubelet(
-        'failed to setup network for sandbox "e5f6": plugin type="vpc-bridge" name="vpc" failed (add): Failed to parse Kubernetes args: pod does not have label vpc.amazonaws.com/PrivateIPv4Address',
-        'default/iis-5d8c7b6f4-k2l9m',
-      ),
-    ],
+    title:
+      'Windows pod without the PrivateIPv4Address label: enable-windows-ipam is set in the VPC CNI ConfigMap (approved by the demo)',
+    lines: [kubelet(WINDOWS_IPAM_ERROR, 'default/iis-5d8c7b6f4-k2l9m')],
     repeat: 20,
     node: { kind: 'simulated', probe: [] },
-    expect: { class: 'windows-ipam', failing: [], outcome: 'diagnosed; action recommended' },
+    cluster: WINDOWS_IPAM_CLUSTER,
+    modes: { 'windows-ipam': 'approve' },
+    approval: 'approve',
+    expect: {
+      class: 'windows-ipam',
+      failing: [],
+      outcome: 'remedied and verified: set enable-windows-ipam: "true" in ConfigMap kube-system/amazon-vpc-cni',
+      remedy: 'enable-windows-ipam',
+    },
   },
   {
     name: 'branch-eni-credentials',

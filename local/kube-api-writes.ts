@@ -51,6 +51,11 @@ export interface ControllerBehaviour {
    * the kubelet takes the pod's grace period; undefined: gone at once.
    */
   evictedGoneAfterMs?: number;
+  /**
+   * A GitOps controller owns ConfigMap amazon-vpc-cni (Argo CD self-heal, Flux): it puts the data
+   * back right after any patch, before the next request. @default false
+   */
+  vpcCniConfigMapSelfHeals?: boolean;
 }
 
 export class ClusterWrites {
@@ -72,11 +77,24 @@ export class ClusterWrites {
     const node = /^\/api\/v1\/nodes\/([^/]+)$/.exec(path);
     if (method === 'PATCH' && node) return this.patch(contentType, body, () => this.find('nodes', node[1]));
     if (method === 'PATCH' && path === '/api/v1/namespaces/kube-system/configmaps/amazon-vpc-cni')
-      return this.patch(contentType, body, () => this.cluster().vpcCniConfigMap, 'configmaps');
+      return this.patchVpcCni(contentType, body);
     const pod = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)(\/eviction)?$/.exec(path);
     if (method === 'DELETE' && pod && !pod[3]) return this.deletePod(pod[1], pod[2], body);
     if (method === 'POST' && pod?.[3]) return this.evict(pod[1], pod[2]);
     return undefined;
+  }
+
+  /** The VPC CNI ConfigMap patch; a self-healing owner restores the data it had right after answering. */
+  private patchVpcCni(contentType: string | undefined, body: string): Answer {
+    const cm = () => this.cluster().vpcCniConfigMap;
+    const before = structuredClone(cm()?.data);
+    const [code, answered] = this.patch(contentType, body, cm, 'configmaps');
+    const now = cm();
+    if (code !== 200 || !this.behaviour.vpcCniConfigMapSelfHeals || !now) return [code, answered];
+    const response = structuredClone(answered);
+    now.data = before;
+    now.metadata = { ...meta(now), resourceVersion: this.nextVersion() };
+    return [code, response];
   }
 
   private find(kind: 'nodes', name: string): Obj | undefined {

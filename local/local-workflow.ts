@@ -374,6 +374,8 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
     'Request approval': approve('Request approval') as never,
     'Inspect cluster': lambda('Inspect cluster', (i) => (o.kubernetes ?? unreachableCluster)(i)),
     'Watch pods start': lambda('Watch pods start', (i) => (o.kubernetes ?? unreachableCluster)(i)),
+    'Prepare cluster remedy': lambda('Prepare cluster remedy', (i) => (o.kubernetes ?? unreachableCluster)(i)),
+    'Apply cluster remedy': lambda('Apply cluster remedy', (i) => (o.kubernetes ?? unreachableCluster)(i)),
     'Request remedy approval': approve('Request remedy approval') as never,
     'Prepare remedy': lambda('Prepare remedy', (i) => runRemedy(i, remedyDeps)),
     'Apply remedy': lambda('Apply remedy', (i) => runRemedy(i, remedyDeps)),

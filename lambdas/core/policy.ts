@@ -2,7 +2,7 @@ import type { ClassMode, FailureClass } from './failure-classes.js';
 import type { Finding } from './findings.js';
 
 /** Risk tiers: what an action can break. */
-export type RiskTier = 'in-place' | 'disruptive' | 'account';
+export type RiskTier = 'in-place' | 'disruptive' | 'account' | 'cluster';
 /** What happens to one planned action. */
 export type Disposition = 'auto' | 'approve' | 'recommend' | 'blocked';
 
@@ -14,7 +14,9 @@ export interface PlannedAction {
     | 'attach-managed-policy'
     | 'add-sg-rule'
     | 'create-cidr-reservation'
-    | 'create-pull-through-cache';
+    | 'create-pull-through-cache'
+    | 'restart-aws-node'
+    | 'enable-windows-ipam';
   readonly tier: RiskTier;
   readonly description: string;
   /** Node actions name their SSM document (NODE_COMMANDS key) and parameters. */
@@ -25,11 +27,15 @@ export interface PlannedAction {
   readonly reason: string;
 }
 
-/** Default disposition per tier: in-place repairs run, disruptive ones ask, account changes are recommended. */
+/**
+ * Default disposition per tier: in-place repairs run, disruptive ones ask, account and cluster changes
+ * are recommended (their remedy plan, core/remedy/plan.ts, decides when they run).
+ */
 export const TIER_DEFAULT: Readonly<Record<RiskTier, Disposition>> = {
   'in-place': 'auto',
   disruptive: 'approve',
   account: 'recommend',
+  cluster: 'recommend',
 };
 
 export interface PolicyLimits {
@@ -98,6 +104,11 @@ export function candidateActions(
     description: 'collect a node log bundle into the evidence bucket',
     document: 'collectLogs',
   };
+  const restartAwsNode: Candidate = {
+    id: 'restart-aws-node',
+    tier: 'cluster',
+    description: 'restart aws-node on the node (delete its pod of DaemonSet kube-system/aws-node)',
+  };
   switch (input.class) {
     case 'sandbox-image':
       if (node) {
@@ -131,8 +142,17 @@ export function candidateActions(
     case 'disk-full':
     case 'runtime-failure':
     case 'cni-failure':
-    case 'ipamd-unavailable':
       if (node) out.push(collect);
+      break;
+    case 'ipamd-unavailable':
+      if (node) out.push(collect, restartAwsNode);
+      break;
+    case 'windows-ipam':
+      out.push({
+        id: 'enable-windows-ipam',
+        tier: 'cluster',
+        description: 'set enable-windows-ipam: "true" in ConfigMap kube-system/amazon-vpc-cni',
+      });
       break;
     case 'cidr-fragmentation':
       out.push({
@@ -147,6 +167,8 @@ export function candidateActions(
         tier: 'account',
         description: 'attach AmazonEKS_CNI_Policy to the role aws-node uses',
       });
+      if (node)
+        out.push({ ...restartAwsNode, description: `${restartAwsNode.description} once the policy is attached` });
       break;
     case 'registry-auth':
       if (failing(f, 'iam.node-role.ecr-read'))
@@ -268,7 +290,11 @@ export function decide(input: PolicyInput): Plan {
           : 'recommend';
   const recommendations = [
     ...actions
-      .filter((a) => a.disposition === 'recommend' || (a.disposition === 'blocked' && a.tier === 'account'))
+      .filter(
+        (a) =>
+          a.disposition === 'recommend' ||
+          (a.disposition === 'blocked' && (a.tier === 'account' || a.tier === 'cluster')),
+      )
       .map((a) => a.description),
     ...input.findings
       .filter((f) => (f.status === 'fail' || f.status === 'warn') && f.remediation)

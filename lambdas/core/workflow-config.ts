@@ -21,6 +21,8 @@ export const workflowConfigSchema = z.object({
     }),
   ),
   modes: z.record(z.enum(FAILURE_CLASSES), z.enum(CLASS_MODES)),
+  /** The stack has the Kubernetes function: cluster remedies can run (absent: they are recommended). */
+  clusterAccess: z.boolean().optional(),
   /** Per class: how its account remedy runs (absent: approve). */
   remedies: z.partialRecord(z.enum(FAILURE_CLASSES), z.enum(REMEDY_TIERS)).default({}),
   limits: z.object({

@@ -255,6 +255,7 @@ function workflowConfig(scope: Construct, props: IncidentWorkflowProps): string 
   return Stack.of(scope).toJsonString({
     clusters: config.clusters.map((c) => ({ name: c.name, region: c.region, remediation: c.remediation })),
     remedies: config.remedies,
+    clusterAccess: props.kubernetes !== undefined,
     modes: config.modes,
     limits: config.limits,
     killSwitchParameterName: props.killSwitch.parameterName,

@@ -76,6 +76,7 @@ describe('pod-doctor demo', () => {
     class: string;
     outcome: string;
     node: string;
+    approval?: string;
     actions: { id: string; status: string }[];
     findings: { id: string; status: string }[];
     incidents: { class: string; count: number }[];
@@ -112,7 +113,7 @@ describe('pod-doctor demo', () => {
         r.actions.map((a) => a.id),
         s.name,
       ).toEqual([
-        ...(s.expect.remedy ? [s.expect.remedy] : []),
+        ...(s.expect.remedy ? [s.expect.remedy].flat() : []),
         ...(s.expect.nodeAction ? [s.expect.nodeAction].flat() : []),
       ]);
     }
@@ -153,6 +154,35 @@ describe('pod-doctor demo', () => {
       { id: 'attach-managed-policy', status: 'verified' },
       { id: 'repair-pause-image', status: 'Success' },
     ]);
+  });
+
+  it('ipamd-unreachable: aws-node restarted on the resolved node through the local Kubernetes API (demo approval, labelled), verified, then logs collected', () => {
+    const r = records['ipamd-unreachable'];
+    expect(r.actions).toEqual([
+      { id: 'restart-aws-node', status: 'verified' },
+      { id: 'collect-logs', status: 'Success' },
+    ]);
+    expect(r.approval).toMatch(/given by the demo/);
+    expect(r.outcome).toBe('restart-aws-node verified; collect-logs done');
+  });
+
+  it('cni-policy-missing: AmazonEKS_CNI_Policy attached and verified, then aws-node restarted and verified (the follow-up)', () => {
+    const r = records['cni-policy-missing'];
+    expect(r.actions).toEqual([
+      { id: 'attach-managed-policy', status: 'verified' },
+      { id: 'restart-aws-node', status: 'verified' },
+    ]);
+    expect(r.approval).toMatch(/given by the demo/);
+    expect(r.outcome).toMatch(
+      /^remedied and verified: attach .*AmazonEKS_CNI_Policy .*; then restart aws-node on node ip-10-0-12-34\./,
+    );
+  });
+
+  it('windows-ipam-label: enable-windows-ipam set in the VPC CNI ConfigMap, re-read and verified', () => {
+    const r = records['windows-ipam-label'];
+    expect(r.actions).toEqual([{ id: 'enable-windows-ipam', status: 'verified' }]);
+    expect(r.approval).toMatch(/given by the demo/);
+    expect(r.findings).toEqual(expect.arrayContaining([{ id: 'k8s.windows-ipam', status: 'fail' }]));
   });
 
   it('cni-policy-blocked-by-boundary: a failed verification is rolled back and the outcome never says verified', () => {

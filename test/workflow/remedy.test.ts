@@ -93,8 +93,10 @@ const CASES: PathCase[] = [
     },
     changed: (a) => a.roles[CNI_ROLE].attached.includes('arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy'),
     breakVerification: { account: (a) => boundary(a, CNI_ROLE) },
+    // The attach is verified; its follow-up, restarting aws-node, needs the cluster's API, which does
+    // not accept pod-doctor here (no access entry): cluster-remedy.test.ts runs it against an API server.
     verifiedOutcome:
-      /^remedied and verified: attach arn:aws:iam::aws:policy\/AmazonEKS_CNI_Policy to role AmazonEKSVPCCNIRole$/,
+      /^attach-managed-policy verified; restart-aws-node failed: the Kubernetes function failed \(KubernetesUnauthorizedError\)/,
     write: { action: 'iam:AttachRolePolicy', resource: `arn:aws:iam::${ACCOUNT}:role/${CNI_ROLE}` },
   },
   {

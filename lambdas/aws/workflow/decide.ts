@@ -61,7 +61,10 @@ export interface DecideOutput {
   readonly reasons: string[];
   readonly recommendations: readonly string[];
   readonly findings: Finding[];
-  /** The account remedy the workflow prepares (and applies, after approval or when auto), or null. */
+  /**
+   * The account or cluster remedy the workflow prepares (and applies, after approval or when auto),
+   * with its follow-up, or null.
+   */
   readonly remedy: PlannedRemedy | null;
   /** What Send node command needs, or null. */
   readonly nodeAction: NodeCommand | null;
@@ -161,22 +164,15 @@ export async function decideIncident(input: DecideInput, deps: DecideDeps): Prom
     now: deps.now(),
   });
   if (!input.open.gate.killSwitchReadable) reasons.push('kill switch parameter unreadable: treated as on');
-  const remedy = remedyOf(input, deps, findings);
+  const { remedy, recommend } = remedyOf(input, deps, findings);
   if (remedy?.disposition === 'blocked') reasons.push(`${remedy.id}: ${remedy.reason}`);
+  if (recommend) reasons.push(recommend);
   return {
     decision: plan.decision,
-    actions: plan.actions.map((x) =>
-      remedy && x.id === remedy.id && remedy.disposition !== 'blocked'
-        ? {
-            ...x,
-            disposition: remedy.disposition === 'dry-run' ? 'recommend' : remedy.disposition,
-            reason: remedy.reason,
-          }
-        : x,
-    ),
+    actions: withRemedyDispositions(plan.actions, remedy, recommend),
     remedy,
     reasons: [...plan.reasons, ...reasons],
-    recommendations: plan.recommendations,
+    recommendations: recommend ? [recommend, ...plan.recommendations] : plan.recommendations,
     findings,
     nodeAction: nodeCommand(plan.nodeAction, input, deps),
     followUp: nodeCommand(plan.followUp, input, deps),
@@ -194,21 +190,40 @@ export async function decideIncident(input: DecideInput, deps: DecideDeps): Prom
   };
 }
 
-/** The incident's account remedy within the cluster's configured scope (pure planning, see core/remedy/plan). */
-function remedyOf(input: DecideInput, deps: DecideDeps, findings: readonly Finding[]): PlannedRemedy | null {
+/** The planned actions with the remedy plan's dispositions (the remedy and its follow-up). */
+function withRemedyDispositions(
+  actions: readonly PlannedAction[],
+  remedy: PlannedRemedy | null,
+  recommend: string | undefined,
+): PlannedAction[] {
+  const planned = [remedy, remedy?.followUp].filter((r): r is PlannedRemedy => !!r && r.disposition !== 'blocked');
+  return actions.map((x) => {
+    const r = planned.find((p) => p.id === x.id);
+    if (r) return { ...x, disposition: r.disposition === 'dry-run' ? 'recommend' : r.disposition, reason: r.reason };
+    return recommend && x.tier === 'cluster' ? { ...x, reason: recommend } : x;
+  });
+}
+
+/** The incident's remedy within the cluster's configured scope (pure planning, see core/remedy/plan). */
+function remedyOf(
+  input: DecideInput,
+  deps: DecideDeps,
+  findings: readonly Finding[],
+): { remedy: PlannedRemedy | null; recommend?: string } {
   const cluster = deps.config.clusters.find((c) => c.name === input.cluster);
-  if (!cluster) return null;
-  const { remedy } = planRemedy({
+  if (!cluster) return { remedy: null };
+  const { remedy, recommend } = planRemedy({
     class: input.class,
     mode: deps.config.modes[input.class],
     tier: deps.config.remedies[input.class],
     killSwitch: input.open.gate.killSwitch,
     clusterOptedIn: input.open.gate.optedIn,
+    clusterAccess: deps.config.clusterAccess,
     findings,
     node: input.node,
     scope: cluster.remediation,
     incidentId: input.incidentId,
     images: input.entities.image ? [input.entities.image] : [],
   });
-  return remedy ?? null;
+  return { remedy: remedy ?? null, ...(recommend ? { recommend } : {}) };
 }

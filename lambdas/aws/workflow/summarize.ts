@@ -35,6 +35,8 @@ export interface SummarizeInput extends IncidentInput, DrainState {
   readonly remedyPrepared?: ApplyRecord;
   /** "Apply remedy": the change, its verification and any rollback. */
   readonly remedyApplied?: ApplyRecord;
+  /** The first remedy's record when the plan's follow-up remedy ran after it ("Keep first remedy"). */
+  readonly remedyFirst?: ApplyRecord;
   readonly action?: NodeActionRun;
   /** The first node action when the plan's follow-up ran after it ("Keep first action"). */
   readonly previous?: { nodeAction?: { id: string }; action?: NodeActionRun };
@@ -80,6 +82,11 @@ function remedyOutcome(s: SummarizeInput): { outcome: string; nextStep: string }
       return { outcome: `diagnosed; ${applied.reason}`, nextStep: applied.reason };
     return undefined;
   }
+  if (prepared?.status === 'failed')
+    return {
+      outcome: `${prepared.remedy} failed: ${prepared.reason}`,
+      nextStep: 'read the reason below; make the change by hand or fix what kept pod-doctor from it',
+    };
   if (prepared?.status === 'not-applicable')
     return { outcome: `diagnosed; ${prepared.reason}`, nextStep: prepared.reason };
   if (prepared?.status === 'dry-run' && s.plan?.remedy?.disposition === 'dry-run')
@@ -91,6 +98,7 @@ function remedyOutcome(s: SummarizeInput): { outcome: string; nextStep: string }
 }
 
 function outcomeOf(s: SummarizeInput): { outcome: string; nextStep: string; actionStatus?: string } {
+  if (s.remedyFirst) return followedUp(s.remedyFirst, outcomeOf(followUpOnly(s)));
   const fixed = s.remedyApplied?.status === 'verified' ? `${s.remedyApplied.remedy} verified` : undefined;
   const r = nodeOutcomeOf(s);
   const remedy = remedyOutcome(s);
@@ -101,6 +109,23 @@ function outcomeOf(s: SummarizeInput): { outcome: string; nextStep: string; acti
       nextStep: imagesToUse(s) ?? 'none: pod-doctor keeps watching for a recurrence',
     };
   return fixed && s.action ? { ...r, outcome: `${fixed}; ${r.outcome}` } : r;
+}
+
+/**
+ * The incident as the follow-up remedy left it: its own records only ("Apply remedy" of the first
+ * remedy stays in the state until the follow-up's apply replaces it).
+ */
+function followUpOnly(s: SummarizeInput): SummarizeInput {
+  const current = s.remedyApplied?.remedy === s.plan?.remedy?.id ? s.remedyApplied : undefined;
+  return { ...s, remedyFirst: undefined, remedyApplied: current };
+}
+
+/** The outcome of a remedy and its follow-up: the first, then what became of the follow-up. */
+function followedUp(first: ApplyRecord, r: ReturnType<typeof outcomeOf>): ReturnType<typeof outcomeOf> {
+  const both = 'remedied and verified: ';
+  if (first.status === 'verified' && r.outcome.startsWith(both))
+    return { ...r, outcome: `${both}${first.change}; then ${r.outcome.slice(both.length)}` };
+  return { ...r, outcome: `${first.remedy} ${first.status}; ${r.outcome}` };
 }
 
 /** The exact image references a verified pull-through cache rule serves, as the next step. */
@@ -334,23 +359,31 @@ function emitMetrics(s: SummarizeInput, outcome: string, now: number, metrics: M
   }
 }
 
-/** The account remedy as actions: what was prepared (dry run) and what was applied, with diff and evidence. */
+/**
+ * The remedies as actions: what was prepared (dry run) and what was applied, with diff and evidence;
+ * the first remedy before its follow-up.
+ */
 function remedyActions(s: SummarizeInput): ActionRecord[] {
-  const r = s.remedyApplied ?? s.remedyPrepared;
-  if (!r) return [];
-  const approvedBy =
-    s.remedyApplied && s.approval?.approved
-      ? ` (approved through the signed link${s.approval.decidedAt ? ` at ${s.approval.decidedAt}` : ''})`
-      : '';
+  const follow = s.remedyFirst ? followUpOnly(s) : s;
+  const current = follow.remedyApplied ?? follow.remedyPrepared;
   return [
-    {
-      id: r.remedy,
-      status: `${r.status}${approvedBy}`,
-      outputExcerpt: `${r.change}: ${r.reason}`.slice(0, 500),
-      detail: r.diff,
-      evidence: { before: r.before, after: r.after, applied: r.applied ?? null, verification: r.verification ?? null },
-    },
+    ...(s.remedyFirst ? [remedyAction(s.remedyFirst, s.remedyFirst.applied !== null, s.approval)] : []),
+    ...(current ? [remedyAction(current, current === follow.remedyApplied, s.approval)] : []),
   ];
+}
+
+function remedyAction(r: ApplyRecord, applied: boolean, approval: SummarizeInput['approval']): ActionRecord {
+  const approvedBy =
+    applied && approval?.approved
+      ? ` (approved through the signed link${approval.decidedAt ? ` at ${approval.decidedAt}` : ''})`
+      : '';
+  return {
+    id: r.remedy,
+    status: `${r.status}${approvedBy}`,
+    outputExcerpt: `${r.change}: ${r.reason}`.slice(0, 500),
+    detail: r.diff,
+    evidence: { before: r.before, after: r.after, applied: r.applied ?? null, verification: r.verification ?? null },
+  };
 }
 
 /**

@@ -2,17 +2,26 @@ import type { ClassMode, FailureClass } from '../failure-classes.js';
 import type { Finding } from '../findings.js';
 import { isAdvisory } from '../policy.js';
 import type { RemedyId, RemedyTier } from './apply-path.js';
+import { type KubernetesRemedyTarget, kubernetesRemedyTarget } from './kubernetes-paths.js';
 import { type RemediationScope, type RemedyNode, type RemedyTarget, remedyTarget } from './targets.js';
 
-/** What happens to the incident's account remedy. */
+/** What happens to the incident's remedy. */
 export type RemedyDisposition = 'auto' | 'approve' | 'dry-run' | 'blocked';
+
+/** Account remedies run in the remedy function; cluster remedies in the Kubernetes function. */
+export type AnyRemedyTarget = RemedyTarget | KubernetesRemedyTarget;
 
 export interface PlannedRemedy {
   readonly id: RemedyId;
-  readonly target: RemedyTarget;
+  readonly target: AnyRemedyTarget;
   readonly disposition: RemedyDisposition;
   /** Why this disposition. */
   readonly reason: string;
+  /**
+   * The remedy that runs once this one is verified (or no longer needed), under its own disposition:
+   * `cni-permissions` restarts aws-node on the node after AmazonEKS_CNI_Policy is attached.
+   */
+  readonly followUp?: PlannedRemedy;
 }
 
 export interface RemedyPlanInput {
@@ -22,38 +31,101 @@ export interface RemedyPlanInput {
   readonly tier?: RemedyTier;
   readonly killSwitch: boolean;
   readonly clusterOptedIn: boolean;
+  /** The stack can reach the cluster's Kubernetes API (it has the Kubernetes function). @default false */
+  readonly clusterAccess?: boolean;
   readonly findings: readonly Finding[];
-  readonly node?: RemedyNode;
+  /** The node as the workflow resolved it from EC2: its private DNS name is its Kubernetes name. */
+  readonly node?: RemedyNode & { readonly privateDnsName?: string };
   readonly scope: RemediationScope;
   readonly incidentId: string;
   /** Image references of the incident (reported only). */
   readonly images?: readonly string[];
 }
 
-/** The account remedy for the incident, or why there is none (observe mode, no target, out of scope). */
-export function planRemedy(i: RemedyPlanInput): { remedy?: PlannedRemedy; reason: string } {
-  if (i.mode === 'observe') return { reason: `class ${i.class} is in observe mode: account changes are recommended` };
-  const t = remedyTarget(i);
-  if (!t.target) return { reason: t.reason };
-  const id: RemedyId = t.target.kind;
+export interface RemedyPlan {
+  readonly remedy?: PlannedRemedy;
+  readonly reason: string;
+  /** A cluster remedy pod-doctor cannot run (no cluster access): what a human should do instead. */
+  readonly recommend?: string;
+}
+
+/** What a cluster remedy changes, for a human who has to do it by hand. */
+function byHand(t: KubernetesRemedyTarget): string {
+  return t.kind === 'restart-aws-node'
+    ? `restart aws-node on node ${t.nodeName} (kubectl -n kube-system delete pod -l k8s-app=aws-node --field-selector spec.nodeName=${t.nodeName})`
+    : 'set enable-windows-ipam: "true" in ConfigMap kube-system/amazon-vpc-cni';
+}
+
+const noAccess = (t: KubernetesRemedyTarget) =>
+  `recommend: no cluster access (the stack has no Kubernetes function): ${byHand(t)}`;
+
+interface Targets {
+  readonly target?: AnyRemedyTarget;
+  readonly followUp?: KubernetesRemedyTarget;
+  readonly reason?: string;
+  readonly recommend?: string;
+}
+
+/**
+ * The targets of the incident's class: the cluster remedy (ipamd, Windows IPAM), the account
+ * remedy, or for CNI permissions both in order. Node names come from the resolved node only.
+ */
+function targetsOf(i: RemedyPlanInput): Targets {
+  const cluster = kubernetesRemedyTarget({ class: i.class, nodeName: i.node?.privateDnsName });
+  if (i.class === 'cni-permissions') {
+    const account = remedyTarget(i);
+    if (!account.target) return { reason: account.reason };
+    if (!cluster.target) return { target: account.target, reason: cluster.reason };
+    return i.clusterAccess
+      ? { target: account.target, followUp: cluster.target, reason: cluster.reason }
+      : { target: account.target, reason: noAccess(cluster.target), recommend: noAccess(cluster.target) };
+  }
+  if (cluster.target)
+    return i.clusterAccess
+      ? { target: cluster.target, reason: cluster.reason }
+      : { reason: noAccess(cluster.target), recommend: noAccess(cluster.target) };
+  if (i.class === 'ipamd-unavailable' || i.class === 'windows-ipam') return { reason: cluster.reason };
+  return remedyTarget(i);
+}
+
+/** The disposition every remedy of the incident gets (tier, mode, kill switch, opt-in, fail closed). */
+function dispositionOf(i: RemedyPlanInput): { disposition: RemedyDisposition; reason: string } {
   const tier = i.tier ?? 'approve';
   const errors = i.findings.filter((f) => f.status === 'error' && !isAdvisory(f.id)).map((f) => f.id);
-  const blocked = (reason: string) => ({
-    remedy: { id, target: t.target, disposition: 'blocked' as const, reason },
-    reason,
-  });
+  const blocked = (reason: string) => ({ disposition: 'blocked' as const, reason });
   if (i.killSwitch) return blocked('kill switch is on');
   if (!i.clusterOptedIn) return blocked('cluster is not configured for pod-doctor');
   if (errors.length) return blocked(`fail closed: check(s) could not run: ${errors.join(', ')}`);
-  const disposition: RemedyDisposition =
-    tier === 'dry-run' ? 'dry-run' : tier === 'auto' && i.mode === 'auto' ? 'auto' : 'approve';
-  const reason =
-    disposition === 'dry-run'
-      ? `remedies of ${i.class} run as dry run (configuration)`
-      : disposition === 'auto'
-        ? `remedies of ${i.class} are auto (configuration) and the class is in auto mode`
-        : tier === 'auto'
-          ? `class ${i.class} is in approve mode: the account change asks first`
-          : 'account changes ask first (default tier approve)';
-  return { remedy: { id, target: t.target, disposition, reason }, reason };
+  if (tier === 'dry-run')
+    return { disposition: 'dry-run', reason: `remedies of ${i.class} run as dry run (configuration)` };
+  if (tier === 'auto' && i.mode === 'auto')
+    return {
+      disposition: 'auto',
+      reason: `remedies of ${i.class} are auto (configuration) and the class is in auto mode`,
+    };
+  return {
+    disposition: 'approve',
+    reason:
+      tier === 'auto'
+        ? `class ${i.class} is in approve mode: the change asks first`
+        : 'account and cluster changes ask first (default tier approve)',
+  };
+}
+
+/**
+ * The incident's remedy (account or cluster), with its follow-up, or why there is none (observe
+ * mode, no target, out of scope, no cluster access).
+ */
+export function planRemedy(i: RemedyPlanInput): RemedyPlan {
+  if (i.mode === 'observe') return { reason: `class ${i.class} is in observe mode: changes are recommended` };
+  const t = targetsOf(i);
+  const extra = t.recommend ? { recommend: t.recommend } : {};
+  if (!t.target) return { reason: t.reason ?? 'no remedy', ...extra };
+  const d = dispositionOf(i);
+  const planned = (target: AnyRemedyTarget): PlannedRemedy => ({ id: target.kind, target, ...d });
+  const remedy: PlannedRemedy = {
+    ...planned(t.target),
+    ...(t.followUp && d.disposition !== 'blocked' ? { followUp: planned(t.followUp) } : {}),
+  };
+  return { remedy, reason: d.reason, ...extra };
 }

@@ -21,7 +21,7 @@ import { LambdaInvoke, SnsPublish } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import type { Construct } from 'constructs';
 import type { CheckGroup } from '../../../lambdas/aws/checks/groups.js';
 import { actStates } from './act-states.js';
-import { REMEDY_RUNS, remedyStates } from './remedy-states.js';
+import { remedyRuns, remedyStates } from './remedy-states.js';
 import { SsmCommand, type SsmCommandProps } from './ssm-command.js';
 import { invokeNarrowed, retried, SNS_TRANSIENT } from './tasks.js';
 
@@ -36,9 +36,12 @@ export interface IncidentStateFunctions {
   readonly requestApproval: IFunction;
   readonly verify: IFunction;
   readonly summarize: IFunction;
-  /** Kubernetes API of the cluster (inspect, verify by pods starting); absent: no cluster access. */
+  /**
+   * Kubernetes API of the cluster (inspect, verify by pods starting, cluster remedies); absent: no
+   * cluster access.
+   */
   readonly kubernetes?: IFunction;
-  /** Account remedies (prepare and apply); absent: no cluster may be changed, no remedy states. */
+  /** Account remedies (prepare and apply); absent: no account may be changed. */
   readonly remedy?: IFunction;
 }
 
@@ -204,14 +207,15 @@ export class IncidentStateGraph extends StateMachineFragment {
         Condition.isPresent('$.plan.nodeAction.documentName'),
       );
     const choice = new Choice(this, 'Act, ask or report?');
-    const remedy = this.props.functions.remedy;
-    // The account remedy is a branch of this one Choice, so a plan without one (the auto pause
-    // repair) takes no extra transition; after the remedy, the node part of the plan continues.
-    if (remedy)
+    const { remedy, kubernetes } = this.props.functions;
+    // The remedy is a branch of this one Choice, so a plan without one (the auto pause repair)
+    // takes no extra transition; after the remedy, the node part of the plan continues.
+    if (remedy || kubernetes)
       choice.when(
-        REMEDY_RUNS,
+        remedyRuns({ remedy, kubernetes }),
         remedyStates(this, {
-          remedy,
+          ...(remedy ? { remedy } : {}),
+          ...(kubernetes ? { kubernetes } : {}),
           requestApproval: this.props.functions.requestApproval,
           approvalTimeout: this.props.approvalTimeout,
           nodePath: new Choice(this, 'Node action after remedy?')

@@ -35,7 +35,10 @@ export function retried<T extends TaskStateBase>(task: T, errors: string[] = LAM
   return task;
 }
 
-/** A retried Lambda step whose output is narrowed to `fields` of the function's result. */
+/**
+ * A retried Lambda step whose output is narrowed to `fields` of the function's result (of the object
+ * at `from` in it, e.g. `$.Payload.record`).
+ */
 export function invokeNarrowed(
   scope: Construct,
   id: string,
@@ -43,12 +46,13 @@ export function invokeNarrowed(
   payload: TaskInput,
   fields: readonly string[],
   resultPath?: string,
+  from = '$.Payload',
 ): LambdaInvoke {
   return retried(
     new LambdaInvoke(scope, id, {
       lambdaFunction: fn,
       payload,
-      resultSelector: Object.fromEntries(fields.map((f) => [`${f}.$`, `$.Payload.${f}`])),
+      resultSelector: Object.fromEntries(fields.map((f) => [`${f}.$`, `${from}.${f}`])),
       resultPath,
       retryOnServiceExceptions: false,
     }),

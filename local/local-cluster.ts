@@ -1,0 +1,60 @@
+import { NODE_DNS } from './account-snapshot.js';
+import { KubeApiServer, type RecordedCluster, recordedCluster } from './kube-api-server.js';
+import type { ControllerBehaviour } from './kube-api-writes.js';
+import { type LocalKubernetes, localKubernetes } from './kubernetes.js';
+
+/** The node of the recorded cluster (test/fixtures/kubernetes/cluster.json) whose pods are stuck. */
+const RECORDED_NODE = 'ip-192-168-149-143.us-east-2.compute.internal';
+
+/**
+ * The recorded cluster on the local account's node: the failing node's name replaced by `nodeName`
+ * everywhere (its Node object, the stuck pods, the aws-node pod there, their events), so the node
+ * the workflow resolves from EC2 is the one the API server knows.
+ */
+export function clusterOnNode(nodeName: string = NODE_DNS): RecordedCluster {
+  return JSON.parse(JSON.stringify(recordedCluster()).replaceAll(RECORDED_NODE, nodeName)) as RecordedCluster;
+}
+
+/**
+ * A cluster for one run: the local HTTPS API server (the shipped RBAC and admission policies as its
+ * authorizer) seeded with `cluster`, and the Kubernetes function's code against it.
+ */
+export class LocalCluster {
+  private constructor(
+    readonly server: KubeApiServer,
+    readonly kubernetes: LocalKubernetes,
+  ) {}
+
+  static async start(
+    cluster: RecordedCluster,
+    o: { behaviour?: ControllerBehaviour; watchSeconds?: number } = {},
+  ): Promise<LocalCluster> {
+    const server = new KubeApiServer({}, { awsNodeReadyAfterMs: 200, ...o.behaviour });
+    server.cluster = cluster;
+    const endpoint = await server.start();
+    return new LocalCluster(server, localKubernetes(server, endpoint, o.watchSeconds ?? 2));
+  }
+
+  /** The aws-node pod on the node, as the API server holds it now. */
+  awsNodeOn(nodeName: string = NODE_DNS): Record<string, unknown> | undefined {
+    return this.server.cluster.awsNodePods.find(
+      (p) => (p.spec as { nodeName?: string } | undefined)?.nodeName === nodeName,
+    );
+  }
+
+  /** `enable-windows-ipam` of ConfigMap kube-system/amazon-vpc-cni now (undefined: key or ConfigMap absent). */
+  windowsIpam(): string | undefined {
+    return (this.server.cluster.vpcCniConfigMap as { data?: Record<string, string> } | undefined)?.data?.[
+      'enable-windows-ipam'
+    ];
+  }
+
+  /** Requests that changed something (method and path), in order. */
+  writes(): string[] {
+    return this.server.seen.filter((s) => s.method !== 'GET').map((s) => `${s.method} ${s.path}`);
+  }
+
+  stop(): Promise<void> {
+    return this.server.stop();
+  }
+}

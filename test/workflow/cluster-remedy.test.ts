@@ -1,0 +1,277 @@
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { FailureClass } from '../../lambdas/core/failure-classes.js';
+import {
+  ACCOUNT,
+  type AccountSnapshot,
+  ENDPOINT_SG,
+  healthyAccount,
+  NODE_DNS,
+  NODE_ID,
+  NODE_ROLE,
+  SUBNET,
+} from '../../local/account-snapshot.js';
+import { clusterOnNode, LocalCluster } from '../../local/local-cluster.js';
+import { DOCUMENTS, definitionOf, type RunResult, runWorkflow } from '../../local/local-workflow.js';
+import { simulatedNode } from '../../local/node-adapters.js';
+import { LOCAL_CONFIG, type ResolvedTemplate, synthesizedTemplate } from '../../local/template.js';
+import { incident, summaryOf } from './support.js';
+
+/**
+ * Cluster remedies through the synthesized workflow: Decide plans them, "Account or cluster remedy?"
+ * routes them to the Kubernetes function, which runs the apply path against a local HTTPS API server
+ * (recorded objects, the shipped RBAC) — approval, auto, dry run, failed verification, kill switch.
+ */
+
+const CNI_ROLE = 'AmazonEKSVPCCNIRole';
+const CNI_POLICY = 'arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy';
+
+let template: ResolvedTemplate;
+let definition: Record<string, unknown>;
+beforeAll(() => {
+  template = synthesizedTemplate({
+    clusters: [
+      {
+        ...LOCAL_CONFIG.clusters[0],
+        remediation: { roles: [NODE_ROLE, CNI_ROLE], endpointSecurityGroups: [ENDPOINT_SG], subnets: [SUBNET] },
+      },
+    ],
+  });
+  definition = definitionOf(template);
+});
+
+let cluster: LocalCluster | undefined;
+afterEach(async () => {
+  await cluster?.stop();
+  cluster = undefined;
+});
+
+interface ClusterCase {
+  readonly name: string;
+  readonly class: FailureClass;
+  readonly remedy: string;
+  /** The change is in place in the cluster. */
+  readonly changed: (c: LocalCluster) => boolean;
+  /** The one write the change makes. */
+  readonly write: string;
+  /** What makes verification fail after the change. */
+  readonly broken: { awsNodeReadyAfterMs?: undefined; vpcCniConfigMapSelfHeals?: boolean };
+  readonly verifiedOutcome: RegExp;
+  /** The status after a failed verification: rolled back, or (a restart) not undoable. */
+  readonly brokenStatus: RegExp;
+}
+
+const CASES: ClusterCase[] = [
+  {
+    name: 'restart aws-node on the resolved node (ipamd unreachable)',
+    class: 'ipamd-unavailable',
+    remedy: 'restart-aws-node',
+    // The DaemonSet controller's replacement (the recorded pod's uid is aws-node-uid).
+    changed: (c) => /^aws-node-uid-\w+$/.test(String((c.awsNodeOn()?.metadata as { uid?: string } | undefined)?.uid)),
+    write: 'DELETE /api/v1/namespaces/kube-system/pods/aws-node-7xk2p',
+    broken: { awsNodeReadyAfterMs: undefined },
+    // ipamd-unavailable also collects the node's logs once the remedy is verified (an in-place action).
+    verifiedOutcome: /^restart-aws-node verified; collect-logs done$/,
+    brokenStatus:
+      /^restart-aws-node rollback-failed: verification failed \(aws-node aws-node-\w+ on .* is not Ready\); the rollback failed: IrreversibleActionError: a restart cannot be undone/,
+  },
+  {
+    name: 'set enable-windows-ipam (Windows pods without their IP label)',
+    class: 'windows-ipam',
+    remedy: 'enable-windows-ipam',
+    changed: (c) => c.windowsIpam() === 'true',
+    write: 'PATCH /api/v1/namespaces/kube-system/configmaps/amazon-vpc-cni',
+    broken: { vpcCniConfigMapSelfHeals: true },
+    verifiedOutcome:
+      /^remedied and verified: set enable-windows-ipam: "true" in ConfigMap kube-system\/amazon-vpc-cni$/,
+    brokenStatus:
+      /^enable-windows-ipam rolled-back: verification failed \(enable-windows-ipam reads false after the patch\); the change was rolled back$/,
+  },
+];
+
+interface RunOptions {
+  mode: 'observe' | 'approve' | 'auto';
+  tier?: 'dry-run' | 'approve' | 'auto';
+  approval?: 'approve' | 'reject';
+  killSwitch?: 'on';
+  broken?: ClusterCase['broken'];
+  cls: FailureClass;
+  template?: ResolvedTemplate;
+}
+
+async function run(
+  o: RunOptions,
+  account = healthyAccount(),
+): Promise<{ r: RunResult; c: LocalCluster; outcome: string; message: string }> {
+  const c = await LocalCluster.start(clusterOnNode(NODE_DNS), { behaviour: o.broken ?? {}, watchSeconds: 1 });
+  cluster = c;
+  const r = await runWorkflow(
+    incident({ class: o.cls, incidentKey: `prod-eu|node:${NODE_ID}|${o.cls}`, cause: `${o.cls} in the field` }),
+    {
+      account,
+      template: o.template ?? template,
+      definition: o.template ? definitionOf(o.template) : definition,
+      node: simulatedNode([]),
+      modes: { [o.cls]: o.mode },
+      remedies: o.tier ? { [o.cls]: o.tier } : {},
+      approval: o.approval,
+      killSwitch: o.killSwitch,
+      kubernetes: c.kubernetes,
+    },
+  );
+  const { outcome, message } = summaryOf(r);
+  return { r, c, outcome, message };
+}
+
+// A real TLS handshake per API call: slower than the account remedy tests.
+describe.each(CASES)('cluster remedy: $name', { timeout: 60_000 }, (k) => {
+  const opts = (o: Omit<RunOptions, 'cls'>) => run({ ...o, cls: k.class });
+
+  it('approve (default tier): the dry-run diff in the e-mail; after approval the Kubernetes function changes, re-reads and verifies', async () => {
+    const { r, c, outcome, message } = await opts({ mode: 'approve', approval: 'approve' });
+    expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
+    const request = r.sns.find((m) => /approval needed/.test(m.subject ?? ''));
+    expect(request?.subject).toContain(`approval needed: ${k.remedy}`);
+    expect(request?.message).toMatch(/CHANGE \(dry run: - before, \+ after\)\n(\s+[ +-] .*\n)*\s+\+ /);
+    expect(r.states).toEqual(
+      expect.arrayContaining(['Prepare cluster remedy', 'Request remedy approval', 'Apply cluster remedy']),
+    );
+    expect(r.states).not.toContain('Prepare remedy');
+    expect(k.changed(c)).toBe(true);
+    expect(c.writes()).toEqual([k.write]);
+    expect(outcome).toMatch(k.verifiedOutcome);
+    expect(message).toMatch(new RegExp(`${k.remedy}: verified \\(approved through the signed link at 20`));
+  });
+
+  it('the state machine role invokes the Kubernetes function for both phases (IAM enforced)', async () => {
+    const { r } = await opts({ mode: 'auto', tier: 'auto' });
+    const invokes = r.decisions.filter(
+      (d) => d.action === 'lambda:InvokeFunction' && /Kubernetes/.test(d.resource) && /StateMachine/.test(d.principal),
+    );
+    // Inspect cluster, Prepare cluster remedy, Apply cluster remedy.
+    expect(invokes.map((d) => d.allowed)).toEqual([true, true, true]);
+  });
+
+  it('a rejected approval changes nothing', async () => {
+    const { c, outcome } = await opts({ mode: 'approve', approval: 'reject' });
+    expect(k.changed(c)).toBe(false);
+    expect(c.writes()).toEqual([]);
+    expect(outcome).toBe('no action: rejected by the approver');
+  });
+
+  it('auto (opt-in per class, class in auto mode): applied and verified without asking', async () => {
+    const { r, c, outcome } = await opts({ mode: 'auto', tier: 'auto' });
+    expect(r.states).not.toContain('Request remedy approval');
+    expect(k.changed(c)).toBe(true);
+    expect(outcome).toMatch(k.verifiedOutcome);
+  });
+
+  it('dry run: the diff in the summary, the cluster untouched', async () => {
+    const { r, c, outcome, message } = await opts({ mode: 'auto', tier: 'dry-run' });
+    expect(r.states).toContain('Prepare cluster remedy');
+    expect(r.states).not.toContain('Apply cluster remedy');
+    expect(c.writes()).toEqual([]);
+    expect(outcome).toMatch(/^dry run: would /);
+    expect(message).toMatch(new RegExp(`${k.remedy}: dry-run`));
+  });
+
+  it('verification fails → rolled back where a rollback exists, never "verified"', async () => {
+    const { r, outcome } = await opts({ mode: 'auto', tier: 'auto', broken: k.broken });
+    expect(r.states).toContain('Apply cluster remedy');
+    expect(outcome).toMatch(k.brokenStatus);
+    expect(outcome).not.toMatch(/ verified/);
+    expect(r.commands.map((x) => x.document)).not.toContain(DOCUMENTS.collectLogs);
+  });
+
+  it('kill switch on: nothing prepared, nothing changed', async () => {
+    const { r, c, message } = await opts({ mode: 'auto', tier: 'auto', killSwitch: 'on' });
+    expect(r.states).not.toContain('Prepare cluster remedy');
+    expect(c.writes()).toEqual([]);
+    expect(message).toContain(`${k.remedy}: kill switch is on`);
+  });
+
+  it('observe mode: recommended only, the cluster untouched', async () => {
+    const { r, c, outcome } = await opts({ mode: 'observe', tier: 'auto' });
+    expect(r.states).not.toContain('Prepare cluster remedy');
+    expect(c.writes()).toEqual([]);
+    expect(outcome).toBe('diagnosed; action recommended');
+  });
+});
+
+/** The managed vpc-cni add-on gives aws-node a role (IRSA) without AmazonEKS_CNI_Policy. */
+function cniAccount(o: { boundary?: boolean } = {}): AccountSnapshot {
+  const a = healthyAccount();
+  a.addons[0].serviceAccountRoleArn = `arn:aws:iam::${ACCOUNT}:role/${CNI_ROLE}`;
+  a.roles[CNI_ROLE] = { attached: [], inline: {} };
+  if (o.boundary) {
+    const boundary = `arn:aws:iam::${ACCOUNT}:policy/EksWorkloadBoundary`;
+    a.managedPolicies[boundary] = {
+      Statement: [{ Effect: 'Allow', Action: ['ec2:Describe*', 'eks:DescribeCluster'], Resource: '*' }],
+    };
+    a.roles[CNI_ROLE].permissionsBoundary = boundary;
+  }
+  return a;
+}
+
+describe("CNI permissions: the policy attach, then aws-node restarted on the node (the plan's follow-up remedy)", {
+  timeout: 60_000,
+}, () => {
+  const cni = (o: Omit<RunOptions, 'cls'>, account = cniAccount()) =>
+    run({ ...o, cls: 'cni-permissions' }, account).then((x) => ({ ...x, account }));
+  const attached = (a: AccountSnapshot) => a.roles[CNI_ROLE].attached.includes(CNI_POLICY);
+  const BOTH = `remedied and verified: attach ${CNI_POLICY} to role ${CNI_ROLE}; then restart aws-node on node ${NODE_DNS} (delete the pod of DaemonSet kube-system/aws-node there)`;
+
+  it('approve: each change asks with its own dry-run diff; both applied and verified, in order', async () => {
+    const { r, c, account, outcome, message } = await cni({ mode: 'approve', approval: 'approve' });
+    expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
+    expect(r.sns.filter((m) => /approval needed/.test(m.subject ?? '')).map((m) => m.subject)).toEqual([
+      expect.stringContaining('approval needed: attach-managed-policy'),
+      expect.stringContaining('approval needed: restart-aws-node'),
+    ]);
+    const order = ['Apply remedy', 'Keep first remedy', 'Follow-up as remedy', 'Prepare cluster remedy'];
+    expect(order.map((s) => r.states.indexOf(s))).toEqual(
+      [...order.map((s) => r.states.indexOf(s))].sort((a, b) => a - b),
+    );
+    expect(attached(account)).toBe(true);
+    expect(c.writes()).toEqual(['DELETE /api/v1/namespaces/kube-system/pods/aws-node-7xk2p']);
+    expect(outcome).toBe(BOTH);
+    expect(message).toMatch(/attach-managed-policy: verified \(approved/);
+    expect(message).toMatch(/restart-aws-node: verified \(approved/);
+  });
+
+  it('auto: both without asking', async () => {
+    const { r, c, account, outcome } = await cni({ mode: 'auto', tier: 'auto' });
+    expect(r.states).not.toContain('Request remedy approval');
+    expect(attached(account)).toBe(true);
+    expect(c.writes()).toEqual(['DELETE /api/v1/namespaces/kube-system/pods/aws-node-7xk2p']);
+    expect(outcome).toBe(BOTH);
+  });
+
+  it('the restart fails verification: the verified attach stays, the outcome says what failed', async () => {
+    const { account, outcome } = await cni({ mode: 'auto', tier: 'auto', broken: { awsNodeReadyAfterMs: undefined } });
+    expect(attached(account)).toBe(true);
+    expect(outcome).toMatch(/^attach-managed-policy verified; restart-aws-node rollback-failed: verification failed/);
+  });
+
+  it('the attach fails verification (a boundary denies the ENI calls): rolled back, aws-node never touched', async () => {
+    const { r, c, account, outcome } = await cni({ mode: 'auto', tier: 'auto' }, cniAccount({ boundary: true }));
+    expect(attached(account)).toBe(false);
+    expect(r.states).not.toContain('Prepare cluster remedy');
+    expect(c.writes()).toEqual([]);
+    expect(outcome).toMatch(/^attach-managed-policy rolled-back: verification failed/);
+  });
+
+  it('dry run: the attach diff only (the restart follows an applied attach), nothing changed', async () => {
+    const { r, c, account, outcome } = await cni({ mode: 'auto', tier: 'dry-run' });
+    expect(r.states).not.toContain('Prepare cluster remedy');
+    expect(attached(account)).toBe(false);
+    expect(c.writes()).toEqual([]);
+    expect(outcome).toBe(`dry run: would attach ${CNI_POLICY} to role ${CNI_ROLE}`);
+  });
+
+  it('kill switch on: nothing prepared, nothing changed', async () => {
+    const { r, c, account } = await cni({ mode: 'auto', tier: 'auto', killSwitch: 'on' });
+    expect(r.states.filter((s) => /remedy/i.test(s))).toEqual([]);
+    expect(attached(account)).toBe(false);
+    expect(c.writes()).toEqual([]);
+  });
+});
