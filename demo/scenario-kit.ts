@@ -92,3 +92,16 @@ export const DEMO_CONFIG = {
     },
   ],
 };
+
+/** The managed vpc-cni add-on reports too few aws-node replicas (EKS add-on health, as DescribeAddon returns it). */
+export function degradedCniAddon(a: AccountSnapshot): void {
+  a.addons[0].status = 'DEGRADED';
+  a.addons[0].health = {
+    issues: [
+      {
+        code: 'InsufficientNumberOfReplicas',
+        message: 'The add-on is unhealthy because it does not have the desired number of replicas.',
+      },
+    ],
+  };
+}

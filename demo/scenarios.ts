@@ -11,14 +11,18 @@ import {
   REGION,
   SUBNET,
 } from '../local/account-snapshot.js';
+import * as k8s from './cluster-seeds.js';
 import {
-  CNI_POLICY_CLUSTER,
-  IPAMD_CLUSTER,
-  IPAMD_SOCKET_ERROR,
-  WINDOWS_IPAM_CLUSTER,
-  WINDOWS_IPAM_ERROR,
-} from './cluster-seeds.js';
-import { CNI_ROLE, ci, DOCKER_HUB_SECRET, ECR_PAUSE, ipamd, kubelet, pull, type Scenario } from './scenario-kit.js';
+  CNI_ROLE,
+  ci,
+  DOCKER_HUB_SECRET,
+  degradedCniAddon,
+  ECR_PAUSE,
+  ipamd,
+  kubelet,
+  pull,
+  type Scenario,
+} from './scenario-kit.js';
 
 export type { DemoNode, Scenario } from './scenario-kit.js';
 export { CNI_ROLE, DEMO_CONFIG, DOCKER_HUB_SECRET } from './scenario-kit.js';
@@ -162,21 +166,11 @@ export const SCENARIOS: readonly Scenario[] = [
     name: 'ipamd-unreachable',
     title:
       'aws-node not running: the CNI plugin cannot dial ipamd; aws-node is restarted on the node (approved by the demo)',
-    lines: [kubelet(IPAMD_SOCKET_ERROR)],
+    lines: [kubelet(k8s.IPAMD_SOCKET_ERROR)],
     repeat: 80,
-    account: (a) => {
-      a.addons[0].status = 'DEGRADED';
-      a.addons[0].health = {
-        issues: [
-          {
-            code: 'InsufficientNumberOfReplicas',
-            message: 'The add-on is unhealthy because it does not have the desired number of replicas.',
-          },
-        ],
-      };
-    },
+    account: degradedCniAddon,
     node: { kind: 'simulated', probe: [] },
-    cluster: IPAMD_CLUSTER,
+    cluster: k8s.IPAMD_CLUSTER,
     modes: { 'ipamd-unavailable': 'approve' },
     approval: 'approve',
     expect: {
@@ -202,7 +196,7 @@ export const SCENARIOS: readonly Scenario[] = [
       a.roles[CNI_ROLE] = { attached: [], inline: {} };
     },
     node: { kind: 'simulated', probe: [] },
-    cluster: CNI_POLICY_CLUSTER,
+    cluster: k8s.CNI_POLICY_CLUSTER,
     modes: { 'cni-permissions': 'approve' },
     approval: 'approve',
     expect: {
@@ -248,10 +242,10 @@ export const SCENARIOS: readonly Scenario[] = [
     name: 'windows-ipam-label',
     title:
       'Windows pod without the PrivateIPv4Address label: enable-windows-ipam is set in the VPC CNI ConfigMap (approved by the demo)',
-    lines: [kubelet(WINDOWS_IPAM_ERROR, 'default/iis-5d8c7b6f4-k2l9m')],
+    lines: [kubelet(k8s.WINDOWS_IPAM_ERROR, 'default/iis-5d8c7b6f4-k2l9m')],
     repeat: 20,
     node: { kind: 'simulated', probe: [] },
-    cluster: WINDOWS_IPAM_CLUSTER,
+    cluster: k8s.WINDOWS_IPAM_CLUSTER,
     modes: { 'windows-ipam': 'approve' },
     approval: 'approve',
     expect: {

@@ -104,11 +104,6 @@ export function candidateActions(
     description: 'collect a node log bundle into the evidence bucket',
     document: 'collectLogs',
   };
-  const restartAwsNode: Candidate = {
-    id: 'restart-aws-node',
-    tier: 'cluster',
-    description: 'restart aws-node on the node (delete its pod of DaemonSet kube-system/aws-node)',
-  };
   switch (input.class) {
     case 'sandbox-image':
       if (node) {
@@ -142,17 +137,8 @@ export function candidateActions(
     case 'disk-full':
     case 'runtime-failure':
     case 'cni-failure':
-      if (node) out.push(collect);
-      break;
     case 'ipamd-unavailable':
-      if (node) out.push(collect, restartAwsNode);
-      break;
-    case 'windows-ipam':
-      out.push({
-        id: 'enable-windows-ipam',
-        tier: 'cluster',
-        description: 'set enable-windows-ipam: "true" in ConfigMap kube-system/amazon-vpc-cni',
-      });
+      if (node) out.push(collect);
       break;
     case 'cidr-fragmentation':
       out.push({
@@ -167,8 +153,6 @@ export function candidateActions(
         tier: 'account',
         description: 'attach AmazonEKS_CNI_Policy to the role aws-node uses',
       });
-      if (node)
-        out.push({ ...restartAwsNode, description: `${restartAwsNode.description} once the policy is attached` });
       break;
     case 'registry-auth':
       if (failing(f, 'iam.node-role.ecr-read'))
@@ -196,7 +180,27 @@ export function candidateActions(
     default:
       break;
   }
-  return out;
+  return [...out, ...clusterCandidates(input.class, node)];
+}
+
+/** Cluster changes (Kubernetes API) that address a class: after the account change, if both. */
+function clusterCandidates(cls: FailureClass, node: boolean): Candidate[] {
+  const restart = (when: string): Candidate => ({
+    id: 'restart-aws-node',
+    tier: 'cluster',
+    description: `restart aws-node on the node (delete its pod of DaemonSet kube-system/aws-node)${when}`,
+  });
+  if (cls === 'ipamd-unavailable' && node) return [restart('')];
+  if (cls === 'cni-permissions' && node) return [restart(' once the policy is attached')];
+  if (cls === 'windows-ipam')
+    return [
+      {
+        id: 'enable-windows-ipam',
+        tier: 'cluster',
+        description: 'set enable-windows-ipam: "true" in ConfigMap kube-system/amazon-vpc-cni',
+      },
+    ];
+  return [];
 }
 
 /**

@@ -175,9 +175,11 @@ describe.each(CASES)('cluster remedy: $name', { timeout: 60_000 }, (k) => {
   });
 
   it('verification fails → rolled back where a rollback exists, never "verified"', async () => {
-    const { r, outcome } = await opts({ mode: 'auto', tier: 'auto', broken: k.broken });
+    const { r, outcome, message } = await opts({ mode: 'auto', tier: 'auto', broken: k.broken });
     expect(r.states).toContain('Apply cluster remedy');
     expect(outcome).toMatch(k.brokenStatus);
+    // A restart has nothing to undo by hand; a ConfigMap rolled back needs no undo either.
+    expect(message).not.toMatch(/undo by hand/);
     expect(outcome).not.toMatch(/ verified/);
     expect(r.commands.map((x) => x.document)).not.toContain(DOCUMENTS.collectLogs);
   });

@@ -74,9 +74,11 @@ function remedyOutcome(s: SummarizeInput): { outcome: string; nextStep: string }
       return {
         outcome: `${applied.remedy} ${applied.status}: ${applied.reason}`,
         nextStep:
-          applied.status === 'rollback-failed'
-            ? `undo by hand: ${applied.change} (see the diff); then handle the cause`
-            : 'read the verification below and fix the cause by hand',
+          applied.status !== 'rollback-failed'
+            ? 'read the verification below and fix the cause by hand'
+            : /IrreversibleActionError/.test(applied.reason)
+              ? 'nothing to undo; read the verification below and fix the cause by hand'
+              : `undo by hand: ${applied.change} (see the diff); then handle the cause`,
       };
     if (applied.status === 'not-applicable')
       return { outcome: `diagnosed; ${applied.reason}`, nextStep: applied.reason };
