@@ -277,3 +277,31 @@ describe("CNI permissions: the policy attach, then aws-node restarted on the nod
     expect(c.writes()).toEqual([]);
   });
 });
+
+/** The template as a stack without the Kubernetes function configures its functions. */
+function withoutClusterAccess(t: ResolvedTemplate): ResolvedTemplate {
+  const copy = structuredClone(t);
+  for (const r of Object.values(copy.Resources)) {
+    const vars = (r.Properties?.Environment as { Variables?: Record<string, string> } | undefined)?.Variables;
+    if (vars?.WORKFLOW_CONFIG)
+      vars.WORKFLOW_CONFIG = JSON.stringify({ ...JSON.parse(vars.WORKFLOW_CONFIG), clusterAccess: false });
+  }
+  return copy;
+}
+
+describe('without cluster access (WORKFLOW_CONFIG.clusterAccess false)', { timeout: 60_000 }, () => {
+  it('Decide plans no cluster remedy and says "recommend: no cluster access" with the command to run by hand', async () => {
+    const { r, c, outcome, message } = await run({
+      mode: 'auto',
+      tier: 'auto',
+      cls: 'windows-ipam',
+      template: withoutClusterAccess(template),
+    });
+    expect(r.states.filter((s) => /remedy/i.test(s))).toEqual([]);
+    expect(c.writes()).toEqual([]);
+    expect(outcome).toBe('diagnosed; action recommended');
+    expect(message).toContain(
+      'recommend: no cluster access (the stack has no Kubernetes function): set enable-windows-ipam',
+    );
+  });
+});
