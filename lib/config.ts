@@ -70,8 +70,13 @@ const clusterSchema = z.strictObject({
             .optional(),
         })
         .optional(),
+      /**
+       * The cluster's managed vpc-cni add-on may move from prefix delegation to secondary IPs
+       * (configuration values ENABLE_PREFIX_DELEGATION=false) when no free aligned /28 is left.
+       */
+      vpcCniAddon: z.boolean().default(false),
     })
-    .default({ roles: [], endpointSecurityGroups: [], subnets: [] }),
+    .default({ roles: [], endpointSecurityGroups: [], subnets: [], vpcCniAddon: false }),
   /**
    * IAM roles of the cluster's nodes (instance profile roles). The evidence bucket lets them put
    * collect-logs bundles under `incidents/`; without them collect-logs cannot upload.
@@ -207,7 +212,7 @@ function describeIssue(issue: z.core.$ZodIssue, input: unknown): string {
 function allowedKeysAt(path: readonly PropertyKey[]): readonly string[] {
   const last = path.filter((p) => typeof p !== 'number').at(-1);
   if (last === 'modes' || last === 'remedies') return FAILURE_CLASSES;
-  if (last === 'remediation') return ['roles', 'endpointSecurityGroups', 'subnets', 'pullThroughCache'];
+  if (last === 'remediation') return ['roles', 'endpointSecurityGroups', 'subnets', 'pullThroughCache', 'vpcCniAddon'];
   if (last === 'limits') return Object.keys(limitsSchema.unwrap().shape);
   if (last === 'clusters') return Object.keys(clusterSchema.shape);
   return Object.keys(podDoctorConfigSchema.shape);

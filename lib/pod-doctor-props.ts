@@ -30,6 +30,13 @@ export interface ClusterRemediation {
    * @default - none: no rule is created
    */
   readonly pullThroughCache?: PullThroughCacheRemediation;
+  /**
+   * The cluster's managed vpc-cni add-on may move from prefix delegation to secondary IPs
+   * (`ENABLE_PREFIX_DELEGATION=false` in its configuration values) when no free aligned /28 is left.
+   * Always asks first.
+   * @default false
+   */
+  readonly vpcCniAddon?: boolean;
 }
 
 /** The Docker Hub pull-through cache rule of one cluster's remediation. */
@@ -212,6 +219,7 @@ export function configFromProps(props: PodDoctorProps): PodDoctorConfig {
             endpointSecurityGroups: c.remediation.endpointSecurityGroups && [...c.remediation.endpointSecurityGroups],
             subnets: c.remediation.subnets && [...c.remediation.subnets],
             pullThroughCache: c.remediation.pullThroughCache && { ...c.remediation.pullThroughCache },
+            vpcCniAddon: c.remediation.vpcCniAddon,
           }
         : undefined,
     })),

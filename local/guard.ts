@@ -109,6 +109,7 @@ function eksRequests(action: string, name: string, i: Input): AwsRequest[] {
     case 'ListPodIdentityAssociations':
       return one(action, arn('eks', `cluster/${cluster}`));
     case 'DescribeAddon':
+    case 'UpdateAddon':
       return one(action, arn('eks', `addon/${cluster}/${s(i.addonName)}/${id}`));
     case 'DescribeNodegroup':
       return one(action, arn('eks', `nodegroup/${cluster}/${s(i.nodegroupName)}/${id}`));

@@ -16,6 +16,7 @@ import { mockEc2Reads } from './mock-ec2.js';
 import { mockEcrReads } from './mock-ecr.js';
 import { mockCacheRules } from './mock-ecr-cache.js';
 import { mockEksReads } from './mock-eks.js';
+import { mockAddonWrites } from './mock-eks-addon.js';
 import { mockIamReads } from './mock-iam.js';
 import { answers, type Faults, fault } from './mock-sdk.js';
 
@@ -49,6 +50,7 @@ export function mockAccount(account: AccountSnapshot, faults: Faults = {}): Chec
   mockWrites(account, { iam: i, ec2: e }, on as never, faults);
   mockReservationWrites(account, e, on as never, faults);
   mockCacheRules(account, r, on as never);
+  mockAddonWrites(account, k, on as never, faults);
 
   // The change index, as the ingest path fills it from the CloudTrail events EventBridge delivers
   // (built on each read: tests add events to the snapshot after the clients exist).

@@ -16,6 +16,7 @@ import {
 import type { AwsStub } from 'aws-sdk-client-mock';
 import type { AccountSnapshot } from './account-snapshot.js';
 import type { Answer } from './mock-account-writes.js';
+import { settled } from './mock-eks-addon.js';
 import { meta } from './mock-sdk.js';
 
 export type EksStub = AwsStub<EksInput, EksOutput, EKSClientResolvedConfig>;
@@ -29,7 +30,7 @@ export function mockEksReads(k: EksStub, account: AccountSnapshot, on: Answer): 
     on('DescribeAddonCommand', (input: { addonName?: string }) => {
       const a = account.addons.find((x) => x.addonName === input.addonName);
       if (!a) throw notFound('addon');
-      return { addon: a };
+      return { addon: settled(a) };
     }),
   );
   k.on(DescribeAddonVersionsCommand).callsFake(

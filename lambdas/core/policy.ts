@@ -16,7 +16,8 @@ export interface PlannedAction {
     | 'create-cidr-reservation'
     | 'create-pull-through-cache'
     | 'restart-aws-node'
-    | 'enable-windows-ipam';
+    | 'enable-windows-ipam'
+    | 'use-secondary-ips';
   readonly tier: RiskTier;
   readonly description: string;
   /** Node actions name their SSM document (NODE_COMMANDS key) and parameters. */
@@ -91,6 +92,10 @@ type Candidate = Omit<PlannedAction, 'disposition' | 'reason'>;
 
 const failing = (findings: readonly Finding[], id: string) => findings.some((f) => f.id === id && f.status === 'fail');
 
+/** The subnet has no free aligned /28 at all: a prefix reservation cannot help. */
+const noFreePrefixBlock = (findings: readonly Finding[]) =>
+  findings.some((f) => f.id === 'subnet.free-prefix-blocks' && f.status === 'fail' && f.evidence.freeBlocks === 0);
+
 /** The actions that can address a class, before safety rules. */
 export function candidateActions(
   input: Pick<PolicyInput, 'class' | 'instanceId' | 'sandboxImage' | 'findings'>,
@@ -141,11 +146,20 @@ export function candidateActions(
       if (node) out.push(collect);
       break;
     case 'cidr-fragmentation':
-      out.push({
-        id: 'create-cidr-reservation',
-        tier: 'account',
-        description: 'create a prefix-type subnet CIDR reservation (or add a subnet) for prefix delegation',
-      });
+      out.push(
+        noFreePrefixBlock(f)
+          ? {
+              id: 'use-secondary-ips',
+              tier: 'account',
+              description:
+                'no free aligned /28 is left: move the VPC CNI from prefix delegation to secondary IPs (vpc-cni add-on configuration ENABLE_PREFIX_DELEGATION=false) or add a subnet',
+            }
+          : {
+              id: 'create-cidr-reservation',
+              tier: 'account',
+              description: 'create a prefix-type subnet CIDR reservation (or add a subnet) for prefix delegation',
+            },
+      );
       break;
     case 'cni-permissions':
       out.push({

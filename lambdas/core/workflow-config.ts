@@ -9,6 +9,8 @@ export const remediationScopeSchema = z.object({
   subnets: z.array(z.string()).default([]),
   /** The Docker Hub pull-through cache rule remedies may create. */
   pullThroughCache: z.object({ ecrRepositoryPrefix: z.string(), credentialArn: z.string().optional() }).optional(),
+  /** The managed vpc-cni add-on may move from prefix delegation to secondary IPs. */
+  vpcCniAddon: z.boolean().optional(),
 });
 
 /** What the workflow functions know of the deployment, passed as one JSON environment variable. */

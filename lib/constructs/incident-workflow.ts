@@ -205,7 +205,9 @@ function workflowTiming(props: IncidentWorkflowProps): WorkflowTiming {
 function hasRemediationScope(config: PodDoctorConfig): boolean {
   return config.clusters.some(
     ({ remediation: r }) =>
-      r.roles.length + r.endpointSecurityGroups.length + r.subnets.length > 0 || r.pullThroughCache !== undefined,
+      r.roles.length + r.endpointSecurityGroups.length + r.subnets.length > 0 ||
+      r.pullThroughCache !== undefined ||
+      r.vpcCniAddon,
   );
 }
 

@@ -48,6 +48,7 @@ export class RemedyFunction extends Construct {
       ...iamStatements(stack, props.clusters),
       ...ec2Statements(stack, props.clusters),
       ...ecrStatements(stack, props.clusters),
+      ...addonStatements(stack, props.clusters),
     ];
     for (const s of statements) {
       fn.addToRolePolicy(s);
@@ -112,6 +113,8 @@ function ec2Statements(stack: Stack, clusters: PodDoctorConfig['clusters']): Pol
     );
   const groups = arns('security-group', (c) => c.remediation.endpointSecurityGroups);
   const subnets = arns('subnet', (c) => c.remediation.subnets);
+  // use-secondary-ips reads the node subnet's usage as the reservation does.
+  const subnetReads = subnets.length > 0 || clusters.some((c) => c.remediation.vpcCniAddon);
   const regions = [...new Set(clusters.map((c) => regionOf(stack, c)))];
   const out: PolicyStatement[] = [];
   if (groups.length)
@@ -125,6 +128,13 @@ function ec2Statements(stack: Stack, clusters: PodDoctorConfig['clusters']): Pol
         resources: ['*'],
       }),
     );
+  if (subnetReads)
+    out.push(
+      new PolicyStatement({
+        actions: ['ec2:DescribeSubnets', 'ec2:DescribeNetworkInterfaces', 'ec2:GetSubnetCidrReservations'],
+        resources: ['*'],
+      }),
+    );
   if (subnets.length)
     out.push(
       new PolicyStatement({ actions: ['ec2:CreateSubnetCidrReservation'], resources: subnets }),
@@ -133,10 +143,6 @@ function ec2Statements(stack: Stack, clusters: PodDoctorConfig['clusters']): Pol
         actions: ['ec2:DeleteSubnetCidrReservation'],
         resources: ['*'],
         conditions: { StringEquals: { 'ec2:Region': regions } },
-      }),
-      new PolicyStatement({
-        actions: ['ec2:DescribeSubnets', 'ec2:DescribeNetworkInterfaces', 'ec2:GetSubnetCidrReservations'],
-        resources: ['*'],
       }),
     );
   return out;
@@ -163,6 +169,19 @@ function ecrStatements(stack: Stack, clusters: PodDoctorConfig['clusters']): Pol
   ];
 }
 
+/**
+ * EKS: UpdateAddon (and the DescribeAddon its re-check and verification read) on the vpc-cni add-on
+ * of the clusters that allow use-secondary-ips, and nothing else (its ARN ends in a generated id).
+ */
+function addonStatements(stack: Stack, clusters: PodDoctorConfig['clusters']): PolicyStatement[] {
+  const addons = clusters
+    .filter((c) => c.remediation.vpcCniAddon)
+    .map((c) => eksArn(stack, 'addon', `${c.name}/vpc-cni/*`, regionOf(stack, c)));
+  return addons.length
+    ? [new PolicyStatement({ actions: ['eks:UpdateAddon', 'eks:DescribeAddon'], resources: addons })]
+    : [];
+}
+
 /** Why a wildcard in a statement with these actions cannot be narrower (cdk-nag IAM5). */
 function wildcardReason(actions: readonly string[]): string {
   if (actions.includes('iam:GetPolicy'))
@@ -171,7 +190,7 @@ function wildcardReason(actions: readonly string[]): string {
     return "ECR pull-through cache rule actions have no resource type; limited to the clusters' Regions (aws:RequestedRegion).";
   if (actions.includes('eks:DescribePodIdentityAssociation'))
     return 'Association ids are generated; scoped to the configured cluster.';
-  if (actions.includes('eks:DescribeAddon'))
+  if (actions.includes('eks:DescribeAddon') || actions.includes('eks:UpdateAddon'))
     return 'The vpc-cni add-on ARN ends in a generated id; scoped to the configured cluster.';
   return 'EC2 Describe*/GetSubnetCidrReservations reads and ec2:DeleteSubnetCidrReservation (condition ec2:Region) have no resource-level permissions.';
 }

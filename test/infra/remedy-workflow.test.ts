@@ -48,6 +48,7 @@ describe('account remedies in the deployed stack', () => {
           pullThroughCache: {
             credentialArn: 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:ecr-pullthroughcache/hub-Xy12Ab',
           },
+          vpcCniAddon: false,
         },
       },
     ],
@@ -81,6 +82,7 @@ describe('account remedies in the deployed stack', () => {
             ecrRepositoryPrefix: 'docker-hub',
             credentialArn: 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:ecr-pullthroughcache/hub-Xy12Ab',
           },
+          vpcCniAddon: false,
         },
       }),
     ]);

@@ -54,6 +54,7 @@ describe('remedy function grants', () => {
       },
     },
     { name: 'prod-us', region: 'us-west-2', remediation: { subnets: ['subnet-0ffff000011112222'] } },
+    { name: 'batch-eu', remediation: { vpcCniAddon: true } },
   ]);
   const find = (action: string) => statements.filter((s) => s.Action.includes(action));
 
@@ -120,9 +121,24 @@ describe('remedy function grants', () => {
       'ec2:RevokeSecurityGroupIngress',
       'ecr:CreatePullThroughCacheRule',
       'ecr:DeletePullThroughCacheRule',
+      'eks:UpdateAddon',
       'iam:AttachRolePolicy',
       'iam:DetachRolePolicy',
     ]);
+  });
+
+  it('UpdateAddon: only the vpc-cni add-on of the clusters that set remediation.vpcCniAddon', () => {
+    const [s, ...more] = find('eks:UpdateAddon');
+    expect(more).toEqual([]);
+    expect(s.Action.sort()).toEqual(['eks:DescribeAddon', 'eks:UpdateAddon']);
+    // The add-on ARN ends in an id EKS generates: the cluster and the add-on name are what scope it.
+    expect(s.Resource).toEqual('arn:aws:eks:eu-west-1:111122223333:addon/batch-eu/vpc-cni/*');
+    expect(s.Condition).toBeUndefined();
+    // Its re-check reads the node subnet's usage.
+    expect(find('ec2:DescribeNetworkInterfaces')).toHaveLength(1);
+    const onlyAddon = statementsFor([{ name: 'batch-eu', remediation: { vpcCniAddon: true } }]);
+    expect(writes(onlyAddon).flatMap((x) => x.Action.filter((a) => !READ.test(a)))).toEqual(['eks:UpdateAddon']);
+    expect(onlyAddon.some((x) => x.Action.includes('ec2:DescribeSubnets'))).toBe(true);
   });
 
   it('a cluster that lists nothing gets no write at all', () => {

@@ -3,6 +3,7 @@ import { type ApplyPath, type ApplyRecord, runApplyPath } from '../../core/remed
 import { cidrReservationPath } from '../../core/remedy/cidr-reservation.js';
 import { managedPolicyPath } from '../../core/remedy/managed-policy.js';
 import { pullThroughCachePath } from '../../core/remedy/pull-through-cache.js';
+import { secondaryIpsPath } from '../../core/remedy/secondary-ips.js';
 import { sgIngressPath } from '../../core/remedy/sg-ingress.js';
 import type { RemediationScope, RemedyTarget } from '../../core/remedy/targets.js';
 import type { WorkflowConfig } from '../../core/workflow-config.js';
@@ -10,6 +11,7 @@ import type { CheckClients } from '../checks/check-input.js';
 import { checkCniPolicy, checkNodeRoleEcrRead } from '../checks/iam-checks.js';
 import { checkEndpoints, checkSubnet } from '../checks/network-checks.js';
 import type { NodeContext } from '../checks/node-context.js';
+import { addonPort } from './addon-port.js';
 import { cachePort, cidrPort, iamPort, recheckOf, sgPort } from './ports.js';
 
 const name = z.string().regex(/^[\w+=,.@/:-]{1,512}$/);
@@ -45,6 +47,11 @@ const targetSchema = z.discriminatedUnion('kind', [
       .regex(/^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:ecr-pullthroughcache\/[\w/+=.@-]+$/)
       .optional(),
     images: z.array(z.string().max(512)).max(10),
+  }),
+  z.object({
+    kind: z.literal('use-secondary-ips'),
+    clusterName: z.string().regex(/^[0-9A-Za-z][A-Za-z0-9\-_]{0,99}$/),
+    subnetId: z.string().regex(/^subnet-[0-9a-f]{8,17}$/),
   }),
 ]);
 
@@ -92,6 +99,8 @@ function assertInScope(t: RemedyTarget, scope: RemediationScope): void {
       scope.pullThroughCache?.credentialArn !== t.credentialArn)
   )
     throw new RemedyScopeError("the pull-through cache rule is not the cluster's remediation.pullThroughCache");
+  if (t.kind === 'use-secondary-ips' && !scope.vpcCniAddon)
+    throw new RemedyScopeError("the cluster's remediation.vpcCniAddon is not set");
 }
 
 /** The apply path for a target, its ports bound to the SDK clients and its re-check to the diagnosis check. */
@@ -110,6 +119,10 @@ export function pathFor(input: RemedyInput, clients: RemedyClients): ApplyPath<u
     return pullThroughCachePath(t, cachePort(clients.ecr(input.region), account), input.region) as ApplyPath<unknown>;
   }
   const network = { node, region: input.region, neededIps: 16 };
+  if (t.kind === 'use-secondary-ips') {
+    const recheck = () => recheckOf(() => checkSubnet(clients.ec2, network), 'subnet.free-prefix-blocks');
+    return secondaryIpsPath(t, addonPort(clients.eks, clients.ec2, recheck)) as ApplyPath<unknown>;
+  }
   if (t.kind === 'create-cidr-reservation') {
     const recheck = () => recheckOf(() => checkSubnet(clients.ec2, network), 'subnet.free-prefix-blocks');
     return cidrReservationPath(t, cidrPort(clients.ec2, recheck)) as ApplyPath<unknown>;

@@ -223,6 +223,7 @@ function remedyOf(
     node: input.node,
     scope: cluster.remediation,
     incidentId: input.incidentId,
+    cluster: input.cluster,
     images: input.entities.image ? [input.entities.image] : [],
   });
   return { remedy: remedy ?? null, ...(recommend ? { recommend } : {}) };

@@ -130,10 +130,15 @@ function followedUp(first: ApplyRecord, r: ReturnType<typeof outcomeOf>): Return
   return { ...r, outcome: `${first.remedy} ${first.status}; ${r.outcome}` };
 }
 
-/** The exact image references a verified pull-through cache rule serves, as the next step. */
+/**
+ * The next step a verified remedy names: the exact image references a pull-through cache rule
+ * serves, or the follow-up its verification asks for (e.g. maxPods after the move to secondary IPs).
+ */
 function imagesToUse(s: SummarizeInput): string | undefined {
-  const images = (s.remedyApplied?.verification?.evidence?.images ?? []) as string[];
-  return images.length ? `point the workloads at the cache: ${images.join(', ')}` : undefined;
+  const evidence = s.remedyApplied?.verification?.evidence;
+  const images = (evidence?.images ?? []) as string[];
+  if (images.length) return `point the workloads at the cache: ${images.join(', ')}`;
+  return typeof evidence?.nextStep === 'string' ? evidence.nextStep : undefined;
 }
 
 /** With a follow-up: what the first action did, then what became of the follow-up. */

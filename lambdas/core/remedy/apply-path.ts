@@ -11,6 +11,7 @@ export const REMEDY_IDS = [
   'add-sg-rule',
   'create-cidr-reservation',
   'create-pull-through-cache',
+  'use-secondary-ips',
   // Cluster remedies (lambdas/core/remedy/kubernetes-paths.ts), run by the Kubernetes function.
   'restart-aws-node',
   'enable-windows-ipam',

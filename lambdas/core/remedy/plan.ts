@@ -38,6 +38,8 @@ export interface RemedyPlanInput {
   readonly node?: RemedyNode & { readonly privateDnsName?: string };
   readonly scope: RemediationScope;
   readonly incidentId: string;
+  /** The incident's cluster. */
+  readonly cluster?: string;
   /** Image references of the incident (reported only). */
   readonly images?: readonly string[];
 }
@@ -89,8 +91,9 @@ function targetsOf(i: RemedyPlanInput): Targets {
 }
 
 /** The disposition every remedy of the incident gets (tier, mode, kill switch, opt-in, fail closed). */
-function dispositionOf(i: RemedyPlanInput): { disposition: RemedyDisposition; reason: string } {
-  const tier = i.tier ?? 'approve';
+function dispositionOf(i: RemedyPlanInput, id: RemedyId): { disposition: RemedyDisposition; reason: string } {
+  // A cluster-wide CNI change asks a human, whatever the configuration says.
+  const tier = id === 'use-secondary-ips' && i.tier === 'auto' ? 'approve' : (i.tier ?? 'approve');
   const errors = i.findings.filter((f) => f.status === 'error' && !isAdvisory(f.id)).map((f) => f.id);
   const blocked = (reason: string) => ({ disposition: 'blocked' as const, reason });
   if (i.killSwitch) return blocked('kill switch is on');
@@ -106,9 +109,11 @@ function dispositionOf(i: RemedyPlanInput): { disposition: RemedyDisposition; re
   return {
     disposition: 'approve',
     reason:
-      tier === 'auto'
-        ? `class ${i.class} is in approve mode: the change asks first`
-        : 'account and cluster changes ask first (default tier approve)',
+      id === 'use-secondary-ips'
+        ? 'use-secondary-ips changes the CNI of every node of the cluster: it always asks first'
+        : tier === 'auto'
+          ? `class ${i.class} is in approve mode: the change asks first`
+          : 'account and cluster changes ask first (default tier approve)',
   };
 }
 
@@ -121,7 +126,7 @@ export function planRemedy(i: RemedyPlanInput): RemedyPlan {
   const t = targetsOf(i);
   const extra = t.recommend ? { recommend: t.recommend } : {};
   if (!t.target) return { reason: t.reason ?? 'no remedy', ...extra };
-  const d = dispositionOf(i);
+  const d = dispositionOf(i, t.target.kind);
   const planned = (target: AnyRemedyTarget): PlannedRemedy => ({ id: target.kind, target, ...d });
   const remedy: PlannedRemedy = {
     ...planned(t.target),

@@ -4,9 +4,15 @@ import { CNI_ACTIONS, ECR_PULL_ACTIONS } from '../iam-policy.js';
 import type { CidrReservationTarget } from './cidr-reservation.js';
 import { isAttachablePolicy, type ManagedPolicyTarget } from './managed-policy.js';
 import { dockerHubReference, type PullThroughCacheTarget } from './pull-through-cache.js';
+import type { SecondaryIpsTarget } from './secondary-ips.js';
 import type { SgIngressTarget } from './sg-ingress.js';
 
-export type RemedyTarget = ManagedPolicyTarget | SgIngressTarget | CidrReservationTarget | PullThroughCacheTarget;
+export type RemedyTarget =
+  | ManagedPolicyTarget
+  | SgIngressTarget
+  | CidrReservationTarget
+  | PullThroughCacheTarget
+  | SecondaryIpsTarget;
 
 /**
  * The resources of one cluster pod-doctor may change (deployment configuration, the same lists the
@@ -21,6 +27,8 @@ export interface RemediationScope {
   readonly subnets: readonly string[];
   /** The Docker Hub pull-through cache rule remedies may create (absent: none). */
   readonly pullThroughCache?: { readonly ecrRepositoryPrefix: string; readonly credentialArn?: string };
+  /** The managed vpc-cni add-on's configuration may move from prefix delegation to secondary IPs. */
+  readonly vpcCniAddon?: boolean;
 }
 
 /** The node as the workflow resolved it from EC2 (never from log text). */
@@ -36,6 +44,8 @@ export interface RemedyTargetInput {
   readonly node?: RemedyNode;
   readonly scope: RemediationScope;
   readonly incidentId: string;
+  /** The incident's cluster (the vpc-cni add-on is the cluster's). */
+  readonly cluster?: string;
   /** Image references of the incident (tenant text: validated, only ever reported, never pulled). */
   readonly images?: readonly string[];
 }
@@ -138,6 +148,9 @@ function cidrTarget(i: RemedyTargetInput): TargetResult {
   if (!f) return { reason: 'subnet.free-prefix-blocks neither fails nor warns' };
   const subnetId = f.evidence.subnetId as string | undefined;
   if (!subnetId) return { reason: 'the subnet is unknown' };
+  // No free aligned /28 anywhere: a reservation cannot help; single secondary IPs need none.
+  if (f.status === 'fail' && f.evidence.freeBlocks === 0 && i.scope.vpcCniAddon && i.cluster)
+    return { target: { kind: 'use-secondary-ips', clusterName: i.cluster, subnetId } };
   return {
     target: {
       kind: 'create-cidr-reservation',
@@ -174,6 +187,8 @@ function outOfScope(t: RemedyTarget, scope: RemediationScope): string | undefine
       scope.pullThroughCache?.credentialArn !== t.credentialArn)
   )
     return "the pull-through cache rule is not the cluster's remediation.pullThroughCache";
+  if (t.kind === 'use-secondary-ips' && !scope.vpcCniAddon)
+    return "the cluster's remediation.vpcCniAddon is not set: its vpc-cni add-on is not changed";
   return undefined;
 }
 
