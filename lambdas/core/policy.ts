@@ -90,131 +90,118 @@ export interface Plan {
 
 type Candidate = Omit<PlannedAction, 'disposition' | 'reason'>;
 
+/** What a class's candidate actions depend on: the node (when resolved), its sandbox image, the failing checks. */
+type CandidateInput = Pick<PolicyInput, 'class' | 'instanceId' | 'sandboxImage' | 'findings'>;
+
 const failing = (findings: readonly Finding[], id: string) => findings.some((f) => f.id === id && f.status === 'fail');
 
 /** The subnet has no free aligned /28 at all: a prefix reservation cannot help. */
 const noFreePrefixBlock = (findings: readonly Finding[]) =>
   findings.some((f) => f.id === 'subnet.free-prefix-blocks' && f.status === 'fail' && f.evidence.freeBlocks === 0);
 
-/** The actions that can address a class, before safety rules. */
-export function candidateActions(
-  input: Pick<PolicyInput, 'class' | 'instanceId' | 'sandboxImage' | 'findings'>,
-): Candidate[] {
-  const node = input.instanceId !== undefined;
-  const f = input.findings;
-  const out: Candidate[] = [];
-  const collect: Candidate = {
-    id: 'collect-logs',
+const COLLECT_LOGS: Candidate = {
+  id: 'collect-logs',
+  tier: 'in-place',
+  description: 'collect a node log bundle into the evidence bucket',
+  document: 'collectLogs',
+};
+const RESTART_RUNTIME: Candidate = {
+  id: 'restart-runtime',
+  tier: 'disruptive',
+  description: 'restart kubelet and containerd to release leaked threads',
+  document: 'restartRuntime',
+  parameters: { Target: 'both', DryRun: 'false' },
+};
+const RESTART_AWS_NODE: Candidate = {
+  id: 'restart-aws-node',
+  tier: 'cluster',
+  description: 'restart aws-node on the node (delete its pod of DaemonSet kube-system/aws-node)',
+};
+const ATTACH_ECR_PULL_POLICY: Candidate = {
+  id: 'attach-managed-policy',
+  tier: 'account',
+  description: 'attach AmazonEC2ContainerRegistryPullOnly to the node role',
+};
+
+/** Restore and pin the node's trusted pause image (its probe's reading) in place. */
+function repairPauseImage(sandboxImage: string | undefined): Candidate {
+  return {
+    id: 'repair-pause-image',
     tier: 'in-place',
-    description: 'collect a node log bundle into the evidence bucket',
-    document: 'collectLogs',
+    description: `restore and pin the pause image${sandboxImage ? ` ${sandboxImage}` : ''} in place`,
+    document: 'repairPauseImage',
+    parameters: { Image: sandboxImage ?? '', DryRun: 'false' },
   };
-  switch (input.class) {
-    case 'sandbox-image':
-      if (node) {
-        out.push({
-          id: 'repair-pause-image',
-          tier: 'in-place',
-          description: `restore and pin the pause image${input.sandboxImage ? ` ${input.sandboxImage}` : ''} in place`,
-          document: 'repairPauseImage',
-          parameters: { Image: input.sandboxImage ?? '', DryRun: 'false' },
-        });
-      }
-      if (failing(f, 'iam.node-role.ecr-read'))
-        out.push({
-          id: 'attach-managed-policy',
-          tier: 'account',
-          description: 'attach AmazonEC2ContainerRegistryPullOnly to the node role',
-        });
-      break;
-    case 'pid-exhaustion':
-      if (node) {
-        out.push(collect);
-        out.push({
-          id: 'restart-runtime',
-          tier: 'disruptive',
-          description: 'restart kubelet and containerd to release leaked threads',
-          document: 'restartRuntime',
-          parameters: { Target: 'both', DryRun: 'false' },
-        });
-      }
-      break;
-    case 'disk-full':
-    case 'runtime-failure':
-    case 'cni-failure':
-    case 'ipamd-unavailable':
-      if (node) out.push(collect);
-      break;
-    case 'cidr-fragmentation':
-      out.push(
-        noFreePrefixBlock(f)
-          ? {
-              id: 'use-secondary-ips',
-              tier: 'account',
-              description:
-                'no free aligned /28 is left: move the VPC CNI from prefix delegation to secondary IPs (vpc-cni add-on configuration ENABLE_PREFIX_DELEGATION=false) or add a subnet',
-            }
-          : {
-              id: 'create-cidr-reservation',
-              tier: 'account',
-              description: 'create a prefix-type subnet CIDR reservation (or add a subnet) for prefix delegation',
-            },
-      );
-      break;
-    case 'cni-permissions':
-      out.push({
-        id: 'attach-managed-policy',
-        tier: 'account',
-        description: 'attach AmazonEKS_CNI_Policy to the role aws-node uses',
-      });
-      break;
-    case 'registry-auth':
-      if (failing(f, 'iam.node-role.ecr-read'))
-        out.push({
-          id: 'attach-managed-policy',
-          tier: 'account',
-          description: 'attach AmazonEC2ContainerRegistryPullOnly to the node role',
-        });
-      break;
-    case 'registry-unreachable':
-      if (failing(f, 'vpc.endpoint.sg-443'))
-        out.push({
-          id: 'add-sg-rule',
-          tier: 'account',
-          description: 'allow TCP 443 from the node security group on the ECR endpoint security group',
-        });
-      break;
-    case 'rate-limited':
-      out.push({
-        id: 'create-pull-through-cache',
-        tier: 'account',
-        description: 'create an ECR pull-through cache rule for Docker Hub and point images at it',
-      });
-      break;
-    default:
-      break;
-  }
-  return [...out, ...clusterCandidates(input.class, node)];
 }
 
-/** Cluster changes (Kubernetes API) that address a class: after the account change, if both. */
-function clusterCandidates(cls: FailureClass, node: boolean): Candidate[] {
-  const restart = (when: string): Candidate => ({
-    id: 'restart-aws-node',
+/** The node's candidates when the incident names a node; none otherwise. */
+const onNode =
+  (...candidates: Candidate[]) =>
+  (i: CandidateInput): Candidate[] =>
+    i.instanceId !== undefined ? candidates : [];
+/** The candidate when the named check failed; none otherwise. */
+const whenFailing =
+  (checkId: string, candidate: Candidate) =>
+  (i: CandidateInput): Candidate[] =>
+    failing(i.findings, checkId) ? [candidate] : [];
+/** The candidate whatever the node and the checks say. */
+const always = (candidate: Candidate) => (): Candidate[] => [candidate];
+
+/** Per class, the actions that can address it; a class not listed has none. */
+const CANDIDATES: Partial<Record<FailureClass, (i: CandidateInput) => Candidate[]>> = {
+  'sandbox-image': (i) => [
+    ...(i.instanceId !== undefined ? [repairPauseImage(i.sandboxImage)] : []),
+    ...whenFailing('iam.node-role.ecr-read', ATTACH_ECR_PULL_POLICY)(i),
+  ],
+  'pid-exhaustion': onNode(COLLECT_LOGS, RESTART_RUNTIME),
+  'disk-full': onNode(COLLECT_LOGS),
+  'runtime-failure': onNode(COLLECT_LOGS),
+  'cni-failure': onNode(COLLECT_LOGS),
+  'ipamd-unavailable': onNode(COLLECT_LOGS, RESTART_AWS_NODE),
+  'windows-ipam': always({
+    id: 'enable-windows-ipam',
     tier: 'cluster',
-    description: `restart aws-node on the node (delete its pod of DaemonSet kube-system/aws-node)${when}`,
-  });
-  if (cls === 'ipamd-unavailable' && node) return [restart('')];
-  if (cls === 'cni-permissions' && node) return [restart(' once the policy is attached')];
-  if (cls === 'windows-ipam')
-    return [
-      {
-        id: 'enable-windows-ipam',
-        tier: 'cluster',
-        description: 'set enable-windows-ipam: "true" in ConfigMap kube-system/amazon-vpc-cni',
-      },
-    ];
-  return [];
+    description: 'set enable-windows-ipam: "true" in ConfigMap kube-system/amazon-vpc-cni',
+  }),
+  'cidr-fragmentation': (i) => [
+    noFreePrefixBlock(i.findings)
+      ? {
+          id: 'use-secondary-ips',
+          tier: 'account',
+          description:
+            'no free aligned /28 is left: move the VPC CNI from prefix delegation to secondary IPs (vpc-cni add-on configuration ENABLE_PREFIX_DELEGATION=false) or add a subnet',
+        }
+      : {
+          id: 'create-cidr-reservation',
+          tier: 'account',
+          description: 'create a prefix-type subnet CIDR reservation (or add a subnet) for prefix delegation',
+        },
+  ],
+  'cni-permissions': (i) => [
+    {
+      id: 'attach-managed-policy',
+      tier: 'account',
+      description: 'attach AmazonEKS_CNI_Policy to the role aws-node uses',
+    },
+    ...onNode({ ...RESTART_AWS_NODE, description: `${RESTART_AWS_NODE.description} once the policy is attached` })(i),
+  ],
+  'registry-auth': whenFailing('iam.node-role.ecr-read', ATTACH_ECR_PULL_POLICY),
+  'registry-unreachable': whenFailing('vpc.endpoint.sg-443', {
+    id: 'add-sg-rule',
+    tier: 'account',
+    description: 'allow TCP 443 from the node security group on the ECR endpoint security group',
+  }),
+  'rate-limited': always({
+    id: 'create-pull-through-cache',
+    tier: 'account',
+    description: 'create an ECR pull-through cache rule for Docker Hub and point images at it',
+  }),
+};
+
+/** The actions that can address a class, before safety rules. */
+export function candidateActions(input: CandidateInput): Candidate[] {
+  // Copies: a caller may spread or extend them, never share the table's objects.
+  return (CANDIDATES[input.class]?.(input) ?? []).map((c) => ({ ...c }));
 }
 
 /**
