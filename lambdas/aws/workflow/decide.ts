@@ -105,15 +105,7 @@ function nodeCommand(a: PlannedAction | undefined, input: DecideInput, deps: Dec
 
 /** Decide: findings from every diagnosis branch, the node group size for the breaker, then the policy. */
 export async function decideIncident(input: DecideInput, deps: DecideDeps): Promise<DecideOutput> {
-  const findings: Finding[] = [];
-  let probe: CommandResult | undefined;
-  for (const branch of input.diagnosis) {
-    if ('findings' in branch && branch.findings) findings.push(...branch.findings);
-    if ('probe' in branch) {
-      probe = branch.probe;
-      findings.push(...probeFindings(branch.probe));
-    }
-  }
+  const { findings, probe } = diagnosisOf(input);
   const trust = nodeTrust({
     class: input.class,
     cluster: input.cluster,
@@ -125,44 +117,10 @@ export async function decideIncident(input: DecideInput, deps: DecideDeps): Prom
     trustedSandboxImages: deps.config.trustedSandboxImages ?? [],
   });
   const reasons: string[] = [...trust.reasons];
-  let nodeGroupSize = 0;
-  let nodeAutoRepair: boolean | undefined;
-  if (input.node?.nodegroupName) {
-    try {
-      const ng = await deps.eks.send(
-        new DescribeNodegroupCommand({ clusterName: input.cluster, nodegroupName: input.node.nodegroupName }),
-      );
-      nodeGroupSize = ng.nodegroup?.scalingConfig?.desiredSize ?? 0;
-      // Node auto repair is off unless nodeRepairConfig.enabled says otherwise (EKS API reference).
-      nodeAutoRepair = ng.nodegroup?.nodeRepairConfig?.enabled === true;
-    } catch (e) {
-      findings.push({
-        id: 'eks.nodegroup-size',
-        status: 'error',
-        summary: `node group size unknown: ${(e as Error).name}`,
-        evidence: {},
-        remediation: null,
-      });
-    }
-  } else if (input.node?.instanceId) {
-    reasons.push('breaker not evaluated: the node is not in a managed node group');
-  }
-  const plan = decide({
-    class: input.class,
-    mode: deps.config.modes[input.class],
-    killSwitch: input.open.gate.killSwitch,
-    clusterOptedIn: input.open.gate.optedIn,
-    instanceId: trust.instanceId,
-    sandboxImage: trust.sandboxImage,
-    repairRefusal: trust.repairRefusal,
-    findings,
-    limits: deps.config.limits,
-    nodeActionsLastHour: input.open.history.nodeActionsLastHour,
-    lastNodeActionAt: await lastActionOn(trust.instanceId, input, deps),
-    affectedNodes: await affectedNodes(trust.instanceId, input, deps),
-    nodeGroupSize,
-    now: deps.now(),
-  });
+  const nodeGroup = await nodeGroupOf(input, deps);
+  if (nodeGroup.finding) findings.push(nodeGroup.finding);
+  if (nodeGroup.reason) reasons.push(nodeGroup.reason);
+  const plan = await policyPlan(input, deps, { trust, findings, nodeGroupSize: nodeGroup.size });
   if (!input.open.gate.killSwitchReadable) reasons.push('kill switch parameter unreadable: treated as on');
   const { remedy, recommend } = remedyOf(input, deps, findings);
   if (remedy?.disposition === 'blocked') reasons.push(`${remedy.id}: ${remedy.reason}`);
@@ -176,7 +134,7 @@ export async function decideIncident(input: DecideInput, deps: DecideDeps): Prom
     findings,
     nodeAction: nodeCommand(plan.nodeAction, input, deps),
     followUp: nodeCommand(plan.followUp, input, deps),
-    nodeGroupSize,
+    nodeGroupSize: nodeGroup.size,
     drain:
       planDrain({
         mode: deps.config.modes[input.class],
@@ -184,10 +142,91 @@ export async function decideIncident(input: DecideInput, deps: DecideDeps): Prom
         restart: plan.actions.find((a) => a.id === 'restart-runtime')?.disposition,
         instanceId: trust.instanceId,
         nodegroupName: input.node?.nodegroupName,
-        nodeAutoRepair,
+        nodeAutoRepair: nodeGroup.autoRepair,
         findings,
       }) ?? null,
   };
+}
+
+/** The findings of every diagnosis branch (the probe's read into findings), and the probe's result. */
+function diagnosisOf(input: DecideInput): { findings: Finding[]; probe: CommandResult | undefined } {
+  const findings: Finding[] = [];
+  let probe: CommandResult | undefined;
+  for (const branch of input.diagnosis) {
+    if ('findings' in branch && branch.findings) findings.push(...branch.findings);
+    if ('probe' in branch) {
+      probe = branch.probe;
+      findings.push(...probeFindings(branch.probe));
+    }
+  }
+  return { findings, probe };
+}
+
+/** What the breaker and the drain need from the node's managed node group. */
+interface NodeGroupFacts {
+  /** Desired size (0: unknown or no managed node group). */
+  readonly size: number;
+  /** Whether EKS node auto repair replaces the node (unknown without a managed node group). */
+  readonly autoRepair?: boolean;
+  /** The error finding when the node group could not be read. */
+  readonly finding?: Finding;
+  /** Why the breaker is not evaluated (a node outside any managed node group). */
+  readonly reason?: string;
+}
+
+/** The node group's size and auto-repair setting from DescribeNodegroup. */
+async function nodeGroupOf(input: DecideInput, deps: DecideDeps): Promise<NodeGroupFacts> {
+  if (!input.node?.nodegroupName) {
+    return input.node?.instanceId
+      ? { size: 0, reason: 'breaker not evaluated: the node is not in a managed node group' }
+      : { size: 0 };
+  }
+  try {
+    const ng = await deps.eks.send(
+      new DescribeNodegroupCommand({ clusterName: input.cluster, nodegroupName: input.node.nodegroupName }),
+    );
+    return {
+      size: ng.nodegroup?.scalingConfig?.desiredSize ?? 0,
+      // Node auto repair is off unless nodeRepairConfig.enabled says otherwise (EKS API reference).
+      autoRepair: ng.nodegroup?.nodeRepairConfig?.enabled === true,
+    };
+  } catch (e) {
+    return {
+      size: 0,
+      finding: {
+        id: 'eks.nodegroup-size',
+        status: 'error',
+        summary: `node group size unknown: ${(e as Error).name}`,
+        evidence: {},
+        remediation: null,
+      },
+    };
+  }
+}
+
+/** The safety policy over the findings, the trusted node facts and the incident history (cooldown, breaker). */
+async function policyPlan(
+  input: DecideInput,
+  deps: DecideDeps,
+  d: { trust: ReturnType<typeof nodeTrust>; findings: Finding[]; nodeGroupSize: number },
+): Promise<Plan> {
+  const { trust } = d;
+  return decide({
+    class: input.class,
+    mode: deps.config.modes[input.class],
+    killSwitch: input.open.gate.killSwitch,
+    clusterOptedIn: input.open.gate.optedIn,
+    instanceId: trust.instanceId,
+    sandboxImage: trust.sandboxImage,
+    repairRefusal: trust.repairRefusal,
+    findings: d.findings,
+    limits: deps.config.limits,
+    nodeActionsLastHour: input.open.history.nodeActionsLastHour,
+    lastNodeActionAt: await lastActionOn(trust.instanceId, input, deps),
+    affectedNodes: await affectedNodes(trust.instanceId, input, deps),
+    nodeGroupSize: d.nodeGroupSize,
+    now: deps.now(),
+  });
 }
 
 /** The planned actions with the remedy plan's dispositions (the remedy and its follow-up). */
