@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test tier and prints one closing line: "N passed, N failed".
-# Tiers: static (lint, typecheck, shellcheck, cdk synth with cdk-nag) and the vitest projects
+# Tiers: static (lint, function and file size, typecheck, shellcheck, cdk synth with cdk-nag) and the vitest projects
 # unit, handlers, infra, workflow, node (real containerd + registry), cli, package (npm pack → empty CDK app).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -28,6 +28,7 @@ fi
 
 check test-prerequisites bash scripts/install-test-prereqs.sh
 check lint npx biome check .
+check function-and-file-size bash scripts/long-functions.sh
 check typecheck npx tsc --noEmit -p .
 check shellcheck bash -c 'shellcheck ssm/*.sh scripts/*.sh .ci/run'
 synth_check() {
