@@ -50,7 +50,7 @@ function roleOf(a: AccountSnapshot, name: string | undefined) {
 }
 
 /** IAM's decision for one action: identity policies, then the permissions boundary when the role has one. */
-export function simulate(a: AccountSnapshot, roleName: string, action: string): string {
+export function simulate(a: AccountSnapshot, roleName: string, action: string, resource = '*'): string {
   const role = roleOf(a, roleName);
   const managed = (arn: string): NamedPolicy => ({
     name: arn,
@@ -60,10 +60,13 @@ export function simulate(a: AccountSnapshot, roleName: string, action: string): 
     ...role.attached.map(managed),
     ...Object.entries(role.inline).map(([name, d]) => ({ name, document: d as PolicyDocument })),
   ];
-  const d = evaluate(identity, action, '*').decision;
+  const d = evaluate(identity, action, resource).decision;
   if (d === 'denied') return 'explicitDeny';
   if (d !== 'allowed') return 'implicitDeny';
-  if (role.permissionsBoundary && evaluate([managed(role.permissionsBoundary)], action, '*').decision !== 'allowed')
+  if (
+    role.permissionsBoundary &&
+    evaluate([managed(role.permissionsBoundary)], action, resource).decision !== 'allowed'
+  )
     return 'implicitDeny';
   return 'allowed';
 }
@@ -125,17 +128,22 @@ function mockRolePolicyWrites(
     }),
   );
   iam.on(SimulatePrincipalPolicyCommand).callsFake(
-    on('SimulatePrincipalPolicyCommand', (i: { PolicySourceArn?: string; ActionNames?: string[] }) => {
-      const roleName = i.PolicySourceArn?.split('/').pop() ?? '';
-      return {
-        EvaluationResults: (i.ActionNames ?? []).map((action) => ({
-          EvalActionName: action,
-          EvalResourceName: '*',
-          EvalDecision: simulate(account, roleName, action),
-        })),
-        IsTruncated: false,
-      };
-    }),
+    on(
+      'SimulatePrincipalPolicyCommand',
+      (i: { PolicySourceArn?: string; ActionNames?: string[]; ResourceArns?: string[] }) => {
+        const roleName = i.PolicySourceArn?.split('/').pop() ?? '';
+        return {
+          EvaluationResults: (i.ActionNames ?? []).flatMap((action) =>
+            (i.ResourceArns ?? ['*']).map((resource) => ({
+              EvalActionName: action,
+              EvalResourceName: resource,
+              EvalDecision: simulate(account, roleName, action, resource),
+            })),
+          ),
+          IsTruncated: false,
+        };
+      },
+    ),
   );
 }
 

@@ -20,6 +20,8 @@ export const workflowConfigSchema = z.object({
       name: z.string(),
       region: z.string().optional(),
       remediation: remediationScopeSchema.default({ roles: [], endpointSecurityGroups: [], subnets: [] }),
+      /** The cluster's node roles (pull-through cache: may they pull through it?). */
+      nodeRoleArns: z.array(z.string()).default([]),
     }),
   ),
   modes: z.record(z.enum(FAILURE_CLASSES), z.enum(CLASS_MODES)),

@@ -255,7 +255,12 @@ function workflowConfig(scope: Construct, props: IncidentWorkflowProps): string 
   const { config } = props;
   const docs = props.nodeCommands.documents;
   return Stack.of(scope).toJsonString({
-    clusters: config.clusters.map((c) => ({ name: c.name, region: c.region, remediation: c.remediation })),
+    clusters: config.clusters.map((c) => ({
+      name: c.name,
+      region: c.region,
+      remediation: c.remediation,
+      nodeRoleArns: c.nodeRoleArns,
+    })),
     remedies: config.remedies,
     clusterAccess: props.kubernetes !== undefined,
     modes: config.modes,

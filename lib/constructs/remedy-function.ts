@@ -150,12 +150,18 @@ function ec2Statements(stack: Stack, clusters: PodDoctorConfig['clusters']): Pol
 
 /**
  * ECR: the Docker Hub pull-through cache rule of the clusters that configure one. The rule actions
- * have no resource type in IAM: the clusters' Regions scope them (aws:RequestedRegion).
+ * have no resource type in IAM: the clusters' Regions scope them (aws:RequestedRegion). Its re-check
+ * simulates those clusters' node roles (may they pull through the cache?).
  */
 function ecrStatements(stack: Stack, clusters: PodDoctorConfig['clusters']): PolicyStatement[] {
-  const regions = [...new Set(clusters.filter((c) => c.remediation.pullThroughCache).map((c) => regionOf(stack, c)))];
+  const caching = clusters.filter((c) => c.remediation.pullThroughCache);
+  const regions = [...new Set(caching.map((c) => regionOf(stack, c)))];
   if (!regions.length) return [];
+  const nodeRoles = [...new Set(caching.flatMap((c) => c.nodeRoleArns))];
   return [
+    ...(nodeRoles.length
+      ? [new PolicyStatement({ actions: ['iam:SimulatePrincipalPolicy'], resources: nodeRoles })]
+      : []),
     new PolicyStatement({
       actions: [
         'ecr:CreatePullThroughCacheRule',

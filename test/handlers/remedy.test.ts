@@ -32,6 +32,7 @@ const config = (scope: Partial<WorkflowConfig['clusters'][number]['remediation']
       name: CLUSTER,
       region: REGION,
       remediation: { roles: [NODE_ROLE, CNI_ROLE], endpointSecurityGroups: [ENDPOINT_SG], subnets: [SUBNET], ...scope },
+      nodeRoleArns: [],
     },
   ],
   remedies: {},

@@ -112,6 +112,24 @@ describe('remedy function grants', () => {
     expect(s.Condition).toEqual({ StringEquals: { 'aws:RequestedRegion': ['eu-west-1'] } });
   });
 
+  it('the pull-through re-check simulates only the node roles of the clusters that configure a rule', () => {
+    const withRoles = statementsFor([
+      {
+        name: 'prod-eu',
+        nodeRoleArns: [`arn:aws:iam::111122223333:role/${ROLE}`],
+        remediation: {
+          pullThroughCache: {
+            credentialArn:
+              'arn:aws:secretsmanager:eu-west-1:111122223333:secret:ecr-pullthroughcache/docker-hub-Xy12Ab',
+          },
+        },
+      },
+      { name: 'other', nodeRoleArns: ['arn:aws:iam::111122223333:role/other-node-role'] },
+    ]);
+    const sims = withRoles.filter((x) => x.Action.includes('iam:SimulatePrincipalPolicy'));
+    expect(sims.map((x) => x.Resource)).toEqual([`arn:aws:iam::111122223333:role/${ROLE}`]);
+  });
+
   it('every write is one of the remedy writes', () => {
     const actions = writes(statements).flatMap((s) => s.Action.filter((a) => !READ.test(a)));
     expect([...new Set(actions)].sort()).toEqual([

@@ -36,6 +36,7 @@ function memoryRegistry(o: { loginValid?: boolean; rules?: CacheRule[] } = {}) {
     },
     validate: async () =>
       o.loginValid === false ? { valid: false, failure: 'Unable to log in to the upstream registry' } : { valid: true },
+    nodeRoleDecisions: async () => ({}),
   };
   return { port, rules, calls };
 }
@@ -127,7 +128,13 @@ describe('rate-limited target', () => {
       ...base,
       scope: { ...scope, pullThroughCache: { ecrRepositoryPrefix: 'docker-hub', credentialArn: SECRET } },
       images: ['httpd:latest', 'quay.io/x/y:1', '$(curl evil)'],
+      nodeRoleArns: ['arn:aws:iam::111122223333:role/node-role'],
     });
-    expect(t.target).toEqual({ ...TARGET, images: ['httpd:latest'] });
+    // The cluster's configured node roles travel with it: the re-check asks IAM whether they may pull through.
+    expect(t.target).toEqual({
+      ...TARGET,
+      images: ['httpd:latest'],
+      nodeRoleArns: ['arn:aws:iam::111122223333:role/node-role'],
+    });
   });
 });

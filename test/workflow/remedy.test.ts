@@ -291,4 +291,39 @@ describe('create-pull-through-cache reports the exact image references', () => {
       `point the workloads at the cache: ${ACCOUNT}.dkr.ecr.${REGION}.amazonaws.com/docker-hub/library/httpd:latest`,
     );
   });
+
+  it('names the node role that may not pull through the cache, with the statement to add; a role that may is not named', async () => {
+    const c = CASES.find((x) => x.remedy === 'create-pull-through-cache') as PathCase;
+    const { summary } = await run(c, { mode: 'auto', tier: 'auto' });
+    const repo = `arn:aws:ecr:${REGION}:${ACCOUNT}:repository/docker-hub/*`;
+    expect(summary.message).toContain(
+      `allow the node role(s) arn:aws:iam::${ACCOUNT}:role/${NODE_ROLE} (missing ecr:BatchImportUpstreamImage, ecr:CreateRepository) to pull through the cache: {"Effect":"Allow","Action":["ecr:BatchImportUpstreamImage","ecr:CreateRepository"],"Resource":"${repo}"}`,
+    );
+    expect(summary.message).toMatch(
+      /node role \S+: lacks ecr:BatchImportUpstreamImage, ecr:CreateRepository on docker-hub/,
+    );
+    const allowed = await run(
+      {
+        ...c,
+        account: (a) => {
+          c.account(a);
+          a.roles[NODE_ROLE].inline.PullThroughCache = {
+            Statement: [
+              {
+                Effect: 'Allow',
+                Action: ['ecr:BatchImportUpstreamImage', 'ecr:CreateRepository'],
+                Resource: repo,
+              },
+            ],
+          };
+        },
+      },
+      { mode: 'auto', tier: 'auto' },
+    );
+    expect(allowed.summary.outcome).toMatch(c.verifiedOutcome);
+    expect(allowed.summary.message).not.toContain('allow the node role(s)');
+    expect(allowed.summary.message).toMatch(
+      /node role \S+: allowed ecr:BatchImportUpstreamImage, ecr:CreateRepository/,
+    );
+  });
 });

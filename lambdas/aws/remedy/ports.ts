@@ -133,9 +133,20 @@ export function cidrPort(ec2: Ec2Client, recheck: () => Promise<RecheckResult>):
   };
 }
 
-/** ECR side of create-pull-through-cache (the registry of the function's own account). */
-export function cachePort(ecr: ECRClient, fallbackRegistryId: string): PullThroughCachePort {
+/** ECR side of create-pull-through-cache (the registry of the function's own account); IAM for the node roles. */
+export function cachePort(ecr: ECRClient, fallbackRegistryId: string, iam: IAMClient): PullThroughCachePort {
   return {
+    async nodeRoleDecisions(roleArn, actions, resources) {
+      const out: Record<string, string> = {};
+      for await (const page of paginateSimulatePrincipalPolicy(
+        { client: iam },
+        { PolicySourceArn: roleArn, ActionNames: [...actions], ResourceArns: [...resources] },
+      ))
+        for (const r of page.EvaluationResults ?? [])
+          if (r.EvalActionName && out[r.EvalActionName] !== 'denied')
+            out[r.EvalActionName] = r.EvalDecision === 'allowed' ? 'allowed' : 'denied';
+      return out;
+    },
     async rules() {
       const rules: CacheRule[] = [];
       let registryId = '';

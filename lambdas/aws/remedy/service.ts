@@ -47,6 +47,10 @@ const targetSchema = z.discriminatedUnion('kind', [
       .regex(/^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:ecr-pullthroughcache\/[\w/+=.@-]+$/)
       .optional(),
     images: z.array(z.string().max(512)).max(10),
+    nodeRoleArns: z
+      .array(z.string().regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/))
+      .max(10)
+      .default([]),
   }),
   z.object({
     kind: z.literal('use-secondary-ips'),
@@ -80,13 +84,13 @@ export interface RemedyDeps {
   readonly now: () => number;
 }
 
-function scopeOf(config: WorkflowConfig, cluster: string): RemediationScope {
+function scopeOf(config: WorkflowConfig, cluster: string): RemediationScope & { nodeRoles: readonly string[] } {
   const c = config.clusters.find((x) => x.name === cluster);
   if (!c) throw new RemedyScopeError(`cluster ${cluster} is not configured`);
-  return c.remediation;
+  return { ...c.remediation, nodeRoles: c.nodeRoleArns };
 }
 
-function assertInScope(t: RemedyTarget, scope: RemediationScope): void {
+function assertInScope(t: RemedyTarget, scope: RemediationScope & { nodeRoles: readonly string[] }): void {
   if (t.kind === 'attach-managed-policy' && !scope.roles.includes(t.roleName))
     throw new RemedyScopeError(`role ${t.roleName} is not in the cluster's remediation scope`);
   if (t.kind === 'add-sg-rule' && !scope.endpointSecurityGroups.includes(t.groupId))
@@ -99,6 +103,8 @@ function assertInScope(t: RemedyTarget, scope: RemediationScope): void {
       scope.pullThroughCache?.credentialArn !== t.credentialArn)
   )
     throw new RemedyScopeError("the pull-through cache rule is not the cluster's remediation.pullThroughCache");
+  if (t.kind === 'create-pull-through-cache' && t.nodeRoleArns?.some((r) => !scope.nodeRoles.includes(r)))
+    throw new RemedyScopeError("a node role of the target is not one of the cluster's nodeRoleArns");
   if (t.kind === 'use-secondary-ips' && !scope.vpcCniAddon)
     throw new RemedyScopeError("the cluster's remediation.vpcCniAddon is not set");
 }
@@ -116,7 +122,8 @@ export function pathFor(input: RemedyInput, clients: RemedyClients): ApplyPath<u
   }
   if (t.kind === 'create-pull-through-cache') {
     const account = /^arn:[^:]+:secretsmanager:[^:]+:(\d{12}):/.exec(t.credentialArn ?? '')?.[1] ?? '';
-    return pullThroughCachePath(t, cachePort(clients.ecr(input.region), account), input.region) as ApplyPath<unknown>;
+    const port = cachePort(clients.ecr(input.region), account, clients.iam);
+    return pullThroughCachePath(t, port, input.region) as ApplyPath<unknown>;
   }
   const network = { node, region: input.region, neededIps: 16 };
   if (t.kind === 'use-secondary-ips') {

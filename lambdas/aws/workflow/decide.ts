@@ -261,6 +261,7 @@ function remedyOf(
     findings,
     node: input.node,
     scope: cluster.remediation,
+    nodeRoleArns: cluster.nodeRoleArns,
     incidentId: input.incidentId,
     cluster: input.cluster,
     images: input.entities.image ? [input.entities.image] : [],

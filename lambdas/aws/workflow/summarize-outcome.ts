@@ -75,7 +75,8 @@ function followedUp(first: ApplyRecord, r: ReturnType<typeof outcomeOf>): Return
 function imagesToUse(s: SummarizeInput): string | undefined {
   const evidence = s.remedyApplied?.verification?.evidence;
   const images = (evidence?.images ?? []) as string[];
-  if (images.length) return `point the workloads at the cache: ${images.join(', ')}`;
+  const permission = typeof evidence?.nodeRolePermission === 'string' ? `${evidence.nodeRolePermission}; then ` : '';
+  if (images.length) return `${permission}point the workloads at the cache: ${images.join(', ')}`;
   return typeof evidence?.nextStep === 'string' ? evidence.nextStep : undefined;
 }
 

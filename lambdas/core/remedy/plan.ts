@@ -40,6 +40,8 @@ export interface RemedyPlanInput {
   readonly incidentId: string;
   /** The incident's cluster. */
   readonly cluster?: string;
+  /** The cluster's node roles (deployment configuration). */
+  readonly nodeRoleArns?: readonly string[];
   /** Image references of the incident (reported only). */
   readonly images?: readonly string[];
 }

@@ -16,7 +16,16 @@ export interface PullThroughCacheTarget {
   readonly credentialArn?: string;
   /** Docker Hub image references seen failing (validated), to report as ECR references. */
   readonly images: readonly string[];
+  /** The cluster's node roles (deployment configuration): they pull through the cache. */
+  readonly nodeRoleArns?: readonly string[];
 }
+
+/**
+ * What a node role needs besides the usual ECR pull permissions to pull through the cache: import
+ * the upstream image, and create its repository on the first pull
+ * (https://docs.aws.amazon.com/AmazonECR/latest/userguide/pull-through-cache-iam.html).
+ */
+export const PULL_THROUGH_ACTIONS = ['ecr:BatchImportUpstreamImage', 'ecr:CreateRepository'] as const;
 
 /** One pull-through cache rule as ECR describes it. */
 export interface CacheRule {
@@ -32,12 +41,38 @@ export interface PullThroughCachePort {
   delete(prefix: string): Promise<void>;
   /** ECR's own check that the rule can authenticate upstream (ValidatePullThroughCacheRule). */
   validate(prefix: string): Promise<{ valid: boolean; failure?: string }>;
+  /** IAM's decision (allowed / denied) per action for a role on these resources (iam:SimulatePrincipalPolicy). */
+  nodeRoleDecisions(
+    roleArn: string,
+    actions: readonly string[],
+    resources: readonly string[],
+  ): Promise<Record<string, string>>;
 }
 
 export interface PullThroughCacheState {
   readonly registryId: string;
   readonly region: string;
   readonly rules: readonly CacheRule[];
+  /** Per node role, the pull-through actions IAM does not allow it on the cached repositories. */
+  readonly nodeRoles: readonly { readonly role: string; readonly missing: readonly string[] }[];
+}
+
+/** The ECR repositories the failing images get behind the rule (ARNs). */
+function cachedRepositories(t: PullThroughCacheTarget, s: Pick<PullThroughCacheState, 'registryId' | 'region'>) {
+  const partition = s.region.startsWith('cn-') ? 'aws-cn' : s.region.startsWith('us-gov-') ? 'aws-us-gov' : 'aws';
+  return t.images
+    .map((i) => dockerHubReference(i)?.repository)
+    .filter((r): r is string => r !== undefined)
+    .map((r) => `arn:${partition}:ecr:${s.region}:${s.registryId}:repository/${t.ecrRepositoryPrefix}/${r}`);
+}
+
+/** The statement a node role lacking the pull-through actions needs, as one line for the summary. */
+export function nodeRoleStatement(t: PullThroughCacheTarget, s: PullThroughCacheState): string | undefined {
+  const lacking = s.nodeRoles.filter((r) => r.missing.length);
+  if (!lacking.length) return undefined;
+  const partition = cachedRepositories(t, s)[0]?.split(':')[1] ?? 'aws';
+  const resource = `arn:${partition}:ecr:${s.region}:${s.registryId}:repository/${t.ecrRepositoryPrefix}/*`;
+  return `allow the node role(s) ${lacking.map((r) => `${r.role} (missing ${r.missing.join(', ')})`).join('; ')} to pull through the cache: {"Effect":"Allow","Action":${JSON.stringify(PULL_THROUGH_ACTIONS)},"Resource":"${resource}"} (identity policy, or the registry permissions policy)`;
 }
 
 /** A Docker Hub reference ("httpd:latest", "docker.io/bitnami/redis:7") as repository and tag or digest. */
@@ -71,7 +106,14 @@ export function pullThroughCachePath(
     id: 'create-pull-through-cache',
     change: `create an ECR pull-through cache rule ${t.ecrRepositoryPrefix} → ${DOCKER_HUB_UPSTREAM}${t.credentialArn ? ` (credentials ${t.credentialArn})` : ''}`,
     async read() {
-      return { ...(await port.rules()), region };
+      const rules = { ...(await port.rules()), region };
+      const repositories = cachedRepositories(t, rules);
+      const nodeRoles = [];
+      for (const role of repositories.length ? (t.nodeRoleArns ?? []) : []) {
+        const d = await port.nodeRoleDecisions(role, PULL_THROUGH_ACTIONS, repositories);
+        nodeRoles.push({ role, missing: PULL_THROUGH_ACTIONS.filter((a) => d[a] !== 'allowed') });
+      }
+      return { ...rules, nodeRoles };
     },
     causeHolds(s): Check {
       const existing = dockerHubRule(s);
@@ -98,10 +140,15 @@ export function pullThroughCachePath(
         { prefix: t.ecrRepositoryPrefix, upstreamUrl: DOCKER_HUB_UPSTREAM, credentialArn: t.credentialArn },
       ],
     }),
-    render: (s) =>
-      s.rules
+    render: (s) => [
+      ...s.rules
         .map((r) => `rule ${r.prefix} → ${r.upstreamUrl}${r.credentialArn ? ` (credentials ${r.credentialArn})` : ''}`)
         .sort(),
+      ...s.nodeRoles.map(
+        (r) =>
+          `node role ${r.role}: ${r.missing.length ? `lacks ${r.missing.join(', ')}` : `allowed ${PULL_THROUGH_ACTIONS.join(', ')}`} on ${t.ecrRepositoryPrefix}/…`,
+      ),
+    ],
     async apply() {
       await port.create(t.ecrRepositoryPrefix, DOCKER_HUB_UPSTREAM, t.credentialArn ?? '');
       return { ecrRepositoryPrefix: t.ecrRepositoryPrefix };
@@ -114,10 +161,11 @@ export function pullThroughCachePath(
       if (!v.valid)
         return { ok: false, reason: `ECR cannot authenticate to Docker Hub with the rule: ${v.failure ?? 'invalid'}` };
       const images = references(s, t.ecrRepositoryPrefix);
+      const permission = nodeRoleStatement(t, s);
       return {
         ok: true,
         reason: `rule ${t.ecrRepositoryPrefix} → ${DOCKER_HUB_UPSTREAM} validated by ECR; pull ${images.join(', ') || `${s.registryId}.dkr.ecr.${s.region}.amazonaws.com/${t.ecrRepositoryPrefix}/<repository>:<tag>`} instead`,
-        evidence: { images },
+        evidence: { images, ...(permission ? { nodeRolePermission: permission } : {}) },
       };
     },
     async rollback() {

@@ -44,6 +44,8 @@ export interface RemedyTargetInput {
   readonly node?: RemedyNode;
   readonly scope: RemediationScope;
   readonly incidentId: string;
+  /** The cluster's node roles (deployment configuration): a pull-through cache must let them pull. */
+  readonly nodeRoleArns?: readonly string[];
   /** The incident's cluster (the vpc-cni add-on is the cluster's). */
   readonly cluster?: string;
   /** Image references of the incident (tenant text: validated, only ever reported, never pulled). */
@@ -169,6 +171,7 @@ function pullThroughTarget(i: RemedyTargetInput): TargetResult {
       ecrRepositoryPrefix: cache.ecrRepositoryPrefix,
       ...(cache.credentialArn ? { credentialArn: cache.credentialArn } : {}),
       images: [...new Set(i.images ?? [])].filter((x) => dockerHubReference(x)).slice(0, 10),
+      nodeRoleArns: [...(i.nodeRoleArns ?? [])].slice(0, 10),
     },
   };
 }
