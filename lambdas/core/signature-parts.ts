@@ -60,6 +60,26 @@ export function standaloneRefusal(message: string): boolean {
 /** The network path to the registry failed. */
 export const UNREACHABLE =
   /i\/o timeout|Client\.Timeout exceeded|request canceled|connection refused|no such host|network is unreachable|TLS handshake timeout|context deadline exceeded|connection reset|no route to host|Temporary failure in name resolution|unexpected EOF|: EOF\b|server misbehaving|dial tcp|timed out|API error \(5|500 Internal Server Error|502 Bad Gateway|503 Service Unavailable|504 Gateway Time|unexpected status code 5|unexpected HTTP status: 5|awaiting response headers|client connection lost|broken pipe|connectex|wsarecv|forcibly closed|proxyconnect tcp/i;
+/**
+ * The subscription-filter terms of both registry-unreachable signatures: case-sensitive substrings
+ * of {@link UNREACHABLE}'s phrases and of the error words printed around them.
+ */
+export const UNREACHABLE_TERMS: readonly string[] = [
+  'imeout',
+  'canceled',
+  'refused',
+  'no such',
+  'unreachable',
+  'xceed',
+  'reset',
+  'EOF',
+  'dial tcp',
+  'timed out',
+  'rror',
+  'navailable',
+  'Bad Gateway',
+  'ailed',
+];
 /** Calls to the Kubernetes API server (their network errors are not registry errors). */
 export const API_SERVER =
   /\.eks\.amazonaws\.com|\/apis\/|\/api\/v1|\/version|\/healthz|\/leases\/|node-lease|update lease|ensure lease|apiserver/i;
