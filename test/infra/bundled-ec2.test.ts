@@ -1,14 +1,13 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUNDLE_FILE, bundleHandler } from '../../lib/constructs/bundling.js';
+import { bundleHandler } from '../../lib/constructs/bundling.js';
 import { lambdaEntry } from '../../lib/constructs/paths.js';
 import { healthyAccount, NODE_DNS, NODE_ID, NODE_SG, SUBNET, VPC } from '../../local/account-snapshot.js';
+import { invokeBundled } from '../support/bundles.js';
 import { ec2ResponseXml } from '../support/ec2-xml.js';
 
 /**
@@ -70,36 +69,17 @@ describe('a bundled handler calls EC2 with the lean EC2 Query client it carries'
       },
     };
     const context = { functionName: 'pod-doctor-check-network', awsRequestId: 'c6af9ac6-7b61-11e6-9a41-93e812345678' };
-    const child = `const { handler } = await import(${JSON.stringify(pathToFileURL(join(dir, BUNDLE_FILE)).href)});
-process.stdout.write(JSON.stringify(await handler(${JSON.stringify(event)}, ${JSON.stringify(context)})));`;
-    const out = await new Promise<string>((resolve, reject) => {
-      const p = spawn(process.execPath, ['--input-type=module', '-e', child], {
-        cwd: dir,
-        env: {
-          PATH: process.env.PATH ?? '',
-          AWS_REGION: 'eu-west-1',
-          AWS_ACCESS_KEY_ID: 'AKIDLOCAL',
-          AWS_SECRET_ACCESS_KEY: 'local',
-          AWS_SESSION_TOKEN: 'session-token',
-          AWS_ENDPOINT_URL_EC2: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-          POWERTOOLS_METRICS_NAMESPACE: 'PodDoctor',
-          POWERTOOLS_SERVICE_NAME: 'pod-doctor',
-        },
-      });
-      let stdout = '';
-      let stderr = '';
-      p.stdout.on('data', (d) => {
-        stdout += d;
-      });
-      p.stderr.on('data', (d) => {
-        stderr += d;
-      });
-      p.on('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`exit ${code}: ${stderr}`))));
-    });
-    // Powertools prints its logs and metrics on stdout too: the handler's answer is the last line.
-    const answer = JSON.parse(out.trim().split('\n').pop() ?? '') as {
+    const answer = await invokeBundled<{
       findings: { id: string; status: string; summary: string }[];
-    };
+    }>(dir, event, context, {
+      AWS_REGION: 'eu-west-1',
+      AWS_ACCESS_KEY_ID: 'AKIDLOCAL',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_SESSION_TOKEN: 'session-token',
+      AWS_ENDPOINT_URL_EC2: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      POWERTOOLS_METRICS_NAMESPACE: 'PodDoctor',
+      POWERTOOLS_SERVICE_NAME: 'pod-doctor',
+    });
     expect(answer.findings.filter((f) => f.status === 'error')).toEqual([]);
     expect(answer.findings.map((f) => f.id)).toEqual(
       expect.arrayContaining(['subnet.free-ips', 'vpc.endpoint.ecr-api']),

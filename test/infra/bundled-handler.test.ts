@@ -1,13 +1,12 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChangeIndex } from '../../lambdas/aws/change-index.js';
-import { BUNDLE_FILE, bundleHandler } from '../../lib/constructs/bundling.js';
+import { bundleHandler } from '../../lib/constructs/bundling.js';
 import { lambdaEntry } from '../../lib/constructs/paths.js';
 import { LocalDynamo, type LocalTable } from '../../local/dynamo.js';
+import { invokeBundled } from '../support/bundles.js';
 
 /**
  * The AWS SDK lives inside each bundle (lib/constructs/bundling.ts): a bundle must resolve
@@ -57,37 +56,18 @@ describe('a bundled handler calls AWS with the SDK it carries', () => {
     };
     // The invocation context the Lambda runtime passes (Powertools reads it; its methods are not needed here).
     const context = { functionName: 'pod-doctor-check-changes', awsRequestId: 'c6af9ac6-7b61-11e6-9a41-93e812345678' };
-    const child = `const { handler } = await import(${JSON.stringify(pathToFileURL(join(dir, BUNDLE_FILE)).href)});
-process.stdout.write(JSON.stringify(await handler(${JSON.stringify(event)}, ${JSON.stringify(context)})));`;
-    const out = await new Promise<string>((resolve, reject) => {
-      const p = spawn(process.execPath, ['--input-type=module', '-e', child], {
-        cwd: dir,
-        env: {
-          PATH: process.env.PATH ?? '',
-          AWS_REGION: 'eu-west-1',
-          AWS_ACCESS_KEY_ID: 'AKIDLOCAL',
-          AWS_SECRET_ACCESS_KEY: 'local',
-          AWS_ENDPOINT_URL_DYNAMODB: endpoint,
-          CHANGE_TABLE_NAME: table.name,
-          POWERTOOLS_METRICS_NAMESPACE: 'PodDoctor',
-          POWERTOOLS_SERVICE_NAME: 'pod-doctor',
-        },
-      });
-      let stdout = '';
-      let stderr = '';
-      p.stdout.on('data', (d) => {
-        stdout += d;
-      });
-      p.stderr.on('data', (d) => {
-        stderr += d;
-      });
-      p.on('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`exit ${code}: ${stderr}`))));
-    });
-    // Powertools prints its logs and metrics on stdout too: the handler's answer is the last line.
-    const answer = JSON.parse(out.trim().split('\n').pop() ?? '') as {
+    const answer = await invokeBundled<{
       group: string;
       findings: { id: string; status: string; summary: string }[];
-    };
+    }>(dir, event, context, {
+      AWS_REGION: 'eu-west-1',
+      AWS_ACCESS_KEY_ID: 'AKIDLOCAL',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_ENDPOINT_URL_DYNAMODB: endpoint,
+      CHANGE_TABLE_NAME: table.name,
+      POWERTOOLS_METRICS_NAMESPACE: 'PodDoctor',
+      POWERTOOLS_SERVICE_NAME: 'pod-doctor',
+    });
     expect(answer.group).toBe('changes');
     expect(answer.findings).toEqual([
       expect.objectContaining({ id: 'change.recent', summary: expect.stringContaining('eks-node-role') }),

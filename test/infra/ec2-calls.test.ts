@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildSync } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import * as commands from '../../lambdas/aws/ec2/commands.js';
-import { BUNDLE_OPTIONS, type BundleMetafile } from '../../lib/constructs/bundling.js';
-import { lambdaEntry, PROJECT_ROOT } from '../../lib/constructs/paths.js';
+import { PROJECT_ROOT } from '../../lib/constructs/paths.js';
+import { deployedFunctions, handlerMetafile } from '../support/bundles.js';
 import { synth } from '../support/synth.js';
 
 /**
@@ -21,15 +20,7 @@ const EC2_ACTIONS = new Map(
 
 /** ec2:Action names the project sources of a handler's bundle construct. */
 function ec2Calls(handler: string): string[] {
-  const r = buildSync({
-    ...BUNDLE_OPTIONS,
-    mainFields: [...BUNDLE_OPTIONS.mainFields],
-    entryPoints: [lambdaEntry(handler).source],
-    outfile: join('/tmp', 'pod-doctor-ec2-calls', handler, 'index.mjs'),
-    write: false,
-    metafile: true,
-  });
-  const meta = r.metafile as BundleMetafile;
+  const meta = handlerMetafile(handler);
   const sources = Object.values(meta.outputs)
     .flatMap((o) => Object.entries(o.inputs))
     .filter(([p, i]) => !p.includes('node_modules') && i.bytesInOutput > 0 && !p.includes('lambdas/aws/ec2/'))
@@ -46,29 +37,12 @@ function ec2Calls(handler: string): string[] {
   return [...calls].sort();
 }
 
-type Resource = { Type: string; Properties: Record<string, unknown>; Metadata?: Record<string, unknown> };
-
 /** The ec2: actions each deployed handler's role allows, by handler name. */
 function allowedEc2(templateJson: Record<string, unknown>): Map<string, Set<string>> {
-  const resources = templateJson.Resources as Record<string, Resource>;
-  const actionsOf = (roleId: string) =>
-    new Set(
-      Object.values(resources)
-        .filter(
-          (r) =>
-            r.Type === 'AWS::IAM::Policy' && (r.Properties.Roles as { Ref: string }[]).some((x) => x.Ref === roleId),
-        )
-        .flatMap((r) => (r.Properties.PolicyDocument as { Statement: { Effect: string; Action: unknown }[] }).Statement)
-        .filter((st) => st.Effect === 'Allow')
-        .flatMap((st) => [st.Action].flat() as string[])
-        .filter((a) => a.startsWith('ec2:')),
-    );
   const out = new Map<string, Set<string>>();
-  for (const fn of Object.values(resources)) {
-    const handler = fn.Metadata?.PodDoctorHandler;
-    if (fn.Type !== 'AWS::Lambda::Function' || typeof handler !== 'string') continue;
-    const role = (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
-    out.set(handler, new Set([...(out.get(handler) ?? []), ...actionsOf(role)]));
+  for (const { handler, actions } of deployedFunctions(templateJson)) {
+    const ec2 = [...actions].filter((a) => a.startsWith('ec2:'));
+    out.set(handler, new Set([...(out.get(handler) ?? []), ...ec2]));
   }
   return out;
 }

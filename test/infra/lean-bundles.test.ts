@@ -1,9 +1,9 @@
 import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { buildSync } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { BUNDLE_OPTIONS, type BundleMetafile, sdkClientPackages } from '../../lib/constructs/bundling.js';
-import { lambdaEntry, PROJECT_ROOT } from '../../lib/constructs/paths.js';
+import { sdkClientPackages } from '../../lib/constructs/bundling.js';
+import { PROJECT_ROOT } from '../../lib/constructs/paths.js';
+import { deployedFunctions, handlerMetafile } from '../support/bundles.js';
 import { synth } from '../support/synth.js';
 
 /**
@@ -56,15 +56,7 @@ const handlers = readdirSync(join(PROJECT_ROOT, 'lambdas', 'handlers'))
 
 /** The client names (`ec2`, `dynamodb`, …) in the handler's bundle, built with the deployed options. */
 function bundledClients(name: string): string[] {
-  const r = buildSync({
-    ...BUNDLE_OPTIONS,
-    mainFields: [...BUNDLE_OPTIONS.mainFields],
-    entryPoints: [lambdaEntry(name).source],
-    outfile: join('/tmp', 'pod-doctor-lean', name, 'index.mjs'),
-    write: false,
-    metafile: true,
-  });
-  const packages = sdkClientPackages(r.metafile as BundleMetafile);
+  const packages = sdkClientPackages(handlerMetafile(name));
   // lib-dynamodb is the document client over client-dynamodb, not a client of its own.
   return packages
     .filter((p) => p !== '@aws-sdk/lib-dynamodb')
@@ -82,31 +74,6 @@ describe('each Lambda bundle loads only the SDK clients its function uses', () =
   });
 });
 
-type Resource = { Type: string; Properties: Record<string, unknown>; Metadata?: Record<string, unknown> };
-
-/** Each function of a template: its handler (metadata) and the IAM services its role may call. */
-function deployedFunctions(templateJson: Record<string, unknown>): { handler: string; services: Set<string> }[] {
-  const resources = templateJson.Resources as Record<string, Resource>;
-  const servicesOf = (roleId: string) =>
-    new Set(
-      Object.values(resources)
-        .filter(
-          (r) =>
-            r.Type === 'AWS::IAM::Policy' && (r.Properties.Roles as { Ref: string }[]).some((x) => x.Ref === roleId),
-        )
-        .flatMap((r) => (r.Properties.PolicyDocument as { Statement: { Effect: string; Action: unknown }[] }).Statement)
-        .filter((st) => st.Effect === 'Allow')
-        .flatMap((st) => [st.Action].flat() as string[])
-        .map((a) => a.split(':')[0]),
-    );
-  return Object.values(resources)
-    .filter((r) => r.Type === 'AWS::Lambda::Function' && typeof r.Metadata?.PodDoctorHandler === 'string')
-    .map((fn) => ({
-      handler: fn.Metadata?.PodDoctorHandler as string,
-      services: servicesOf((fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0]),
-    }));
-}
-
 describe("each client in the map is one the function's role may call", () => {
   const cluster = {
     name: 'prod-eu',
@@ -122,7 +89,10 @@ describe("each client in the map is one the function's role may call", () => {
     },
   };
   // A configuration that deploys every function: log groups (their prerequisites) and a remediation scope.
-  const functions = deployedFunctions(synth({ clusters: [cluster] }).templateJson);
+  const functions = deployedFunctions(synth({ clusters: [cluster] }).templateJson).map((f) => ({
+    handler: f.handler,
+    services: new Set([...f.actions].map((a) => a.split(':')[0])),
+  }));
 
   it('every handler is deployed, and named in its function metadata', () => {
     const deployed = new Set(functions.map((f) => f.handler));

@@ -1,0 +1,74 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { buildSync } from 'esbuild';
+import { BUNDLE_FILE, BUNDLE_OPTIONS, type BundleMetafile } from '../../lib/constructs/bundling.js';
+import { lambdaEntry } from '../../lib/constructs/paths.js';
+
+/** The esbuild metafile of a handler bundled with the deployed options (nothing is written). */
+export function handlerMetafile(handler: string): BundleMetafile {
+  const r = buildSync({
+    ...BUNDLE_OPTIONS,
+    mainFields: [...BUNDLE_OPTIONS.mainFields],
+    entryPoints: [lambdaEntry(handler).source],
+    outfile: join('/tmp', 'pod-doctor-bundles', handler, 'index.mjs'),
+    write: false,
+    metafile: true,
+  });
+  return r.metafile as BundleMetafile;
+}
+
+type Resource = { Type: string; Properties: Record<string, unknown>; Metadata?: Record<string, unknown> };
+
+/** Each function of a template: its handler (metadata) and the actions its role's policies allow. */
+export function deployedFunctions(templateJson: Record<string, unknown>): { handler: string; actions: Set<string> }[] {
+  const resources = templateJson.Resources as Record<string, Resource>;
+  const actionsOf = (roleId: string) =>
+    new Set(
+      Object.values(resources)
+        .filter(
+          (r) =>
+            r.Type === 'AWS::IAM::Policy' && (r.Properties.Roles as { Ref: string }[]).some((x) => x.Ref === roleId),
+        )
+        .flatMap((r) => (r.Properties.PolicyDocument as { Statement: { Effect: string; Action: unknown }[] }).Statement)
+        .filter((st) => st.Effect === 'Allow')
+        .flatMap((st) => [st.Action].flat() as string[]),
+    );
+  return Object.values(resources)
+    .filter((r) => r.Type === 'AWS::Lambda::Function' && typeof r.Metadata?.PodDoctorHandler === 'string')
+    .map((fn) => ({
+      handler: fn.Metadata?.PodDoctorHandler as string,
+      actions: actionsOf((fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0]),
+    }));
+}
+
+/**
+ * Invokes the bundle in `dir` in a fresh node process, as the Lambda runtime does, with only the
+ * environment given (plus PATH). Powertools prints its logs and metrics on stdout too: the
+ * handler's answer is the last line.
+ */
+export async function invokeBundled<T>(
+  dir: string,
+  event: unknown,
+  context: Record<string, string>,
+  env: Record<string, string>,
+): Promise<T> {
+  const child = `const { handler } = await import(${JSON.stringify(pathToFileURL(join(dir, BUNDLE_FILE)).href)});
+process.stdout.write(JSON.stringify(await handler(${JSON.stringify(event)}, ${JSON.stringify(context)})));`;
+  const out = await new Promise<string>((resolve, reject) => {
+    const p = spawn(process.execPath, ['--input-type=module', '-e', child], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    p.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    p.on('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`exit ${code}: ${stderr}`))));
+  });
+  return JSON.parse(out.trim().split('\n').pop() ?? '') as T;
+}
