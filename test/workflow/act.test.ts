@@ -9,7 +9,7 @@ import {
   warmUpRuntime,
 } from '../../local/local-workflow.js';
 import { simulatedNode, simulatedPauseNode } from '../../local/node-adapters.js';
-import { docsRun, incident, summaryOf } from './support.js';
+import { docsRun, incident, pidIncident, summaryOf } from './support.js';
 
 /** The Act phase on the synthesized state machine: follow-up actions (issue 10, finding 10). */
 let definition: Record<string, unknown>;
@@ -30,13 +30,6 @@ const pidNode = () =>
     },
     { id: 'node.zombies', status: 'warn', summary: '31240 zombie processes' },
   ]);
-const pidIncident = () =>
-  incident({
-    class: 'pid-exhaustion',
-    incidentKey: `prod-eu|node:${NODE_ID}|pid-exhaustion`,
-    cause: 'the node ran out of PIDs/threads',
-    entities: { instanceId: NODE_ID, node: 'ip-10-0-12-34.eu-west-1.compute.internal' },
-  });
 
 describe('PID exhaustion: logs first, then the approval-gated runtime restart (finding 10)', {
   timeout: 30_000,

@@ -4,7 +4,7 @@ import { KubeApiServer, type RecordedCluster, recordedCluster } from '../../loca
 import { localKubernetes } from '../../local/kubernetes.js';
 import { DOCUMENTS, runWorkflow, synthesizedDefinition, warmUpRuntime } from '../../local/local-workflow.js';
 import { simulatedNode } from '../../local/node-adapters.js';
-import { docsRun, incident, summaryOf } from './support.js';
+import { docsRun, pidIncident, summaryOf } from './support.js';
 
 /**
  * PID exhaustion's last step (issue 14): the approval-gated runtime restart fails verification →
@@ -38,13 +38,6 @@ const leakingNode = () =>
     ],
     { healsAfterRestart: false },
   );
-const pidIncident = () =>
-  incident({
-    class: 'pid-exhaustion',
-    incidentKey: `prod-eu|node:${NODE_ID}|pid-exhaustion`,
-    cause: 'the node ran out of PIDs/threads',
-    entities: { instanceId: NODE_ID, node: NODE_DNS },
-  });
 const account = (nodeAutoRepair: boolean) => {
   const a = healthyAccount();
   a.nodegroups[0].nodeRepairConfig = { enabled: nodeAutoRepair };

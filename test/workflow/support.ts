@@ -1,4 +1,4 @@
-import { NODE_ID } from '../../local/account-snapshot.js';
+import { NODE_DNS, NODE_ID } from '../../local/account-snapshot.js';
 
 import { AL2023_PAUSE } from '../../local/local-node.js';
 import type { RunResult } from '../../local/local-workflow.js';
@@ -25,6 +25,15 @@ export function incident(over: Record<string, unknown> = {}) {
     ...over,
   };
 }
+
+/** A PID-exhaustion incident on the recorded node (its probe decides whether a restart heals it). */
+export const pidIncident = () =>
+  incident({
+    class: 'pid-exhaustion',
+    incidentKey: `prod-eu|node:${NODE_ID}|pid-exhaustion`,
+    cause: 'the node ran out of PIDs/threads',
+    entities: { instanceId: NODE_ID, node: NODE_DNS },
+  });
 
 /** The incident summary a run ended with (empty when it never got there). */
 export const summaryOf = (r: RunResult) =>
