@@ -1,25 +1,25 @@
-import type { Duration } from 'aws-cdk-lib';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { Choice, Condition, type IChainable, Pass, TaskInput, type TaskStateBase } from 'aws-cdk-lib/aws-stepfunctions';
+import { Choice, Condition, type IChainable, Pass, TaskInput } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
+import type { ActStatesProps } from './act-states.js';
 import { approvalStates } from './approval-states.js';
-import type { SsmCommand, SsmCommandProps } from './ssm-command.js';
 import { invokeNarrowed } from './tasks.js';
 
-/** Props of {@link drainStates}. */
-export interface DrainStatesProps {
+/** Props of {@link drainStates}: the Act phase's, with the Kubernetes function required. */
+export type DrainStatesProps = Pick<
+  ActStatesProps,
+  | 'actGate'
+  | 'requestApproval'
+  | 'approvalTimeout'
+  | 'probePolls'
+  | 'command'
+  | 'summarize'
+  | 'recordFailure'
+  | 'onError'
+> & {
   /** The Kubernetes function (cordon and drain through the cluster's API). */
   readonly kubernetes: IFunction;
-  /** The gate right before every action on a node (kill switch, cooldown, breaker, hourly cap). */
-  readonly actGate: IFunction;
-  readonly requestApproval: IFunction;
-  readonly approvalTimeout: Duration;
-  readonly probePolls: number;
-  readonly command: (id: string, props: Omit<SsmCommandProps, 'documentArns' | 'pollInterval'>) => SsmCommand;
-  readonly summarize: IChainable;
-  readonly recordFailure: IChainable;
-  readonly onError: <T extends TaskStateBase>(s: T) => T;
-}
+};
 
 /** The verified runtime restart failed and Decide planned the drain for that case. */
 const DRAIN_ASKED = Condition.and(
