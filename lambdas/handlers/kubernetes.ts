@@ -1,3 +1,4 @@
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { EKSClient } from '@aws-sdk/client-eks';
 import { endpointCache } from '../aws/kubernetes/endpoint.js';
 import {
@@ -5,14 +6,19 @@ import {
   type KubernetesDeps,
   type KubernetesResult,
   kubernetesRequestSchema,
+  NodeIdentityMismatchError,
 } from '../aws/kubernetes/service.js';
 import { EksTokenCache } from '../aws/kubernetes/token.js';
-import { logger, withPowertools } from '../aws/powertools.js';
+import { logger, metrics, withPowertools } from '../aws/powertools.js';
 
 /** Kubernetes API of a configured cluster through pod-doctor's access entry: inspect, verify or act. */
 export const createHandler = (deps: KubernetesDeps) =>
   withPowertools(kubernetesRequestSchema, async (request): Promise<KubernetesResult> => {
-    const result = await handleKubernetesRequest(request, deps);
+    const result = await handleKubernetesRequest(request, deps).catch((e: unknown) => {
+      // Counted, then thrown by name: the workflow's Catch records it as the remedy's failure.
+      if (e instanceof NodeIdentityMismatchError) metrics.addMetric('NodeIdentityMismatch', MetricUnit.Count, 1);
+      throw e;
+    });
     logger.info('kubernetes request done', { action: request.action, cluster: request.cluster });
     return result;
   });

@@ -1,13 +1,17 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   handleKubernetesRequest,
   type KubernetesDeps,
   type KubernetesResult,
   kubernetesRequestSchema,
+  NodeIdentityMismatchError,
 } from '../../lambdas/aws/kubernetes/service.js';
 import { EksTokenCache } from '../../lambdas/aws/kubernetes/token.js';
+import { metrics } from '../../lambdas/aws/powertools.js';
 import type { ApplyRecord } from '../../lambdas/core/remedy/apply-path.js';
+import { createHandler } from '../../lambdas/handlers/kubernetes.js';
 import { KubeApiServer, recordedCluster } from '../../local/kube-api-server.js';
+import { lambdaContext } from '../support/lambda-context.js';
 
 const NODE = 'ip-192-168-149-143.us-east-2.compute.internal';
 const server = new KubeApiServer({}, { awsNodeReadyAfterMs: 200 });
@@ -32,8 +36,15 @@ beforeEach(() => {
 async function run(request: Record<string, unknown>): Promise<KubernetesResult> {
   return handleKubernetesRequest(kubernetesRequestSchema.parse({ cluster: 'prod', ...request }), deps);
 }
-async function remedy(kind: string, phase: 'prepare' | 'apply', node: object = { privateDnsName: NODE }) {
-  const r = await run({ action: 'remedy', phase, remedy: { kind }, node });
+/** The plan's target as Decide writes it: restart-aws-node names the node it resolved. */
+const target = (kind: string) => (kind === 'restart-aws-node' ? { kind, nodeName: NODE } : { kind });
+async function remedy(
+  kind: string,
+  phase: 'prepare' | 'apply',
+  node: object = { privateDnsName: NODE },
+  planned: object = target(kind),
+) {
+  const r = await run({ action: 'remedy', phase, remedy: planned, node });
   return (r as { record: ApplyRecord }).record;
 }
 type Drained = Extract<KubernetesResult, { action: 'drain-node' }>;
@@ -87,8 +98,47 @@ describe('cluster remedy restart-aws-node (ipamd unreachable; CNI permissions af
   });
 
   it('never runs without the resolved node, and refuses a node that is not a DNS name', async () => {
-    expect((await remedy('restart-aws-node', 'apply', {})).status).toBe('not-applicable');
+    await expect(remedy('restart-aws-node', 'apply', {})).rejects.toThrow(NodeIdentityMismatchError);
     await expect(remedy('restart-aws-node', 'apply', { privateDnsName: 'x,metadata.name=y' })).rejects.toThrow();
+    await expect(
+      remedy('restart-aws-node', 'apply', undefined, { kind: 'restart-aws-node', nodeName: 'x,metadata.name=y' }),
+    ).rejects.toThrow();
+    // The plan's target always names the node: a target without one is refused, not guessed.
+    await expect(remedy('restart-aws-node', 'apply', undefined, { kind: 'restart-aws-node' })).rejects.toThrow();
+    expect(writes()).toEqual([]);
+  });
+
+  it.each(['prepare', 'apply'] as const)(
+    '%s: refuses when the plan names another node than the resolved one, acting on neither',
+    async (phase) => {
+      const other = 'ip-192-168-12-7.us-east-2.compute.internal';
+      const refused = remedy(
+        'restart-aws-node',
+        phase,
+        { privateDnsName: NODE },
+        { kind: 'restart-aws-node', nodeName: other },
+      );
+      await expect(refused).rejects.toThrow(NodeIdentityMismatchError);
+      await expect(refused).rejects.toThrow(
+        `the plan's target node ${other} is not the node resolved from EC2 (${NODE}): nothing done`,
+      );
+      expect(server.seen).toEqual([]);
+    },
+  );
+
+  it('the handler counts a refused node mismatch (metric NodeIdentityMismatch) and throws it by name', async () => {
+    const added = vi.spyOn(metrics, 'addMetric');
+    const handler = createHandler(deps);
+    const event = {
+      action: 'remedy',
+      phase: 'apply',
+      cluster: 'prod',
+      remedy: { kind: 'restart-aws-node', nodeName: 'ip-192-168-12-7.us-east-2.compute.internal' },
+      node: { privateDnsName: NODE },
+    };
+    await expect(handler(event, lambdaContext())).rejects.toMatchObject({ name: 'NodeIdentityMismatchError' });
+    expect(added).toHaveBeenCalledWith('NodeIdentityMismatch', 'Count', 1);
+    added.mockRestore();
     expect(writes()).toEqual([]);
   });
 });

@@ -37,7 +37,11 @@ const remedyRequest = z.object({
   /** prepare: re-check and dry-run diff; apply: change, verify, roll back. */
   phase: z.enum(['prepare', 'apply']),
   cluster,
-  remedy: z.object({ kind: z.enum(['restart-aws-node', 'enable-windows-ipam']) }).loose(),
+  /** The plan's target (Decide): restart-aws-node names the node Decide saw resolved from EC2. */
+  remedy: z.discriminatedUnion('kind', [
+    z.object({ kind: z.literal('restart-aws-node'), nodeName: dnsName }).loose(),
+    z.object({ kind: z.literal('enable-windows-ipam') }).loose(),
+  ]),
   node: z.object({ privateDnsName: dnsName.optional() }).loose().default({}),
 });
 const cordonRecord = z.object({ node: dnsName, before: z.boolean(), after: z.boolean(), changed: z.boolean() });
@@ -85,17 +89,30 @@ export interface KubernetesDeps {
   readonly wait?: WaitOptions;
 }
 
-/** The apply path of a cluster remedy; restart-aws-node needs the resolved node. */
+/**
+ * The plan's target names another node than the one the workflow resolved from EC2 (`$.node`), or
+ * no node is resolved: both names are trusted, so a disagreement means the state was changed
+ * between Decide and this step, and acting on either would be a guess. Nothing is done.
+ */
+export class NodeIdentityMismatchError extends Error {
+  override readonly name = 'NodeIdentityMismatchError';
+}
+
+/** The apply path of a cluster remedy; restart-aws-node runs only when plan and resolved node agree. */
 function remedyPath(
   request: z.output<typeof remedyRequest>,
   api: ClusterApi,
   deps: KubernetesDeps,
-): ApplyPath<unknown> | string {
+): ApplyPath<unknown> {
   if (request.remedy.kind === 'enable-windows-ipam') return windowsIpamPath(windowsIpamPort(api)) as ApplyPath<unknown>;
-  const nodeName = request.node.privateDnsName;
-  if (!nodeName) return 'the node is not resolved: aws-node is restarted only on a known node';
+  const planned = request.remedy.nodeName;
+  const resolved = request.node.privateDnsName;
+  if (planned !== resolved)
+    throw new NodeIdentityMismatchError(
+      `the plan's target node ${planned} is not the node resolved from EC2 (${resolved ?? 'none resolved'}): nothing done`,
+    );
   return awsNodeRestartPath(
-    { kind: 'restart-aws-node', nodeName },
+    { kind: 'restart-aws-node', nodeName: resolved },
     awsNodeRestartPort(api, deps.wait),
   ) as ApplyPath<unknown>;
 }
@@ -109,25 +126,6 @@ async function act(
   switch (request.action) {
     case 'remedy': {
       const path = remedyPath(request, api, deps);
-      if (typeof path === 'string') {
-        const at = new Date(now()).toISOString();
-        return {
-          action: 'remedy',
-          record: {
-            remedy: request.remedy.kind,
-            change: request.remedy.kind,
-            status: 'not-applicable',
-            reason: path,
-            diff: [],
-            before: [],
-            after: [],
-            applied: null,
-            verification: null,
-            startedAt: at,
-            finishedAt: at,
-          },
-        };
-      }
       return { action: 'remedy', record: await runApplyPath(path, { dryRun: request.phase === 'prepare', now }) };
     }
     case 'cordon':
