@@ -343,6 +343,26 @@ describe('each check fails on its broken fixture', () => {
       status: 'fail',
       evidence: expect.objectContaining({ freeBlocks: 0 }),
     });
+    // No free aligned /28 at all: a reservation has nothing to reserve, so it is not the advice.
+    const advice = String(f['subnet.free-prefix-blocks'].remediation);
+    expect(advice).not.toMatch(/reservation of type prefix|create-subnet-cidr-reservation/);
+    expect(advice).toMatch(/a prefix reservation cannot help/);
+    expect(advice).toMatch(/add a subnet \(or a secondary VPC CIDR/);
+    expect(advice).toMatch(/secondary IPs \(ENABLE_PREFIX_DELEGATION=false\)/);
+  });
+
+  it('subnet.free-prefix-blocks warns with one free /28 left and advises reserving it for prefixes', async () => {
+    const f = await run(
+      'network',
+      mutate((a) => fragmentSubnet(a, 212, 1)),
+    );
+    expect(f['subnet.free-prefix-blocks']).toMatchObject({
+      status: 'warn',
+      evidence: expect.objectContaining({ freeBlocks: 1 }),
+    });
+    expect(String(f['subnet.free-prefix-blocks'].remediation)).toMatch(
+      /create-subnet-cidr-reservation .*--reservation-type prefix/,
+    );
   });
 
   it('node.eni-capacity: every ENI and address of the instance type is in use', async () => {

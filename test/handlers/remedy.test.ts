@@ -72,7 +72,7 @@ async function remedy(
   a: AccountSnapshot,
   cls: 'sandbox-image' | 'cni-permissions' | 'registry-unreachable' | 'cidr-fragmentation',
   phase: 'prepare' | 'apply',
-  o: { faults?: Faults; cfg?: WorkflowConfig } = {},
+  o: { faults?: Faults; cfg?: WorkflowConfig; afterDecide?: () => void } = {},
 ) {
   const clients = mockAccount(a, o.faults);
   try {
@@ -83,8 +83,10 @@ async function remedy(
         ...(await makeCheckHandler(g, clients, () => NOW)({ node, cluster: CLUSTER, region: REGION })).findings,
       );
     const cfg = o.cfg ?? config();
-    const t = remedyTarget({ class: cls, findings, node, scope: cfg.clusters[0].remediation, incidentId: 'inc-1' });
+    const scope = cfg.clusters[0].remediation;
+    const t = remedyTarget({ class: cls, findings, node, scope, incidentId: 'inc-1', cluster: CLUSTER });
     if (!t.target) throw new Error(`no target: ${t.reason}`);
+    o.afterDecide?.();
     const record = await runRemedy(
       { phase, incidentId: 'inc-1', cluster: CLUSTER, region: REGION, node, target: t.target },
       { clients, config: cfg, now: () => NOW.getTime() },
@@ -246,9 +248,22 @@ describe('create-cidr-reservation', () => {
     expect(a.cidrReservations[SUBNET]).toMatchObject([{ Cidr: '10.0.12.224/28', ReservationType: 'prefix' }]);
   });
 
-  it('not applicable when no free aligned /28 exists (a reservation cannot help): nothing created', async () => {
+  it('never planned when no free aligned /28 exists (a reservation cannot help): the alternatives instead', async () => {
     const a = account((x) => fragmentSubnet(x));
-    const { record } = await remedy(a, 'cidr-fragmentation', 'apply');
+    await expect(remedy(a, 'cidr-fragmentation', 'apply')).rejects.toThrow(
+      `no target: subnet ${SUBNET} has no free aligned /28: a prefix reservation cannot help; add a subnet (or a secondary VPC CIDR) for the node group, or move the VPC CNI to secondary IPs (set the cluster's remediation.vpcCniAddon to let pod-doctor do it)`,
+    );
+    expect(a.cidrReservations[SUBNET]).toEqual([]);
+    // With the add-on in scope, the change that can help is planned instead.
+    const { target } = await remedy(a, 'cidr-fragmentation', 'prepare', { cfg: config({ vpcCniAddon: true }) });
+    expect(target).toMatchObject({ kind: 'use-secondary-ips', subnetId: SUBNET });
+  });
+
+  it('not applicable when the last free /28 is taken between Decide and the apply: nothing created', async () => {
+    const a = account((x) => fragmentSubnet(x, 212, 1));
+    const { record } = await remedy(a, 'cidr-fragmentation', 'apply', {
+      afterDecide: () => a.networkInterfaces[0].PrivateIpAddresses?.push({ PrivateIpAddress: '10.0.12.230' }),
+    });
     expect(record).toMatchObject({ status: 'not-applicable', reason: expect.stringMatching(/add a subnet/) });
     expect(a.cidrReservations[SUBNET]).toEqual([]);
   });

@@ -146,3 +146,22 @@ describe('use-secondary-ips: no free aligned /28 left, the vpc-cni add-on moves 
     expect(summary.outcome).toMatch(/^use-secondary-ips failed: the change failed: AccessDenied/);
   });
 });
+
+describe('no free aligned /28 left and the add-on not in scope (no remediation.vpcCniAddon)', {
+  timeout: 60_000,
+}, () => {
+  it('Decide plans no CIDR reservation (it cannot help); the e-mail gives the honest alternatives', async () => {
+    const subnetsOnly = synthesizedTemplate({
+      clusters: [{ ...LOCAL_CONFIG.clusters[0], remediation: { subnets: [SUBNET] } }],
+    });
+    const { r, account, summary } = await run({ mode: 'auto', tier: 'auto', template: subnetsOnly });
+    expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
+    expect(r.states.filter((s) => /remedy/i.test(s))).toEqual([]);
+    expect(r.decisions.filter((d) => /SubnetCidrReservation/.test(d.action) && !/Get/.test(d.action))).toEqual([]);
+    expect(account.cidrReservations[SUBNET]).toEqual([]);
+    expect(summary.message).not.toMatch(/create-subnet-cidr-reservation|create a prefix-type/);
+    expect(summary.message).toMatch(/a prefix reservation cannot help/);
+    expect(summary.message).toMatch(/add a subnet/);
+    expect(summary.message).toMatch(/secondary IPs/);
+  });
+});

@@ -286,7 +286,8 @@ export async function checkSubnet(ec2: Ec2Client, input: NetworkFindingsInput): 
           'fail',
           `subnet ${subnet.SubnetId} has no free aligned /28 block (${blocks.freeAddresses} single addresses free but fragmented): prefix delegation fails with InsufficientCidrBlocks`,
           blockEvidence,
-          `create a subnet CIDR reservation of type prefix for future prefixes (aws ec2 create-subnet-cidr-reservation --subnet-id ${subnet.SubnetId} --reservation-type prefix --cidr <free range>) or add a new subnet for the node group`,
+          // Nothing aligned is free, so a prefix reservation has nothing to reserve.
+          'no free aligned /28 is left, so a prefix reservation cannot help: add a subnet (or a secondary VPC CIDR with custom networking) for the node group, or move the VPC CNI from prefix delegation to secondary IPs (ENABLE_PREFIX_DELEGATION=false)',
         )
       : blocks.freeBlocks < 2
         ? finding(
@@ -294,7 +295,7 @@ export async function checkSubnet(ec2: Ec2Client, input: NetworkFindingsInput): 
             'warn',
             `subnet ${subnet.SubnetId} has only ${blocks.freeBlocks} free /28 block`,
             blockEvidence,
-            'reserve a prefix range before the last block goes',
+            `reserve the free aligned space for prefixes before the last block goes (aws ec2 create-subnet-cidr-reservation --subnet-id ${subnet.SubnetId} --reservation-type prefix --cidr <the free /28>), or add a subnet for the node group`,
           )
         : finding(
             'subnet.free-prefix-blocks',

@@ -151,8 +151,13 @@ function cidrTarget(i: RemedyTargetInput): TargetResult {
   const subnetId = f.evidence.subnetId as string | undefined;
   if (!subnetId) return { reason: 'the subnet is unknown' };
   // No free aligned /28 anywhere: a reservation cannot help; single secondary IPs need none.
-  if (f.status === 'fail' && f.evidence.freeBlocks === 0 && i.scope.vpcCniAddon && i.cluster)
-    return { target: { kind: 'use-secondary-ips', clusterName: i.cluster, subnetId } };
+  if (f.status === 'fail' && f.evidence.freeBlocks === 0) {
+    if (i.scope.vpcCniAddon && i.cluster)
+      return { target: { kind: 'use-secondary-ips', clusterName: i.cluster, subnetId } };
+    return {
+      reason: `subnet ${subnetId} has no free aligned /28: a prefix reservation cannot help; add a subnet (or a secondary VPC CIDR) for the node group, or move the VPC CNI to secondary IPs (set the cluster's remediation.vpcCniAddon to let pod-doctor do it)`,
+    };
+  }
   return {
     target: {
       kind: 'create-cidr-reservation',
