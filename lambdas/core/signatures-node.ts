@@ -47,6 +47,25 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     filter: ['DiskPressure', 'disk pressure', 'disk-pressure'],
   },
   {
+    id: 'cidr.insufficient-blocks',
+    class: 'cidr-fragmentation',
+    cause: 'no free aligned /28 block in the subnet for a prefix delegation (InsufficientCidrBlocks)',
+    // EC2 says "There are not enough free cidr blocks", the VPC resource controller "does not have enough
+    // free cidr blocks"; before the Windows warm pool, whose empty-pool event names this cause.
+    all: [/InsufficientCidr|enough free cidr blocks/i],
+    filter: ['sufficient', 'cidr blocks'],
+  },
+  {
+    id: 'windows.warm-pool',
+    class: 'ip-exhaustion',
+    cause:
+      "the VPC resource controller has no free IP in the Windows node's warm pool (every IP of the node assigned, or the pool not refilled)",
+    // pool.go's ErrPoolAtMaxCapacity and ErrWarmPoolEmpty, and warm.go's ResourceAllocationFailed event;
+    // "being cooled down" / "being created" are transient and stay unknown.
+    all: [/cannot assign any more resource from warm pool|warm pool is empty|is currently empty, will retry/i],
+    filter: ['arm pool'],
+  },
+  {
     id: 'windows.ipam-label',
     class: 'windows-ipam',
     cause:
@@ -69,13 +88,6 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     filter: ['ENI', 'ailed', 'pod-eni'],
   },
   {
-    id: 'cidr.insufficient-blocks',
-    class: 'cidr-fragmentation',
-    cause: 'no free aligned /28 block in the subnet for a prefix delegation (InsufficientCidrBlocks)',
-    all: [/InsufficientCidr|does not have enough free cidr blocks/i],
-    filter: ['sufficient', 'cidr blocks'],
-  },
-  {
     id: 'cni.unauthorized',
     class: 'cni-permissions',
     cause: 'the VPC CNI is not authorized to manage ENIs/IPs: AmazonEKS_CNI_Policy missing from the role aws-node uses',
@@ -84,6 +96,19 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     ],
     none: [/ecr:|ecr\.amazonaws/i],
     filter: ['uthori', 'MissingIAM', 'AuthFailure'],
+  },
+  {
+    id: 'cni.ec2-not-authorized',
+    class: 'cni-permissions',
+    cause:
+      "EC2 refused the VPC CNI's ENI/IP call as not authorized: AmazonEKS_CNI_Policy missing from the role aws-node uses",
+    // EC2's UnauthorizedOperation message text, named without its code, in a VPC CNI call.
+    all: [
+      /You are not authorized to perform this operation|Encoded authorization failure message/i,
+      /ipamd|aws-node|aws-k8s-agent|amazon-vpc-cni|aws-cni|ec2:|NetworkInterface|PrivateIp|\bENI|Prefix/i,
+    ],
+    none: [/ecr:|ecr\.amazonaws|branch ENI|vpc-resource-controller/i],
+    filter: ['uthori'],
   },
   {
     id: 'cni.credentials',
@@ -151,7 +176,8 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     cause: 'the aws-cni plugin cannot reach ipamd (aws-node is not running or not ready on the node)',
     all: [
       /:50051|ipamd\.sock|aws-node\/ipamd|AddNetwork gRPC call|AddNetwork grpc call|failed to connect to backend server/i,
-      /Error while dialing|error dialing|connection error|failed to connect|connect: connection refused|connect: no such file|timeout/i,
+      // gRPC's Unavailable and DeadlineExceeded: ipamd did not answer the plugin's call (an ipamd error is code = Unknown).
+      /Error while dialing|error dialing|connection error|failed to connect|connect: connection refused|connect: no such file|timeout|code = Unavailable|code = DeadlineExceeded|deadline exceeded|transport is closing/i,
     ],
     filter: ['50051', 'ipamd', 'rror', 'ailed'],
   },

@@ -56,7 +56,7 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     // A runtime that pulls the image itself (confidential containers) wraps a registry refusal in its
     // shim error: the cause is the registry's answer, not the runtime.
     none: [/authentication required|401 Unauthorized|403 Forbidden|pull access denied|no basic auth credentials/i],
-    filter: ['OCI runtime', 'ailed', 'rror', 'no such', 'EOF'],
+    filter: ['OCI runtime', 'ailed', 'rror', 'o such', 'EOF'],
   },
   {
     id: 'runtime.unreachable',
@@ -66,7 +66,7 @@ export const PULL_SIGNATURES: readonly Signature[] = [
       /containerd\.sock|dockershim\.sock|cri-dockerd\.sock|crio\.sock|docker\.sock|\/run\/containerd\/s\//i,
       /connection refused|no such file or directory|Error while dialing|connection error|transport is closing|deadline exceeded|i\/o timeout/i,
     ],
-    filter: ['refused', 'no such', 'rror', 'xceed', 'imeout'],
+    filter: ['refused', 'o such', 'rror', 'xceed', 'imeout'],
   },
   {
     id: 'registry.rate-limit',
@@ -87,7 +87,7 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     ],
     // No role from the instance metadata service is a credentials problem, not a network one.
     none: [/IMDS|169\.254\.169\.254|security-credentials/i],
-    filter: ['ailed', 'dial tcp', 'no such', 'imeout', 'refused', 'unreachable'],
+    filter: ['ailed', 'dial tcp', 'o such', 'imeout', 'refused', 'unreachable'],
   },
   {
     id: 'registry.auth',
@@ -175,7 +175,7 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     none: [
       /Handler for POST|No sandbox for pod can be found|container not found|pod not found|ContainerStatus|ExecSync/i,
     ],
-    filter: ['unknown', 'not exist', 'ot found', 'no such', 'NotFound'],
+    filter: ['unknown', 'not exist', 'ot found', 'o such', 'NotFound'],
   },
   {
     id: 'image.pull-backoff',

@@ -73,6 +73,8 @@ describe('field corpus', () => {
  * create/start timeouts, Windows socket errors, EC2 AuthFailure and pause-image names, 286/300 = 95.3%;
  * with 30 more lines (Calico IPAM exhaustion, healthy lines sharing failure words), 287/301 = 95.3%;
  * with the sandbox-failure fallback and registry-auth's image-credential context, 291/304 = 95.7%.
+ * Round 4 (43 lines from 34 new sources, 6 of them held out; Windows warm pool, EC2's cidr-block and
+ * not-authorized texts, ipamd's gRPC Unavailable/DeadlineExceeded): 299/312 = 95.8% both before and after.
  * A floor, not the goal (97%).
  */
 const HELD_OUT_FLOOR = 0.95;
