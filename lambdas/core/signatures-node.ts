@@ -146,9 +146,11 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     class: 'ip-exhaustion',
     cause: 'ipamd has no free IP address or prefix for the pod (warm pool empty)',
     all: [
-      /no available IP|no available IPs|failed to assign an IP address|failed to assign an IPv4 address|failed to assign an IPv6 address|AssignPodIPv4Address: no|assignPodIPAddress: no|no free IP available in the|IP address pool is exhausted|ran out of IP|unable to allocate IP|range is full|no IP addresses available|does not have available addresses|Insufficient IP Addresses|no IPs available|no more IPs|no more free IP|IP addresses available: 0|pools are likely exhausted|IPAM allocated only 0/i,
+      /no available IP|no available IPs|failed to assign an IP address|failed to assign an IPv4 address|failed to assign an IPv6 address|AssignPodIPv4Address: no|assignPodIPAddress: no|no free IP available in the|IP address pool is exhausted|ran out of IP|range is full|no IP addresses available|does not have available addresses|Insufficient IP Addresses|no IPs available|no more IPs|no more free IP|IP addresses available: 0|pools are likely exhausted|IPAM allocated only 0|IPAM block limit reached|Assigned 0 out of/i,
     ],
-    // Walking the prefixes, ipamd logs one "no free IP in the prefix" per full prefix and moves on.
+    // Walking the prefixes, ipamd logs one "no free IP in the prefix" per full prefix and moves on. Cilium's
+    // "unable to allocate IP via local cilium agent" wraps any IPAM error: only its cause says "full".
+    // Calico's AutoAssign summary (libcalico-go ipam.go): "Assigned 0 out of N requested", "IPAM block limit reached".
     none: [/Get free IP from prefix failed/i],
     filter: [
       'available IP',
@@ -160,6 +162,7 @@ export const NODE_SIGNATURES: readonly Signature[] = [
       'address pool',
       'sufficient',
       'IPAM',
+      'igned 0',
     ],
   },
   {

@@ -75,6 +75,8 @@ describe('field corpus', () => {
  * with the sandbox-failure fallback and registry-auth's image-credential context, 291/304 = 95.7%.
  * Round 4 (43 lines from 34 new sources, 6 of them held out; Windows warm pool, EC2's cidr-block and
  * not-authorized texts, ipamd's gRPC Unavailable/DeadlineExceeded): 299/312 = 95.8% both before and after.
+ * Round 4b (65 more lines from 42 new sources, 15 of them held out; Calico's AutoAssign summary, Cilium's
+ * allocation wrapper read by its cause): 321/335 = 95.8%.
  * A floor, not the goal (97%).
  */
 const HELD_OUT_FLOOR = 0.95;

@@ -84,3 +84,24 @@ describe('Windows resolver wording', () => {
     expect(classOf('lookup db.internal: getaddrinfow: No such host is known.')).toBe('unknown');
   });
 });
+
+describe('CNI IPAM summaries', () => {
+  it("reads Calico's AutoAssign summary with nothing assigned as IP exhaustion, a full assignment as nothing", () => {
+    expect(
+      classOf('Assigned 0 out of 1 requested IPv4 addresses; No more free affine blocks and strict affinity enabled'),
+    ).toBe('ip-exhaustion');
+    expect(classOf('Assigned 0 out of 1 requested IPv4 addresses; IPAM block limit reached')).toBe('ip-exhaustion');
+    expect(classOf('Assigned 10 out of 10 requested IPv4 addresses')).toBe('unknown');
+  });
+
+  it("reads Cilium's allocation wrapper by its cause, not by the wrapper", () => {
+    expect(
+      classOf('unable to allocate IP via local cilium agent: [POST /ipam][502] postIpamFailure  range is full'),
+    ).toBe('ip-exhaustion');
+    expect(
+      classOf(
+        'plugin type="cilium-cni" failed (add): unable to allocate IP via local cilium agent: [POST /ipam][502] postIpamFailure  unable to allocate from pool "pool-v4" (family ipv6): pool not (yet) available',
+      ),
+    ).toBe('cni-failure');
+  });
+});
