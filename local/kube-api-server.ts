@@ -293,7 +293,7 @@ export class KubeApiServer {
     const q = url.searchParams;
     const p = url.pathname;
     if (method !== 'GET') {
-      const [code, answer] = this.writes.answer(method, p, body, contentType) ?? [
+      const [code, answer] = this.writes.answer(method, p, body, contentType, q) ?? [
         405,
         status(405, 'MethodNotAllowed', `${method} is not supported on ${p}`),
       ];

@@ -56,7 +56,16 @@ export interface ControllerBehaviour {
    * back right after any patch, before the next request. @default false
    */
   vpcCniConfigMapSelfHeals?: boolean;
+  /**
+   * The workload controllers (ReplicaSet, StatefulSet, Job, DaemonSet) re-create a pod they own when
+   * it is evicted: a new pod (a StatefulSet keeps the name) on the same node, created now, which
+   * runs and is Ready `readyAfterMs` later; undefined `readyAfterMs`: it stays in ContainerCreating.
+   * Absent: evicted pods are not re-created.
+   */
+  recreateEvicted?: { readyAfterMs?: number };
 }
+
+const RECREATING = ['ReplicaSet', 'StatefulSet', 'Job', 'DaemonSet'];
 
 export class ClusterWrites {
   private revision = 20_000;
@@ -73,14 +82,20 @@ export class ClusterWrites {
   }
 
   /** The answer to a write, or undefined when the path is not one the server writes. */
-  answer(method: string, path: string, body: string, contentType: string | undefined): Answer | undefined {
+  answer(
+    method: string,
+    path: string,
+    body: string,
+    contentType: string | undefined,
+    query: URLSearchParams = new URLSearchParams(),
+  ): Answer | undefined {
     const node = /^\/api\/v1\/nodes\/([^/]+)$/.exec(path);
     if (method === 'PATCH' && node) return this.patch(contentType, body, () => this.find('nodes', node[1]));
     if (method === 'PATCH' && path === '/api/v1/namespaces/kube-system/configmaps/amazon-vpc-cni')
       return this.patchVpcCni(contentType, body);
     const pod = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)(\/eviction)?$/.exec(path);
     if (method === 'DELETE' && pod && !pod[3]) return this.deletePod(pod[1], pod[2], body);
-    if (method === 'POST' && pod?.[3]) return this.evict(pod[1], pod[2]);
+    if (method === 'POST' && pod?.[3]) return this.evict(pod[1], pod[2], query.get('dryRun') === 'All');
     return undefined;
   }
 
@@ -200,7 +215,8 @@ export class ClusterWrites {
     this.timers.add(t);
   }
 
-  private evict(namespace: string, name: string): Answer {
+  /** The Eviction API; a dry run (`dryRun=All`) answers the same and changes nothing. */
+  private evict(namespace: string, name: string, dryRun: boolean): Answer {
     const found = this.locate(namespace, name);
     if (!found) return [404, failure(404, 'NotFound', `pods "${name}" not found`, { name, kind: 'pods' })];
     const labels = (meta(found.pod).labels ?? {}) as Record<string, string>;
@@ -223,12 +239,14 @@ export class ClusterWrites {
         }),
       ];
     }
+    if (dryRun) return [201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 }];
     for (const b of budgets) {
       const s = b.status as { disruptionsAllowed: number; currentHealthy?: number };
       s.disruptionsAllowed -= 1;
       if (s.currentHealthy !== undefined) s.currentHealthy -= 1;
     }
     this.terminate(found);
+    this.recreate(found.pod);
     return [201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 }];
   }
 
@@ -244,6 +262,47 @@ export class ClusterWrites {
       this.timers.delete(t);
       if (found.list.includes(found.pod)) this.remove(found);
     }, after);
+    this.timers.add(t);
+  }
+
+  /** The owning controller's new pod for an evicted one (see `recreateEvicted`). */
+  private recreate(old: Obj): void {
+    const how = this.behaviour.recreateEvicted;
+    const owner = (
+      (meta(old) as { ownerReferences?: { kind?: string; name?: string; controller?: boolean }[] }).ownerReferences ??
+      []
+    ).find((o) => o.controller);
+    if (!how || !owner || !RECREATING.includes(owner.kind ?? '')) return;
+    const suffix = Math.random().toString(36).slice(2, 7);
+    const status = {
+      phase: 'Pending',
+      containerStatuses: [
+        { name: 'app', ready: false, restartCount: 0, state: { waiting: { reason: 'ContainerCreating' } } },
+      ],
+    };
+    const pod: Obj = {
+      ...structuredClone(old),
+      metadata: {
+        ...structuredClone(meta(old)),
+        name: owner.kind === 'StatefulSet' ? meta(old).name : `${owner.name}-${suffix}`,
+        uid: `recreated-${suffix}`,
+        creationTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+        resourceVersion: this.nextVersion(),
+      },
+      status,
+    };
+    this.cluster().pods.push(pod);
+    if (how.readyAfterMs === undefined) return;
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      Object.assign(status, {
+        phase: 'Running',
+        containerStatuses: [
+          { name: 'app', ready: true, restartCount: 0, state: { running: { startedAt: new Date().toISOString() } } },
+        ],
+        conditions: [{ type: 'Ready', status: 'True' }],
+      });
+    }, how.readyAfterMs);
     this.timers.add(t);
   }
 }

@@ -21,7 +21,7 @@ export function localKubernetes(server: KubeApiServer, endpoint: string, watchSe
   return async (raw) => {
     const request: KubernetesRequest = kubernetesRequestSchema.parse(raw);
     const compressed =
-      request.action === 'verify'
+      request.action === 'verify' || request.action === 'verify-replacements'
         ? { ...request, windowSeconds: Math.min(request.windowSeconds, watchSeconds) }
         : request;
     return handleKubernetesRequest(compressed, {
@@ -29,6 +29,7 @@ export function localKubernetes(server: KubeApiServer, endpoint: string, watchSe
       tokens,
       // The local DaemonSet controller replaces aws-node within a second: read often, wait as long as a watch.
       wait: { pollMs: 100, timeoutMs: watchSeconds * 1000 },
+      replacementWatch: { pollMs: 100 },
     });
   };
 }

@@ -25,13 +25,16 @@ export function approvalTask(ctx: TaskContext, state: string) {
   };
 }
 
-/** The run's answer to the request, and the kill switch an operator sets meanwhile: the drain's own, or the run's. */
+/**
+ * The run's answer to the request, and the kill switch an operator sets meanwhile: the drain's or
+ * the eviction's own, or the run's.
+ */
 function approverOf(o: RunOptions, state: string) {
-  const drain = state === 'Request drain approval';
-  return {
-    answer: drain ? (o.drainApproval ?? o.approval) : o.approval,
-    killSwitch: drain ? o.killSwitchDuringDrainApproval : o.killSwitchDuringApproval,
-  };
+  if (state === 'Request drain approval')
+    return { answer: o.drainApproval ?? o.approval, killSwitch: o.killSwitchDuringDrainApproval };
+  if (state === 'Request eviction approval')
+    return { answer: o.evictApproval ?? o.approval, killSwitch: o.killSwitchDuringEvictApproval };
+  return { answer: o.approval, killSwitch: o.killSwitchDuringApproval };
 }
 
 /** The approval request function, as its role, with its environment: stores the token, mails the signed link. */

@@ -78,6 +78,9 @@ export interface RunOptions {
   /** The answer to the drain after a failed restart (default: `approval`), and a kill switch set meanwhile. */
   readonly drainApproval?: 'approve' | 'reject' | 'timeout';
   readonly killSwitchDuringDrainApproval?: 'on' | 'unreadable';
+  /** The answer to the eviction of pods that stay stuck after the repair (default: `approval`), and a kill switch set meanwhile. */
+  readonly evictApproval?: 'approve' | 'reject' | 'timeout';
+  readonly killSwitchDuringEvictApproval?: 'on' | 'unreadable';
   /** Service faults per Task state (throttling, 5xx …), raised under Step Functions' error names. */
   readonly taskFaults?: TaskFaults;
   /** The incident table (default: a fresh one). */

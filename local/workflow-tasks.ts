@@ -72,6 +72,7 @@ export function taskHandlers(ctx: TaskContext): Record<string, Handler> {
   const handlers: Record<string, Handler> = {
     ...functionTasks(ctx),
     'Request drain approval': approvalTask(ctx, 'Request drain approval') as never,
+    'Request eviction approval': approvalTask(ctx, 'Request eviction approval') as never,
     'Request approval': approvalTask(ctx, 'Request approval') as never,
     'Request remedy approval': approvalTask(ctx, 'Request remedy approval') as never,
     Notify: notifyTask(ctx, 'n') as never,
@@ -80,7 +81,7 @@ export function taskHandlers(ctx: TaskContext): Record<string, Handler> {
   };
   const send = sendCommandTask(ctx);
   const get = getInvocationTask(ctx);
-  for (const prefix of ['Probe', 'Act', 'Recheck probe', 'Verify probe', 'Drain recheck']) {
+  for (const prefix of ['Probe', 'Act', 'Recheck probe', 'Verify probe', 'Drain recheck', 'Evict recheck']) {
     handlers[`${prefix}: send command`] = send as never;
     handlers[`${prefix}: get result`] = get as never;
   }
@@ -121,6 +122,12 @@ function functionTasks(ctx: TaskContext): Record<string, Handler> {
       actGate(actGateInputSchema.parse(i), { ddb: c.ddb, ssm: c.ssm, config, now: tick }),
     ),
     'Drain node': lambda('Drain node', (i) => kubernetes(i)),
+    'Evict: gate': lambda('Evict: gate', (i) =>
+      actGate(actGateInputSchema.parse(i), { ddb: c.ddb, ssm: c.ssm, config, now: tick }),
+    ),
+    'Evict stuck pods': lambda('Evict stuck pods', (i) => kubernetes(i)),
+    'Evict stuck pods: dry run': lambda('Evict stuck pods: dry run', (i) => kubernetes(i)),
+    'Watch recreated pods': lambda('Watch recreated pods', (i) => kubernetes(i)),
     'Inspect cluster': lambda('Inspect cluster', (i) => kubernetes(i)),
     'Watch pods start': lambda('Watch pods start', (i) => kubernetes(i)),
     'Prepare cluster remedy': lambda('Prepare cluster remedy', (i) => kubernetes(i)),

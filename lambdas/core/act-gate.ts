@@ -54,10 +54,25 @@ const READ_ONLY_ACTIONS: ReadonlySet<string> = new Set(['collect-logs']);
 const CLUSTER_SIDE_ACTIONS: ReadonlySet<string> = new Set(['drain-node']);
 
 /**
+ * Actions that finish a verified repair (evicting pods that stay stuck): they need the opposite
+ * proof, a node that is healthy now; on a node that fails again the re-created pods fail the same way.
+ */
+const AFTER_REPAIR_ACTIONS: ReadonlySet<string> = new Set(['evict-stuck-pods']);
+
+function healthyNodeBlock(f: GateFacts): string | undefined {
+  if ('notRun' in f.probe) return `cannot tell whether the repaired node is healthy: ${f.probe.notRun}`;
+  const bad = failingOnNode(f.class, f.probe.findings);
+  if (bad.length)
+    return `the node fails again (${bad.map((x) => x.id).join(', ')}): re-created pods would fail the same way`;
+  return undefined;
+}
+
+/**
  * Whether the node still shows the class's failure, before an action that changes the node (only
  * for classes the probe can see): a node that healed meanwhile is not repaired, restarted or drained.
  */
 function stillFailingBlock(f: GateFacts): string | undefined {
+  if (AFTER_REPAIR_ACTIONS.has(f.action)) return healthyNodeBlock(f);
   if (READ_ONLY_ACTIONS.has(f.action) || !probeShowsClass(f.class)) return undefined;
   if ('notRun' in f.probe)
     return CLUSTER_SIDE_ACTIONS.has(f.action)

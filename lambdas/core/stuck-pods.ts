@@ -18,6 +18,7 @@ export interface PodObject {
     readonly ownerReferences?: readonly {
       readonly kind?: string;
       readonly name?: string;
+      readonly uid?: string;
       readonly controller?: boolean;
     }[];
   };

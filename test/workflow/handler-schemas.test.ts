@@ -4,6 +4,7 @@ import { decideEventSchema } from '../../lambdas/handlers/decide.js';
 import { summarizeEventSchema } from '../../lambdas/handlers/summarize.js';
 import { verifyEventSchema } from '../../lambdas/handlers/verify.js';
 import { healthyAccount } from '../../local/account-snapshot.js';
+import { clusterOnNode, LocalCluster } from '../../local/local-cluster.js';
 import { runWorkflow, synthesizedDefinition, warmUpRuntime } from '../../local/local-workflow.js';
 import { simulatedPauseNode } from '../../local/node-adapters.js';
 import { incident } from './support.js';
@@ -57,7 +58,7 @@ const SCHEMAS = {
 } as const;
 
 describe('handler event schemas accept what the state machine sends', () => {
-  it('auto repair, approval, and a failed step (Record failure)', async () => {
+  it('auto repair, approval, a failed step (Record failure), an approved eviction', { timeout: 60_000 }, async () => {
     const base = { account: healthyAccount(), definition };
     const runs = [
       await runWorkflow(incident(), { ...base, node: simulatedPauseNode() }),
@@ -73,6 +74,22 @@ describe('handler event schemas accept what the state machine sends', () => {
         taskFaults: { Decide: { error: 'TypeError', message: 'boom: unexpected plan' } },
       }),
     ];
+    // The pods stay stuck after the repair: the eviction is asked for, approved and run.
+    const cluster = await LocalCluster.start(clusterOnNode(), {
+      behaviour: { recreateEvicted: { readyAfterMs: 100 } },
+    });
+    try {
+      const evicted = await runWorkflow(incident(), {
+        ...base,
+        node: simulatedPauseNode(),
+        kubernetes: cluster.kubernetes,
+        evictApproval: 'approve',
+      });
+      expect(evicted.states).toContain('Request eviction approval');
+      runs.push(evicted);
+    } finally {
+      await cluster.stop();
+    }
     expect(runs.map((r) => r.status)).toContain('SUCCEEDED');
     for (const [name, schema] of Object.entries(SCHEMAS)) {
       expect(seen[name]?.length ?? 0, `${name} was called`).toBeGreaterThan(0);

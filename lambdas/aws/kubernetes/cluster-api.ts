@@ -296,14 +296,17 @@ export class ClusterApi {
   /**
    * Evicts one pod through the Eviction API (policy/v1), which honours PodDisruptionBudgets: a
    * budget that allows no disruption throws {@link PodDisruptionBudgetError}. False when the pod is gone.
+   * `dryRun`: the server's dry run (`dryRun=All`), which evicts nothing.
    */
-  async evictPod(namespace: string, name: string): Promise<boolean> {
+  async evictPod(namespace: string, name: string, o: { readonly dryRun?: boolean } = {}): Promise<boolean> {
     try {
       await this.call(`evict pod ${namespace}/${name}`, (kc) =>
         kc.makeApiClient(CoreV1Api).createNamespacedPodEviction({
           namespace: selectorValue(namespace, 'namespace'),
           name: selectorValue(name, 'pod name'),
           body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace } },
+          // The API server runs every check (budgets included) and persists nothing.
+          ...(o.dryRun ? { dryRun: 'All' } : {}),
         }),
       );
       return true;

@@ -14,7 +14,7 @@ export interface EvictionReport {
   readonly skipped: PodSelection['skipped'];
 }
 
-async function evictAll(api: ClusterApi, selection: PodSelection): Promise<EvictionReport> {
+async function evictAll(api: ClusterApi, selection: PodSelection, dryRun = false): Promise<EvictionReport> {
   const evicted: string[] = [];
   const gone: string[] = [];
   const blocked: { pod: string; budget: string }[] = [];
@@ -22,7 +22,7 @@ async function evictAll(api: ClusterApi, selection: PodSelection): Promise<Evict
   for (const pod of selection.evict) {
     const key = podKey(pod);
     try {
-      const done = await api.evictPod(pod.metadata?.namespace ?? '', pod.metadata?.name ?? '');
+      const done = await api.evictPod(pod.metadata?.namespace ?? '', pod.metadata?.name ?? '', { dryRun });
       (done ? evicted : gone).push(key);
     } catch (e) {
       if (e instanceof PodDisruptionBudgetError) blocked.push({ pod: key, budget: e.message });
@@ -32,21 +32,61 @@ async function evictAll(api: ClusterApi, selection: PodSelection): Promise<Evict
   return { evicted, gone, blocked, failed, skipped: selection.skipped };
 }
 
+/** An evicted pod and the controller that re-creates it (uids from the API object, for the watch after). */
+export interface EvictedPod {
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid: string;
+  readonly owner: { readonly kind: string; readonly name: string; readonly uid: string };
+}
+
+/** What {@link evictStuckPods} did, with what the watch for the re-created pods needs. */
+export interface StuckPodEvictions extends EvictionReport {
+  /** The evicted pods with their controllers (empty on a dry run). */
+  readonly evictedPods: readonly EvictedPod[];
+  /** When the evictions started (ISO): pods a controller created since are its replacements. */
+  readonly startedAt: string;
+  /** The API server's dry run: `evicted` names the pods it would evict; nothing changed. */
+  readonly dryRun: boolean;
+}
+
+function evictedPod(pod: PodObject): EvictedPod {
+  const owner = pod.metadata?.ownerReferences?.find((o) => o.controller);
+  return {
+    namespace: pod.metadata?.namespace ?? '',
+    name: pod.metadata?.name ?? '',
+    uid: pod.metadata?.uid ?? '',
+    owner: { kind: owner?.kind ?? '', name: owner?.name ?? '', uid: owner?.uid ?? '' },
+  };
+}
+
 /**
  * After a repair: evicts the node's stuck pods that a controller (ReplicaSet, StatefulSet,
- * DaemonSet, Job) will re-create, so they start over on the repaired node. `only` narrows to pods
- * the workflow named (from its inspection); pods no controller owns are left alone.
+ * DaemonSet, Job) will re-create, so they start over on the repaired node. The pods come from the
+ * API's own listing of the node's pods; `only` narrows to pods the workflow's inspection named.
+ * Pods no controller owns are left alone (reported as skipped). Through the Eviction API:
+ * PodDisruptionBudgets are honoured, a refusal (429) is reported, never forced.
  */
 export async function evictStuckPods(
   api: ClusterApi,
   nodeName: string,
   only?: readonly { readonly namespace: string; readonly name: string }[],
-): Promise<EvictionReport> {
+  o: { readonly dryRun?: boolean; readonly clock?: () => Date } = {},
+): Promise<StuckPodEvictions> {
+  const startedAt = (o.clock ?? (() => new Date()))().toISOString();
   const wanted = only ? new Set(only.map((p) => `${p.namespace}/${p.name}`)) : undefined;
   const stuck = (await api.podsOnNode(nodeName)).filter(
     (p: PodObject) => p.spec?.nodeName === nodeName && asStuckPod(p) && (!wanted || wanted.has(podKey(p))),
   );
-  return evictAll(api, evictableStuckPods(stuck));
+  const selection = evictableStuckPods(stuck);
+  const report = await evictAll(api, selection, o.dryRun === true);
+  const evicted = new Set(o.dryRun ? [] : report.evicted);
+  return {
+    ...report,
+    evictedPods: selection.evict.filter((p) => evicted.has(podKey(p))).map(evictedPod),
+    startedAt,
+    dryRun: o.dryRun === true,
+  };
 }
 
 export interface DrainReport extends EvictionReport {

@@ -4,9 +4,10 @@ import { type ApplyPath, type ApplyRecord, runApplyPath } from '../../core/remed
 import { awsNodeRestartPath, windowsIpamPath } from '../../core/remedy/kubernetes-paths.js';
 import { type CordonRecord, cordonNode, uncordonNode, type WaitOptions } from './actions.js';
 import { ClusterApi, type ClusterEndpoint, type TokenSource } from './cluster-api.js';
-import { type DrainReport, drainNode, type EvictionReport, evictStuckPods } from './evictions.js';
+import { type DrainReport, drainNode, evictStuckPods, type StuckPodEvictions } from './evictions.js';
 import { type Inspection, inspectCluster } from './inspect.js';
 import { awsNodeRestartPort, windowsIpamPort } from './remedy-ports.js';
+import { type ReplacementVerdict, type ReplacementWatch, verifyReplacements } from './replacements.js';
 import { type PodVerdict, verifyPodsStarted } from './verify-pods.js';
 
 const dnsName = z.string().regex(/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/);
@@ -60,6 +61,27 @@ const evictRequest = z.object({
     .array(z.object({ namespace: dnsName, name: dnsName }).loose())
     .max(50)
     .optional(),
+  /** The API server's dry run (`dryRun=All`): budgets checked, nothing evicted. */
+  dryRun: z.boolean().optional(),
+});
+const uid = z.string().min(1).max(64);
+/** The pods evict-stuck-pods evicted, as it reported them (uids from the API objects). */
+const replacementsRequest = z.object({
+  action: z.literal('verify-replacements'),
+  cluster,
+  evicted: z
+    .array(
+      z.object({
+        namespace: dnsName,
+        name: dnsName,
+        uid,
+        owner: z.object({ kind: z.string().min(1).max(64), name: dnsName, uid }),
+      }),
+    )
+    .min(1)
+    .max(50),
+  since: z.iso.datetime(),
+  windowSeconds: z.int().min(1).max(840),
 });
 /** What the workflow sends the Kubernetes function. */
 export const kubernetesRequestSchema = z.discriminatedUnion('action', [
@@ -70,6 +92,7 @@ export const kubernetesRequestSchema = z.discriminatedUnion('action', [
   uncordonRequest,
   drainRequest,
   evictRequest,
+  replacementsRequest,
 ]);
 export type KubernetesRequest = z.output<typeof kubernetesRequestSchema>;
 
@@ -79,7 +102,8 @@ export type KubernetesResult =
   | { readonly action: 'remedy'; readonly record: ApplyRecord }
   | { readonly action: 'cordon' | 'uncordon'; readonly cordon: CordonRecord }
   | { readonly action: 'drain-node'; readonly drain: DrainReport }
-  | { readonly action: 'evict-stuck-pods'; readonly evictions: EvictionReport };
+  | { readonly action: 'evict-stuck-pods'; readonly evictions: StuckPodEvictions }
+  | { readonly action: 'verify-replacements'; readonly verdict: ReplacementVerdict };
 
 export interface KubernetesDeps {
   readonly endpoint: (cluster: string) => Promise<ClusterEndpoint>;
@@ -87,6 +111,8 @@ export interface KubernetesDeps {
   readonly clock?: () => Date;
   /** How restart-aws-node waits for the replacement. @default 120 s, read every 2 s */
   readonly wait?: WaitOptions;
+  /** How verify-replacements reads the re-created pods. @default every 2 s, the real clock */
+  readonly replacementWatch?: Pick<ReplacementWatch, 'pollMs' | 'clock' | 'sleep'>;
 }
 
 /**
@@ -118,7 +144,7 @@ function remedyPath(
 }
 
 async function act(
-  request: Exclude<KubernetesRequest, { action: 'inspect' | 'verify' }>,
+  request: Exclude<KubernetesRequest, { action: 'inspect' | 'verify' | 'verify-replacements' }>,
   api: ClusterApi,
   deps: KubernetesDeps,
 ): Promise<KubernetesResult> {
@@ -143,17 +169,25 @@ async function act(
     case 'evict-stuck-pods':
       return {
         action: 'evict-stuck-pods',
-        evictions: await evictStuckPods(api, request.node.privateDnsName, request.pods),
+        evictions: await evictStuckPods(api, request.node.privateDnsName, request.pods, {
+          ...(request.dryRun ? { dryRun: true } : {}),
+          ...(deps.clock ? { clock: deps.clock } : {}),
+        }),
       };
   }
 }
 
-/** One request against one cluster's API: inspect (findings) or verify (pods started). */
+/** One request against one cluster's API: inspect (findings), verify (pods started), verify-replacements, or an action. */
 export async function handleKubernetesRequest(
   request: KubernetesRequest,
   deps: KubernetesDeps,
 ): Promise<KubernetesResult> {
   const api = new ClusterApi(await deps.endpoint(request.cluster), deps.tokens);
+  if (request.action === 'verify-replacements') {
+    const { evicted, since, windowSeconds } = request;
+    const verdict = await verifyReplacements(api, evicted, { since, windowSeconds, ...deps.replacementWatch });
+    return { action: 'verify-replacements', verdict };
+  }
   if (request.action !== 'inspect' && request.action !== 'verify') return act(request, api, deps);
   if (request.action === 'inspect') {
     const { privateDnsName } = request.node;

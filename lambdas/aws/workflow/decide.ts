@@ -1,6 +1,7 @@
 import { DescribeNodegroupCommand, type EKSClient } from '@aws-sdk/client-eks';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { type DrainPlan, planDrain } from '../../core/drain.js';
+import { type EvictPlan, planEviction } from '../../core/evict-after-repair.js';
 import type { Finding } from '../../core/findings.js';
 import { nodeTrust } from '../../core/node-trust.js';
 import { decide, type Plan, type PlannedAction } from '../../core/policy.js';
@@ -74,6 +75,8 @@ export interface DecideOutput {
   readonly nodeGroupSize: number;
   /** PID exhaustion: the cordon and drain asked for when the runtime restart fails verification, or null. */
   readonly drain: DrainPlan | null;
+  /** The pause repair: the eviction of pods that stay stuck once the node is healthy, or null. */
+  readonly evict: EvictPlan | null;
 }
 
 /** A planned node action as the Act step sends it. */
@@ -143,6 +146,15 @@ export async function decideIncident(input: DecideInput, deps: DecideDeps): Prom
         instanceId: trust.instanceId,
         nodegroupName: input.node?.nodegroupName,
         nodeAutoRepair: nodeGroup.autoRepair,
+        findings,
+      }) ?? null,
+    evict:
+      planEviction({
+        mode: deps.config.modes[input.class],
+        tier: deps.config.remedies[input.class],
+        killSwitch: input.open.gate.killSwitch,
+        clusterOptedIn: input.open.gate.optedIn,
+        nodeAction: plan.nodeAction?.id,
         findings,
       }) ?? null,
   };

@@ -3,6 +3,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DrainPlan } from '../../core/drain.js';
+import type { EvictPlan } from '../../core/evict-after-repair.js';
 import type { Finding } from '../../core/findings.js';
 import type { PlannedAction } from '../../core/policy.js';
 import type { CommandResult } from '../../core/probe.js';
@@ -13,10 +14,11 @@ import type { IncidentInput, WorkflowConfig } from '../../core/workflow-config.j
 import { clusterActionKey, incidentRunKey, lockKey, nodeCooldownKey } from '../incident-table.js';
 import { type Reservation, releaseReservation } from './reservations.js';
 import { type DrainState, drainAction, drainOf, settleDrain, withDrain } from './summarize-drain.js';
+import { type EvictState, evictAction, evictOf, settleEviction, withEviction } from './summarize-evict.js';
 import { followUpOnly, outcomeOf } from './summarize-outcome.js';
 import type { Verification } from './verify.js';
 
-export interface SummarizeInput extends IncidentInput, DrainState {
+export interface SummarizeInput extends IncidentInput, DrainState, EvictState {
   /** Set by the workflow's first state from the context object. */
   readonly execution: { readonly arn: string; readonly startedAt?: string };
   readonly open?: { openedAt?: number; region?: string };
@@ -30,6 +32,7 @@ export interface SummarizeInput extends IncidentInput, DrainState {
     nodeAction?: { id: string; documentName: string } | null;
     remedy?: PlannedRemedy | null;
     drain?: DrainPlan | null;
+    evict?: EvictPlan | null;
   };
   /** "Prepare remedy": the re-check and the dry-run diff. */
   readonly remedyPrepared?: ApplyRecord;
@@ -69,8 +72,13 @@ export interface SummarizeDeps {
 export async function summarizeIncident(s: SummarizeInput, deps: SummarizeDeps) {
   const now = deps.now();
   const drain = drainOf(s);
-  const { outcome, nextStep, actionStatus } = withDrain(outcomeOf(s), drain);
-  const actions = [...actionRecords(s, actionStatus), ...(drain ? [drainAction(s, drain)] : [])];
+  const evict = evictOf(s);
+  const { outcome, nextStep, actionStatus } = withEviction(withDrain(outcomeOf(s), drain), evict);
+  const actions = [
+    ...actionRecords(s, actionStatus),
+    ...(drain ? [drainAction(s, drain)] : []),
+    ...(evict ? [evictAction(s, evict)] : []),
+  ];
   const summary = summaryOf(s, { outcome, nextStep, actions });
   const keys = await storeSummary(s, summary, deps);
   await recordHistory(s, { outcome, ...keys }, now, deps);
@@ -196,9 +204,13 @@ async function settleNodeActions(s: SummarizeInput, deps: SummarizeDeps): Promis
     await releaseReservation(reservation, { ddb: deps.ddb, tableName: deps.config.tableName });
   for (const run of [s.previous, s.plan?.nodeAction ? { nodeAction: s.plan.nodeAction, action: s.action } : undefined])
     if (run?.nodeAction && run.action) await recordNodeAction(s, run.nodeAction.id, run.action, deps);
-  const drainedAt = await settleDrain(s, { ddb: deps.ddb, tableName: deps.config.tableName });
+  const table = { ddb: deps.ddb, tableName: deps.config.tableName };
+  const drainedAt = await settleDrain(s, table);
   if (drainedAt)
     await recordNodeAction(s, 'drain-node', { sent: { commandId: 'kubernetes-api' }, sentAt: drainedAt }, deps);
+  const evictedAt = await settleEviction(s, table);
+  if (evictedAt)
+    await recordNodeAction(s, 'evict-stuck-pods', { sent: { commandId: 'kubernetes-api' }, sentAt: evictedAt }, deps);
 }
 
 /** Releases the incident lock if this execution still holds it (another execution may have taken it over). */

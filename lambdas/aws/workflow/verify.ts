@@ -18,6 +18,11 @@ export interface Verification {
   readonly verified: boolean;
   readonly reason: string;
   readonly nextStep: string;
+  /**
+   * The node is healthy again but the watched pods stay stuck (a sandbox or pull back-off kubelet
+   * does not retry soon): evicting them so their controllers re-create them may finish the repair.
+   */
+  readonly podsStillStuck: boolean;
 }
 
 const REPLACE = 'cordon and drain the node, then terminate it so the node group replaces it';
@@ -38,6 +43,7 @@ export async function verifyRepair(
       verified: false,
       reason: `verification probe did not run (${input.verifyProbe?.status ?? 'no result'})`,
       nextStep: `check the node by hand; if pods still cannot start, ${REPLACE}`,
+      podsStillStuck: false,
     };
   }
   if (bad.length)
@@ -45,6 +51,7 @@ export async function verifyRepair(
       verified: false,
       reason: `still failing after the repair: ${bad.map((f) => `${f.id} ${f.status}`).join(', ')}`,
       nextStep: REPLACE,
+      podsStillStuck: false,
     };
   const podVerdict = input.pods?.verdict;
   if (podVerdict) return podVerification(podVerdict, healthyNode(input.class));
@@ -59,12 +66,14 @@ export async function verifyRepair(
       verified: false,
       reason: `new ${input.class} log lines from the node at ${new Date(lastSeen).toISOString()}, after the repair`,
       nextStep: REPLACE,
+      podsStillStuck: false,
     };
   }
   return {
     verified: true,
     reason: `${healthyNode(input.class)}; no new failure lines from the node since the repair`,
     nextStep: 'none: pod-doctor keeps watching for a recurrence',
+    podsStillStuck: false,
   };
 }
 
@@ -76,6 +85,7 @@ function podVerification(v: PodVerdict, healthy: string): Verification {
       verified: true,
       reason: `${healthy}; the stuck pods started: ${started}`,
       nextStep: 'none: pod-doctor keeps watching for a recurrence',
+      podsStillStuck: false,
     };
   }
   const stuck = v.stillStuck.length ? `still not running after ${v.windowSeconds} s: ${v.stillStuck.join(', ')}` : '';
@@ -83,6 +93,9 @@ function podVerification(v: PodVerdict, healthy: string): Verification {
   return {
     verified: false,
     reason: [stuck, gone, started ? `started: ${started}` : ''].filter(Boolean).join('; ') || 'no watched pod started',
-    nextStep: v.stillStuck.length ? REPLACE : 'check that the re-created pods run',
+    nextStep: v.stillStuck.length
+      ? `the node is healthy: delete the stuck pods so their controllers re-create them (kubectl delete pod); if the new pods fail too, ${REPLACE}`
+      : 'check that the re-created pods run',
+    podsStillStuck: v.stillStuck.length > 0,
   };
 }

@@ -14,6 +14,7 @@ import {
 import type { Construct } from 'constructs';
 import { approvalStates } from './approval-states.js';
 import { drainStates } from './drain-states.js';
+import { evictStates } from './evict-states.js';
 import type { SsmCommand, SsmCommandProps } from './ssm-command.js';
 import { invokeNarrowed } from './tasks.js';
 
@@ -136,7 +137,8 @@ function isAction(id: string): Condition {
 }
 
 /**
- * [Watch the stuck pods start | wait the window] → probe again → Check repair → summarize; a runtime
+ * [Watch the stuck pods start | wait the window] → probe again → Check repair → [evict the pods that
+ * stay stuck on the healthy node] → summarize; a runtime
  * restart is checked by "Check restart", after which a failed verification may ask for the drain
  * (drain-states.ts; only with cluster access).
  */
@@ -154,13 +156,17 @@ function verifyStates(scope: Construct, p: ActStatesProps): IChainable {
           'verifyProbe.$': '$.verifyProbe.result',
           'pods.$': '$.podSignal',
         }),
-        ['verified', 'reason', 'nextStep'],
+        ['verified', 'reason', 'nextStep', 'podsStillStuck'],
         '$.verification',
       ),
     );
   const checkRepair = check('Check repair');
-  checkRepair.next(p.summarize);
-  const drain = p.kubernetes ? drainStates(scope, { ...p, kubernetes: p.kubernetes }) : undefined;
+  const { kubernetes } = p;
+  // The re-created pods get at least a minute (a pull and a sandbox), even with no verification window.
+  const watchSeconds = Math.min(Math.max(p.verificationWindow.toSeconds(), 60), MAX_WATCH_SECONDS);
+  // Node healthy, pods still stuck: evict them so their controllers re-create them (evict-states.ts).
+  checkRepair.next(kubernetes ? evictStates(scope, { ...p, kubernetes, watchSeconds }) : p.summarize);
+  const drain = kubernetes ? drainStates(scope, { ...p, kubernetes }) : undefined;
   const verifyProbe = p
     .command('Verify probe', {
       documentPath: '$.open.commands.probeNode',

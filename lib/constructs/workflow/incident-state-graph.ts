@@ -197,6 +197,7 @@ export class IncidentStateGraph extends StateMachineFragment {
           'nodeGroupSize',
           'remedy',
           'drain',
+          'evict',
         ],
         '$.plan',
       ),

@@ -1,0 +1,153 @@
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { Choice, Condition, type IChainable, Pass, TaskInput } from 'aws-cdk-lib/aws-stepfunctions';
+import type { Construct } from 'constructs';
+import type { ActStatesProps } from './act-states.js';
+import { approvalStates } from './approval-states.js';
+import { invokeNarrowed } from './tasks.js';
+
+/** Props of {@link evictStates}: the Act phase's, with the Kubernetes function required. */
+export type EvictStatesProps = Pick<
+  ActStatesProps,
+  | 'actGate'
+  | 'requestApproval'
+  | 'approvalTimeout'
+  | 'probePolls'
+  | 'command'
+  | 'summarize'
+  | 'recordFailure'
+  | 'onError'
+  | 'stuckPodsPath'
+> & {
+  /** The Kubernetes function (evictions and the watch of the re-created pods). */
+  readonly kubernetes: IFunction;
+  /** How long the re-created pods may take to run. */
+  readonly watchSeconds: number;
+};
+
+/** The repair's verification found the node healthy and the watched pods still stuck, and Decide planned `disposition`. */
+const evictionPlanned = (disposition: string) =>
+  Condition.and(
+    Condition.isPresent('$.verification.podsStillStuck'),
+    Condition.booleanEquals('$.verification.podsStillStuck', true),
+    Condition.isPresent('$.plan.evict.disposition'),
+    Condition.stringEquals('$.plan.evict.disposition', disposition),
+  );
+
+/**
+ * After the pause repair, when the node is healthy but the stuck pods stay stuck: [Request eviction
+ * approval → Evict recheck] → "Evict: gate" (kill switch, cooldown, breaker, hourly cap, the node
+ * healthy) → Evict stuck pods (those a controller re-creates, from the API's listing of the node's
+ * pods; PodDisruptionBudgets honoured) → Watch recreated pods → summarize. A dry run asks the API
+ * server what it would evict. Every failure goes to summarize, which notifies. Returns the Choice to
+ * enter after "Check repair".
+ */
+export function evictStates(scope: Construct, p: EvictStatesProps): IChainable {
+  const evict = evictTask(scope, p, 'Evict stuck pods', false);
+  const watch = invokeNarrowed(
+    scope,
+    'Watch recreated pods',
+    p.kubernetes,
+    TaskInput.fromObject({
+      action: 'verify-replacements',
+      'cluster.$': '$.cluster',
+      'evicted.$': '$.evictResult.evictions.evictedPods',
+      'since.$': '$.evictResult.evictions.startedAt',
+      windowSeconds: p.watchSeconds,
+    }),
+    ['verdict'],
+    '$.replacements',
+  );
+  watch.addCatch(p.summarize, { resultPath: '$.replacementsError' });
+  watch.next(p.summarize);
+  evict.next(
+    new Choice(scope, 'Pods evicted?')
+      .when(Condition.isPresent('$.evictResult.evictions.evictedPods[0]'), watch)
+      .otherwise(p.summarize),
+  );
+  const gate = gateState(scope, p).next(evict);
+  return new Choice(scope, 'Evict stuck pods?')
+    .when(
+      evictionPlanned('auto'),
+      new Pass(scope, 'Evict: verify probe', { inputPath: '$.verifyProbe', resultPath: '$.evictRecheck' }).next(gate),
+    )
+    .when(evictionPlanned('approve'), approval(scope, p, gate))
+    .when(evictionPlanned('dry-run'), evictTask(scope, p, 'Evict stuck pods: dry run', true).next(p.summarize))
+    .otherwise(p.summarize);
+}
+
+/** The eviction through the Kubernetes function; no answer from the cluster: recorded and notified. */
+function evictTask(scope: Construct, p: EvictStatesProps, id: string, dryRun: boolean) {
+  const task = invokeNarrowed(
+    scope,
+    id,
+    p.kubernetes,
+    TaskInput.fromObject({
+      action: 'evict-stuck-pods',
+      'cluster.$': '$.cluster',
+      'node.$': '$.node',
+      'pods.$': p.stuckPodsPath,
+      dryRun,
+    }),
+    ['evictions'],
+    '$.evictResult',
+  );
+  task.addCatch(p.summarize, { resultPath: '$.evictError' });
+  return task;
+}
+
+/** "Evict: gate": the gate every action passes right before it runs; a refusal ends recorded and notified. */
+function gateState(scope: Construct, p: EvictStatesProps) {
+  const gate = invokeNarrowed(
+    scope,
+    'Evict: gate',
+    p.actGate,
+    TaskInput.fromObject({
+      'class.$': '$.class',
+      'cluster.$': '$.cluster',
+      'execution.$': '$.execution',
+      'node.$': '$.node',
+      plan: { nodeAction: { id: 'evict-stuck-pods' }, 'nodeGroupSize.$': '$.plan.nodeGroupSize' },
+      'recheck.$': '$.evictRecheck',
+    }),
+    ['sentAt', 'gate'],
+    '$.evictGate',
+  );
+  gate.addCatch(p.summarize, { errors: ['ActBlockedError'], resultPath: '$.evictBlocked' });
+  return p.onError(gate);
+}
+
+/** Request eviction approval (what stays stuck, why) → probe the node again → the gate. */
+function approval(scope: Construct, p: EvictStatesProps, gate: IChainable): IChainable {
+  const recheck = p
+    .command('Evict recheck', {
+      documentPath: '$.open.commands.probeNode',
+      parametersPath: '$.open.commands.probeParameters',
+      resultPath: '$.evictRecheck',
+      // The gate refuses when it cannot tell the node is healthy.
+      notManaged: new Pass(scope, 'Evict recheck: node not managed').next(gate),
+      onError: p.recordFailure,
+      maxPolls: p.probePolls,
+    })
+    .next(gate);
+  const request = new Pass(scope, 'Eviction request', {
+    parameters: {
+      'nodeAction.$': '$.plan.evict',
+      'findings.$': '$.plan.findings',
+      'reasons.$': 'States.Array($.verification.reason)',
+    },
+    resultPath: '$.evictRequest',
+  });
+  return request.next(
+    approvalStates(scope, {
+      ...p,
+      names: {
+        request: 'Request eviction approval',
+        expired: 'Eviction approval expired',
+        approved: 'Eviction approved?',
+      },
+      extraPayload: { 'plan.$': '$.evictRequest' },
+      resultPath: '$.evictApproval',
+      onApproved: recheck,
+    }),
+  );
+}

@@ -1,0 +1,161 @@
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { healthyAccount } from '../../local/account-snapshot.js';
+import type { RecordedCluster } from '../../local/kube-api-server.js';
+import type { ControllerBehaviour } from '../../local/kube-api-writes.js';
+import { clusterOnNode, LocalCluster } from '../../local/local-cluster.js';
+import { type RunOptions, runWorkflow, synthesizedDefinition, warmUpRuntime } from '../../local/local-workflow.js';
+import { simulatedPauseNode } from '../../local/node-adapters.js';
+import { incident, summaryOf } from './support.js';
+
+/**
+ * Issue 13's last action through the synthesized workflow: the pause repair is verified on the node,
+ * but the watched pods stay stuck (kubelet backs off) → evict those a controller owns (Eviction API,
+ * local HTTPS API server with the shipped RBAC) → watch that the controllers' new pods run.
+ */
+let definition: Record<string, unknown>;
+beforeAll(async () => {
+  definition = synthesizedDefinition();
+  await warmUpRuntime();
+});
+
+let cluster: LocalCluster | undefined;
+afterEach(async () => {
+  await cluster?.stop();
+  cluster = undefined;
+});
+
+/** The recorded cluster on the incident's node; its stuck pods never start by themselves. */
+async function start(behaviour: ControllerBehaviour, edit: (c: RecordedCluster) => void = () => {}) {
+  const recorded = clusterOnNode();
+  edit(recorded);
+  cluster = await LocalCluster.start(recorded, { behaviour: { awsNodeReadyAfterMs: 200, ...behaviour } });
+  return cluster;
+}
+
+const run = (c: LocalCluster, o: Partial<RunOptions> = {}) =>
+  runWorkflow(incident(), {
+    account: healthyAccount(),
+    definition,
+    node: simulatedPauseNode(),
+    kubernetes: c.kubernetes,
+    remedies: { 'sandbox-image': 'auto' },
+    ...o,
+  });
+
+const evictions = (c: LocalCluster) => c.writes().filter((w) => w.endsWith('/eviction'));
+const BARE = 'default/nginx-55d75d5f56-qrqmp';
+
+describe('evict the pods that stay stuck after a verified pause repair', { timeout: 90_000 }, () => {
+  it('evicts the controller-owned stuck pods; the re-created pods run and the verdict names them and the time', async () => {
+    const c = await start({ recreateEvicted: { readyAfterMs: 300 } });
+    const r = await run(c);
+    expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
+    expect(r.states).toEqual(expect.arrayContaining(['Watch pods start', 'Evict: gate', 'Evict stuck pods']));
+    expect(r.states).toContain('Watch recreated pods');
+    expect(evictions(c)).toContain(`POST /api/v1/namespaces/default/pods/nginx-7cdbb5f49f-2p6p2/eviction`);
+    const s = summaryOf(r);
+    expect(s.outcome).toMatch(
+      /^repaired and verified after eviction: evict-stuck-pods: evicted .*default\/nginx-7cdbb5f49f-2p6p2/,
+    );
+    // A ReplicaSet's new pod has a new name; a StatefulSet's keeps it.
+    expect(s.message).toMatch(
+      /default\/nginx-7cdbb5f49f-2p6p2 → default\/nginx-7cdbb5f49f-[a-z0-9]{5} Running after [\d.]+ s/,
+    );
+    expect(s.message).toMatch(/team-a\/worker-0 → team-a\/worker-0 Running after [\d.]+ s/);
+    expect(s.message).toMatch(/still not running after \d+ s: default\/nginx-7cdbb5f49f-2p6p2/);
+    expect(r.sns.length).toBeGreaterThan(0);
+  });
+
+  it('says so and notifies when the re-created pods stay stuck: not verified', async () => {
+    const c = await start({ recreateEvicted: {} });
+    const r = await run(c);
+    expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
+    expect(r.states).toContain('Watch recreated pods');
+    expect(evictions(c).length).toBeGreaterThan(0);
+    const s = summaryOf(r);
+    expect(s.outcome).toMatch(/^repaired, verification failed: .*; evict-stuck-pods: evicted .*/);
+    expect(s.outcome).toMatch(
+      /default\/nginx-7cdbb5f49f-2p6p2 → default\/nginx-7cdbb5f49f-[a-z0-9]{5} not Running after [\d.]+ s/,
+    );
+    expect(s.message).toMatch(/look at the pods that still do not run/);
+    expect(r.sns.map((m) => m.subject).join('\n')).toMatch(/prod-eu/);
+  });
+
+  it('never evicts a pod no controller owns, and says so in the record', async () => {
+    const c = await start({ recreateEvicted: { readyAfterMs: 300 } }, (rc) => {
+      const bare = rc.pods.find((p) => (p.metadata as { name: string }).name === BARE.split('/')[1]);
+      if (!bare) throw new Error(`${BARE} is not in the recorded cluster`);
+      delete (bare.metadata as { ownerReferences?: unknown }).ownerReferences;
+    });
+    const r = await run(c);
+    expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
+    expect(evictions(c)).not.toContain(`POST /api/v1/namespaces/default/pods/nginx-55d75d5f56-qrqmp/eviction`);
+    expect(evictions(c)).toContain(`POST /api/v1/namespaces/default/pods/nginx-7cdbb5f49f-2p6p2/eviction`);
+    const s = summaryOf(r);
+    expect(s.message).toContain(`not evicted: ${BARE}: no controller would re-create it`);
+    // The bare pod stays stuck: the incident is not verified.
+    expect(s.outcome).toMatch(new RegExp(`left stuck: ${BARE}`));
+    expect(s.outcome).not.toMatch(/^repaired and verified/);
+  });
+
+  it('a PodDisruptionBudget that allows no disruption refuses the eviction (429): reported, not forced, the rest evicted', async () => {
+    const c = await start({ recreateEvicted: { readyAfterMs: 300 } }, (rc) => {
+      rc.podDisruptionBudgets?.push({
+        apiVersion: 'policy/v1',
+        kind: 'PodDisruptionBudget',
+        metadata: { name: 'api', namespace: 'team-a', uid: 'pdb-api' },
+        spec: { minAvailable: 3, selector: { matchLabels: { app: 'api' } } },
+        status: { disruptionsAllowed: 0, currentHealthy: 3, desiredHealthy: 3, expectedPods: 4 },
+      });
+    });
+    const r = await run(c);
+    expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
+    expect(r.failures.join('\n')).not.toMatch(/Evict stuck pods/);
+    // Asked (429), never deleted: the pod is still there.
+    expect(c.server.cluster.pods.some((p) => (p.metadata as { name: string }).name === 'api-5d8f7c9b6-x2kq9')).toBe(
+      true,
+    );
+    expect(evictions(c)).toContain('POST /api/v1/namespaces/default/pods/nginx-7cdbb5f49f-2p6p2/eviction');
+    const s = summaryOf(r);
+    expect(s.message).toMatch(
+      /refused by a PodDisruptionBudget: team-a\/api-5d8f7c9b6-x2kq9: .*The disruption budget api needs 3 healthy pods and has 3 currently/,
+    );
+    expect(s.outcome).toMatch(/left stuck: team-a\/api-5d8f7c9b6-x2kq9/);
+    expect(s.outcome).toMatch(
+      /default\/nginx-7cdbb5f49f-2p6p2 → default\/nginx-7cdbb5f49f-[a-z0-9]{5} Running after [\d.]+ s/,
+    );
+  });
+
+  it('a kill switch set while the eviction waits for approval: the gate refuses, nothing is evicted', async () => {
+    const c = await start({ recreateEvicted: { readyAfterMs: 300 } });
+    const r = await run(c, { remedies: {}, evictApproval: 'approve', killSwitchDuringEvictApproval: 'on' });
+    expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
+    expect(r.states).toEqual(expect.arrayContaining(['Request eviction approval', 'Evict recheck: send command']));
+    expect(evictions(c)).toEqual([]);
+    expect(summaryOf(r).outcome).toMatch(/evict-stuck-pods not run: blocked right before acting: kill switch is on/);
+  });
+
+  it('observe mode: no repair and no eviction, only recommendations', async () => {
+    const c = await start({ recreateEvicted: { readyAfterMs: 300 } });
+    const r = await run(c, { modes: { 'sandbox-image': 'observe' } });
+    expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
+    expect(r.states).not.toContain('Evict stuck pods?');
+    expect(evictions(c)).toEqual([]);
+  });
+
+  it('dry run: the API server evaluates the evictions and nothing is evicted', async () => {
+    const c = await start({ recreateEvicted: { readyAfterMs: 300 } });
+    const r = await run(c, { remedies: { 'sandbox-image': 'dry-run' } });
+    expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
+    expect(r.states).toContain('Evict stuck pods: dry run');
+    expect(r.states).not.toContain('Watch recreated pods');
+    expect(evictions(c).length).toBeGreaterThan(0);
+    expect(
+      c.server.seen.filter((x) => x.path.endsWith('/eviction')).every((x) => x.query.get('dryRun') === 'All'),
+    ).toBe(true);
+    expect(c.server.cluster.pods.some((p) => (p.metadata as { name: string }).name === 'nginx-7cdbb5f49f-2p6p2')).toBe(
+      true,
+    );
+    expect(summaryOf(r).outcome).toMatch(/dry run: evict-stuck-pods would evict .*default\/nginx-7cdbb5f49f-2p6p2/);
+  });
+});
