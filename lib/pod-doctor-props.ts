@@ -101,7 +101,8 @@ export interface PodDoctorProps {
    */
   readonly modes?: Partial<Record<FailureClass, ClassMode>>;
   /**
-   * Per failure class: how its account remedy runs once the class mode allows action.
+   * Per failure class: how its account remedy runs once the class mode allows action (also its
+   * cluster remedies, and for `sandbox-image` the eviction of pods that stay stuck after the repair).
    * @default - `approve` for every class
    */
   readonly remedies?: Partial<Record<FailureClass, RemedyTier>>;

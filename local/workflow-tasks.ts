@@ -136,6 +136,9 @@ function functionTasks(ctx: TaskContext): Record<string, Handler> {
     'Apply remedy': lambda('Apply remedy', (i) => runRemedy(i, remedyDeps)),
     'Check repair': lambda('Check repair', (i) => verifyRepair(i, { ddb: c.ddb, tableName: config.tableName })),
     'Check restart': lambda('Check restart', (i) => verifyRepair(i, { ddb: c.ddb, tableName: config.tableName })),
+    'Check repair: pods stuck': lambda('Check repair: pods stuck', (i) =>
+      verifyRepair(i, { ddb: c.ddb, tableName: config.tableName }),
+    ),
     Summarize: summarize('Summarize'),
     'Record failure': summarize('Record failure'),
   };

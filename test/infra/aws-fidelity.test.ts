@@ -85,8 +85,9 @@ describe('AWS fidelity of the template', () => {
         .Properties,
     );
     const sends = definition.match(/\\"DocumentName.\$\\":[^}]*\}/g) ?? [];
-    // Probe, Act, Recheck probe (after an approval), Verify probe, Drain recheck (before a drain).
-    expect(sends.length).toBe(5);
+    // Probe, Act, Recheck probe (after an approval), Verify probe, Drain recheck (before a drain),
+    // Evict recheck (before an approved eviction of pods that stay stuck after the repair).
+    expect(sends.length).toBe(6);
     for (const send of sends) expect(send).toContain('\\"DocumentVersion\\":\\"$LATEST\\"');
   });
 

@@ -64,6 +64,11 @@ describe('evict the pods that stay stuck after a verified pause repair', { timeo
     expect(s.message).toMatch(/team-a\/worker-0 → team-a\/worker-0 Running after [\d.]+ s/);
     expect(s.message).toMatch(/still not running after \d+ s: default\/nginx-7cdbb5f49f-2p6p2/);
     expect(r.sns.length).toBeGreaterThan(0);
+    // The eviction keeps the slot of the hourly cap its gate reserved (it acted).
+    const rows = await r.table.scan();
+    expect(rows.some((x) => String(x.sk).startsWith('SLOT') && String(x.holder).endsWith('#evict-stuck-pods'))).toBe(
+      true,
+    );
   });
 
   it('says so and notifies when the re-created pods stay stuck: not verified', async () => {
@@ -133,6 +138,40 @@ describe('evict the pods that stay stuck after a verified pause repair', { timeo
     expect(r.states).toEqual(expect.arrayContaining(['Request eviction approval', 'Evict recheck: send command']));
     expect(evictions(c)).toEqual([]);
     expect(summaryOf(r).outcome).toMatch(/evict-stuck-pods not run: blocked right before acting: kill switch is on/);
+  });
+
+  it('Lambda throttling on the eviction and on the watch is retried: evicted once, verified', async () => {
+    const c = await start({ recreateEvicted: { readyAfterMs: 300 } });
+    const r = await run(c, {
+      taskFaults: {
+        'Evict stuck pods': { error: 'Lambda.TooManyRequestsException', times: 2 },
+        'Watch recreated pods': { error: 'Lambda.TooManyRequestsException', times: 1 },
+      },
+    });
+    expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
+    expect(evictions(c).filter((w) => w.includes('nginx-7cdbb5f49f-2p6p2'))).toHaveLength(1);
+    expect(summaryOf(r).outcome).toMatch(/^repaired and verified after eviction: /);
+  });
+
+  it('the cluster refuses the eviction (the function fails): caught, recorded and notified with the command to run by hand', async () => {
+    const c = await start({ recreateEvicted: { readyAfterMs: 300 } });
+    const r = await run(c, {
+      taskFaults: { 'Evict stuck pods': { error: 'KubernetesForbiddenError', message: 'evict pod: forbidden' } },
+    });
+    expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
+    expect(r.states).not.toContain('Watch recreated pods');
+    const s = summaryOf(r);
+    expect(s.outcome).toMatch(
+      /evict-stuck-pods not run: the Kubernetes API did not answer \(KubernetesForbiddenError\)/,
+    );
+    expect(s.message).toMatch(/kubectl delete pod -n default nginx-7cdbb5f49f-2p6p2/);
+    expect(r.sns).toHaveLength(1);
+    // The gate reserved a slot of the hourly cap; it is given back: nothing was evicted.
+    expect(r.states).toContain('Evict: gate');
+    const slots = (await r.table.scan()).filter(
+      (x) => String(x.sk).startsWith('SLOT') && String(x.holder).endsWith('#evict-stuck-pods'),
+    );
+    expect(slots).toEqual([]);
   });
 
   it('observe mode: no repair and no eviction, only recommendations', async () => {

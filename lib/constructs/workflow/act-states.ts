@@ -132,6 +132,13 @@ function gateState(scope: Construct, id: string, p: ActStatesProps): TaskStateBa
   return p.onError(gate);
 }
 
+/** The repair's watch left pods stuck and Decide planned their eviction (it runs, asks or dry-runs). */
+const EVICTION_PLANNED = Condition.and(
+  Condition.isPresent('$.podSignal.verdict.stillStuck[0]'),
+  Condition.isPresent('$.plan.evict.disposition'),
+  Condition.or(...['auto', 'approve', 'dry-run'].map((d) => Condition.stringEquals('$.plan.evict.disposition', d))),
+);
+
 function isAction(id: string): Condition {
   return Condition.stringEquals('$.plan.nodeAction.id', id);
 }
@@ -161,12 +168,13 @@ function verifyStates(scope: Construct, p: ActStatesProps): IChainable {
       ),
     );
   const checkRepair = check('Check repair');
+  checkRepair.next(p.summarize);
   const { kubernetes } = p;
+  const drain = kubernetes ? drainStates(scope, { ...p, kubernetes }) : undefined;
   // The re-created pods get at least a minute (a pull and a sandbox), even with no verification window.
   const watchSeconds = Math.min(Math.max(p.verificationWindow.toSeconds(), 60), MAX_WATCH_SECONDS);
-  // Node healthy, pods still stuck: evict them so their controllers re-create them (evict-states.ts).
-  checkRepair.next(kubernetes ? evictStates(scope, { ...p, kubernetes, watchSeconds }) : p.summarize);
-  const drain = kubernetes ? drainStates(scope, { ...p, kubernetes }) : undefined;
+  // Pods still stuck after the watch, an eviction planned: if the node is healthy, evict them (evict-states.ts).
+  const evict = kubernetes ? evictStates(scope, { ...p, kubernetes, watchSeconds }) : undefined;
   const verifyProbe = p
     .command('Verify probe', {
       documentPath: '$.open.commands.probeNode',
@@ -175,8 +183,11 @@ function verifyStates(scope: Construct, p: ActStatesProps): IChainable {
       notManaged: new Pass(scope, 'Verify probe: node not managed').next(p.summarize),
       onError: p.recordFailure,
       maxPolls: p.probePolls,
-      // A branch of the poll loop's own Choice: the pause repair's path takes no extra transition.
-      finalBranches: drain ? [{ when: isAction('restart-runtime'), next: check('Check restart').next(drain) }] : [],
+      // Branches of the poll loop's own Choice: the pause repair's usual path takes no extra transition.
+      finalBranches: [
+        ...(drain ? [{ when: isAction('restart-runtime'), next: check('Check restart').next(drain) }] : []),
+        ...(evict ? [{ when: EVICTION_PLANNED, next: check('Check repair: pods stuck').next(evict) }] : []),
+      ],
     })
     .next(checkRepair);
   const verifyWindow = new Pass(scope, 'No pod signal', {
