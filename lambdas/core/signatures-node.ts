@@ -32,7 +32,7 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     // The eviction manager acting, not kubelet's configuration (HardEvictionThresholds, MinReclaim) at start.
     all: [
       /ephemeral-storage|nodefs|imagefs|inodes/i,
-      /to reclaim|must evict|low on resource|evicted|evicting|EvictionThresholdMet/i,
+      /to reclaim|must evict|low on resource|evicted|evicting|EvictionThresholdMet|no ranking function for resource/i,
     ],
     filter: ['ephemeral', 'nodefs', 'imagefs', 'inodes'],
   },
@@ -121,6 +121,19 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     ],
     none: [/ecr:|ecr\.amazonaws|branch ENI|vpc-resource-controller/i],
     filter: ['redential', 'ailed', 'uthori', 'rror'],
+  },
+  {
+    id: 'ipamd.ec2-unreachable',
+    class: 'ipamd-unavailable',
+    cause:
+      'ipamd cannot reach the EC2 API (no route, DNS, timeout or proxy): it can neither read nor attach ENIs, so the node hands out no pod IPs',
+    // awsutils' "Failed to call ec2:<Action>" wrapping the SDK's network error, or the EC2 endpoint named in it.
+    all: [
+      /Failed to call ec2:|https:\/\/ec2\.|DescribeNetworkInterfaces|AssignPrivateIpAddresses|CreateNetworkInterface|AttachNetworkInterface/i,
+      /send request failed|no route to host|i\/o timeout|connection refused|no such host|TLS handshake timeout|request canceled|network is unreachable/i,
+    ],
+    none: [/ecr\.|ecr:/i],
+    filter: ['ailed', 'dial tcp', 'imeout', 'refused', 'unreachable', 'o such'],
   },
   {
     id: 'ip.subnet-exhausted',

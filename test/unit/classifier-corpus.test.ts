@@ -77,6 +77,8 @@ describe('field corpus', () => {
  * not-authorized texts, ipamd's gRPC Unavailable/DeadlineExceeded): 299/312 = 95.8% both before and after.
  * Round 4b (65 more lines from 42 new sources, 15 of them held out; Calico's AutoAssign summary, Cilium's
  * allocation wrapper read by its cause): 321/335 = 95.8%.
+ * Round 4c (49 more lines from 34 new sources, 6 of them held out; ipamd without a path to EC2, the eviction
+ * manager's missing ranking, Go's HTTP/2 GOAWAY and stream errors while pulling): 329/343 = 95.9%.
  * A floor, not the goal (97%).
  */
 const HELD_OUT_FLOOR = 0.95;

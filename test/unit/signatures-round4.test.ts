@@ -105,3 +105,45 @@ describe('CNI IPAM summaries', () => {
     ).toBe('cni-failure');
   });
 });
+
+describe('ipamd without a path to the EC2 API', () => {
+  it("reads awsutils' failed EC2 call with a network error as ipamd unavailable, an EC2 answer as not", () => {
+    expect(
+      classOf(
+        'Failed to call ec2:DescribeNetworkInterfaces for [eni-0a1b]: RequestError: send request failed caused by: Post "https://ec2.us-west-2.amazonaws.com/": dial tcp 10.0.0.9:443: connect: no route to host',
+      ),
+    ).toBe('ipamd-unavailable');
+    expect(
+      classOf(
+        "Failed to call ec2:DescribeNetworkInterfaces for [eni-0a1b]: InvalidNetworkInterfaceID.NotFound: The networkInterface ID 'eni-0a1b' does not exist",
+      ),
+    ).toBe('unknown');
+  });
+});
+
+describe("kubelet's eviction manager", () => {
+  it('reads its failure to rank pods for a disk signal as the disk filling up, its routine observations as nothing', () => {
+    expect(classOf('eviction manager: no ranking function for resource imagefs')).toBe('disk-full');
+    expect(
+      classOf(
+        'eviction manager: observations after resource reclaim: signal=imagefs.available, available: 143150240Ki, capacity: 204700Mi',
+      ),
+    ).toBe('unknown');
+  });
+});
+
+describe('HTTP/2 and HTTP/1 transport breaks (Go net/http) while pulling', () => {
+  it('reads GOAWAY, a stream error and a broken transport in a pull as the registry path failing, not elsewhere', () => {
+    expect(
+      classOf(
+        'Failed to pull image "acme/api:1.2": failed to copy: read tcp 10.0.1.5:443: http2: server sent GOAWAY and closed the connection; LastStreamID=1999',
+      ),
+    ).toBe('registry-unreachable');
+    expect(
+      classOf(
+        'error pulling image configuration: download failed after attempts=1: stream error: stream ID 3; INTERNAL_ERROR',
+      ),
+    ).toBe('registry-unreachable');
+    expect(classOf('apiserver: http2: server sent GOAWAY and closed the connection')).toBe('unknown');
+  });
+});
