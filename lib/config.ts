@@ -131,7 +131,8 @@ export const podDoctorConfigSchema = z.strictObject({
   notificationEmails: z.array(z.email('must be an email address')).default([]),
   modes: modesSchema,
   /**
-   * Per class: how its account remedy runs once the class mode allows action — `dry-run` (diff only),
+   * Per class: how its account remedy (and its cluster remedies; for `sandbox-image` the eviction of
+   * pods that stay stuck after the pause repair) runs once the class mode allows action — `dry-run` (diff only),
    * `approve` (default) or `auto`. A class in `observe` mode only recommends; in `approve` mode an
    * `auto` remedy still asks.
    */

@@ -119,7 +119,7 @@ export function evictionOutcome(r: EvictionRun): EvictionOutcome | undefined {
     detail: [],
   });
   if (r.result) return evicted(r.result, r.replacements, r.error);
-  if (r.error) return notRun(`the Kubernetes API did not answer (${r.error})`, 'not sent');
+  if (r.error) return notRun(`the Kubernetes function failed (${r.error}): nothing known to be evicted`, 'failed');
   if (r.blocked) return notRun(`blocked right before acting: ${r.blocked}`, 'blocked');
   if (r.approval?.approved === false) return notRun(r.approval.reason ?? 'rejected by the approver', 'not run');
   return notRun(`${r.plan.disposition}: ${r.plan.reason}`, r.plan.disposition);
