@@ -131,6 +131,38 @@ describe('evict the pods that stay stuck after a verified pause repair', { timeo
     );
   });
 
+  it('asks first by default: approved through the signed link, the node probed again, then evicted; the e-mail says who approved', async () => {
+    const c = await start({ recreateEvicted: { readyAfterMs: 300 } });
+    const r = await run(c, { remedies: {}, evictApproval: 'approve' });
+    expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
+    const order = [
+      'Check repair: pods stuck',
+      'Request eviction approval',
+      'Evict recheck: send command',
+      'Evict: gate',
+      'Evict stuck pods',
+    ];
+    expect(order.map((x) => r.states.indexOf(x))).toEqual(
+      [...order.map((x) => r.states.indexOf(x))].sort((a, b) => a - b),
+    );
+    expect(order.every((x) => r.states.includes(x))).toBe(true);
+    expect(r.sns.map((m) => m.subject).join('\n')).toMatch(/approval needed: evict-stuck-pods/);
+    const s = summaryOf(r);
+    expect(s.outcome).toMatch(/^repaired and verified after eviction: /);
+    expect(s.message).toMatch(/evict-stuck-pods: re-created and running \(approved at .* from 203\.0\.113\.10\)/);
+  });
+
+  it('a rejected eviction evicts nothing and names the command to run by hand', async () => {
+    const c = await start({ recreateEvicted: { readyAfterMs: 300 } });
+    const r = await run(c, { remedies: {}, evictApproval: 'reject' });
+    expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
+    expect(evictions(c)).toEqual([]);
+    expect(r.states).not.toContain('Evict: gate');
+    const s = summaryOf(r);
+    expect(s.outcome).toMatch(/^repaired, verification failed: .*; evict-stuck-pods not run: /);
+    expect(s.message).toMatch(/kubectl delete pod -n team-a worker-0/);
+  });
+
   it('a kill switch set while the eviction waits for approval: the gate refuses, nothing is evicted', async () => {
     const c = await start({ recreateEvicted: { readyAfterMs: 300 } });
     const r = await run(c, { remedies: {}, evictApproval: 'approve', killSwitchDuringEvictApproval: 'on' });
@@ -176,6 +208,9 @@ describe('evict the pods that stay stuck after a verified pause repair', { timeo
     const c = await start({ recreateEvicted: { readyAfterMs: 300 } });
     const r = await run(c, { modes: { 'sandbox-image': 'observe' } });
     expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
+    expect(r.commands.map((x) => x.document)).not.toContain('pod-doctor-repairPauseImage');
+    // Decide plans no eviction without a repair to follow.
+    expect((r.output.plan as { evict: unknown }).evict).toBeNull();
     expect(r.states).not.toContain('Evict stuck pods?');
     expect(evictions(c)).toEqual([]);
   });
