@@ -21,6 +21,10 @@ export const BUNDLE_OPTIONS = {
   // can read from the deployed asset exactly which SDK calls each function makes.
   sourcesContent: true,
   mainFields: ['module', 'main'],
+  // node-fetch 2 (the HTTP library of @kubernetes/client-node) imports whatwg-url 5 only as a
+  // fallback for runtimes without a global URL (`Url.URL || whatwgUrl.URL`); on Node its tr46
+  // tables (260 KB) are compiled at each cold start and never used. Node's own URL module stands in.
+  alias: { 'whatwg-url': 'node:url' },
   // Some dependencies (X-Ray SDK) still call require(); give the ESM bundle one.
   banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
   logLevel: 'warning',

@@ -1,4 +1,4 @@
-import { ApiException } from '@kubernetes/client-node';
+import { ApiException } from './client.js';
 
 /** Reading the API server's answers to failed calls (Status bodies). */
 

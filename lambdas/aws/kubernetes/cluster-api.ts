@@ -1,12 +1,4 @@
 import {
-  ApiException,
-  AppsV1Api,
-  CoreV1Api,
-  KubeConfig,
-  PatchStrategy,
-  setHeaderOptions,
-} from '@kubernetes/client-node';
-import {
   asStuckPod,
   type ClassifiedEvent,
   classifyPodEvents,
@@ -16,6 +8,7 @@ import {
   type StuckPod,
 } from '../../core/stuck-pods.js';
 import { disruptionBudgetMessage, forbiddenMessage, statusMessage, statusOf } from './api-errors.js';
+import { ApiException, AppsV1Api, ClusterConnection, CoreV1Api, PatchStrategy, setHeaderOptions } from './client.js';
 
 /** What EKS `DescribeCluster` says about how to reach a cluster's API server. */
 export interface ClusterEndpoint {
@@ -96,22 +89,18 @@ export class ClusterApi {
     };
   }
 
-  private async config(): Promise<KubeConfig> {
+  private async config(): Promise<ClusterConnection> {
     const token = await this.tokens.get({ clusterName: this.cluster.name, region: this.cluster.region });
-    const kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: [
-        { name: this.cluster.name, server: this.cluster.endpoint, caData: this.cluster.certificateAuthorityData },
-      ],
-      users: [{ name: 'pod-doctor', token }],
-      contexts: [{ name: 'pod-doctor', cluster: this.cluster.name, user: 'pod-doctor' }],
-      currentContext: 'pod-doctor',
+    return new ClusterConnection({
+      name: this.cluster.name,
+      server: this.cluster.endpoint,
+      caData: this.cluster.certificateAuthorityData,
+      token,
     });
-    return kc;
   }
 
   /** Runs one API call with the retry rules above. */
-  async call<T>(what: string, fn: (kc: KubeConfig) => Promise<T>): Promise<T> {
+  async call<T>(what: string, fn: (kc: ClusterConnection) => Promise<T>): Promise<T> {
     let reSigned = false;
     for (let attempt = 1; ; attempt += 1) {
       try {
@@ -153,7 +142,7 @@ export class ClusterApi {
   /** Reads every page of a list, restarting once from the first page when `continue` expired (410). */
   async listAll<T>(
     what: string,
-    page: (kc: KubeConfig, cont?: string) => Promise<{ items: T[]; metadata?: { _continue?: string } }>,
+    page: (kc: ClusterConnection, cont?: string) => Promise<{ items: T[]; metadata?: { _continue?: string } }>,
   ): Promise<T[]> {
     for (let restart = 0; ; restart += 1) {
       try {

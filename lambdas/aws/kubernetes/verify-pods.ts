@@ -1,4 +1,3 @@
-import { Watch } from '@kubernetes/client-node';
 import { isRunningAndReady, type PodObject } from '../../core/stuck-pods.js';
 import type { ClusterApi } from './cluster-api.js';
 
@@ -80,7 +79,7 @@ async function watchNode(
     await new Promise<void>((resolve, reject) => {
       let abort: AbortController | undefined;
       const finish = (err?: unknown) => (err ? reject(err) : resolve());
-      new Watch(kc)
+      kc.watch()
         .watch(
           '/api/v1/pods',
           { fieldSelector: `spec.nodeName=${nodeName}`, timeoutSeconds: Math.ceil(seconds) },
