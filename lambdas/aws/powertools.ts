@@ -30,6 +30,33 @@ export type LambdaHandler<R> = (event: unknown, context: Context) => Promise<R>;
 export interface PowertoolsOptions {
   /** The domain's own error for an invalid event (the workflow reports it by name). @default EventParseError */
   readonly invalid?: (message: string) => Error;
+  /**
+   * The handler adds metrics to the shared `metrics` buffer (`metrics.addMetric`): Powertools'
+   * `logMetrics` publishes it after each invocation. Without: nothing is buffered, so nothing is
+   * flushed (a flush of an empty buffer logs "No application metrics to publish" each time);
+   * `metrics.singleMetric()` metrics publish themselves. The ColdStart metric is captured either way.
+   * @default false
+   */
+  readonly storedMetrics?: boolean;
+}
+
+/** A handler added metrics to the shared buffer without `storedMetrics: true`: they would never be published. */
+export class UnpublishedMetricsError extends Error {
+  override readonly name = 'UnpublishedMetricsError';
+}
+
+/** The ColdStart metric (published at once, as `logMetrics` does with `captureColdStartMetric`), no flush. */
+function coldStartMetric(): middy.MiddlewareObj<unknown, unknown, Error, Context> {
+  return {
+    before: (request) => {
+      metrics.captureColdStartMetric(request.context.functionName);
+    },
+    after: () => {
+      if (metrics.hasStoredMetrics()) {
+        throw new UnpublishedMetricsError('metrics added to the shared buffer: declare storedMetrics: true');
+      }
+    },
+  };
 }
 
 /** `path: message` of each issue, as the domain's parse errors read. */
@@ -44,8 +71,8 @@ export function issuesText(issues: readonly StandardSchemaV1.Issue[]): string {
 
 /**
  * A handler under Powertools: the event parsed with `schema` (Powertools Parser), the Lambda context
- * in every log line, metrics flushed after each invocation (cold start included), the invocation
- * traced. An event the schema refuses throws `options.invalid` (EventParseError by default).
+ * in every log line, the ColdStart metric, buffered metrics flushed after each invocation
+ * (`storedMetrics`), the invocation traced. An event the schema refuses throws `options.invalid` (EventParseError by default).
  */
 export function withPowertools<S extends StandardSchemaV1, R>(
   schema: S,
@@ -56,7 +83,7 @@ export function withPowertools<S extends StandardSchemaV1, R>(
   return middy<unknown, R, Error, Context>()
     .use(captureLambdaHandler(tracer))
     .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(logMetrics(metrics, { captureColdStartMetric: true }))
+    .use(options.storedMetrics ? logMetrics(metrics, { captureColdStartMetric: true }) : coldStartMetric())
     .use(parser({ schema, safeParse: true }))
     .handler(async (event, context) => {
       const parsed = event as { success: true; data: Output<S> } | { success: false; error: Error };

@@ -45,11 +45,15 @@ function publish(outcome: IngestOutcome): void {
 
 /** CloudWatch Logs subscription payloads and EventBridge CloudTrail events → incidents. */
 export const createHandler = (deps: IngestDeps) =>
-  withPowertools(ingestEventSchema, async (event, context) => {
-    const outcome = await ingest(event, context.awsRequestId, deps);
-    publish(outcome);
-    return outcome;
-  });
+  withPowertools(
+    ingestEventSchema,
+    async (event, context) => {
+      const outcome = await ingest(event, context.awsRequestId, deps);
+      publish(outcome);
+      return outcome;
+    },
+    { storedMetrics: true },
+  );
 
 /** The function's clients and configuration, from its environment. */
 function liveDeps(): IngestDeps {

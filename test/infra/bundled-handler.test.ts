@@ -6,7 +6,7 @@ import { ChangeIndex } from '../../lambdas/aws/change-index.js';
 import { bundleHandler } from '../../lib/constructs/bundling.js';
 import { lambdaEntry } from '../../lib/constructs/paths.js';
 import { LocalDynamo, type LocalTable } from '../../local/dynamo.js';
-import { invokeBundled } from '../support/bundles.js';
+import { runBundled } from '../support/bundles.js';
 
 /**
  * The AWS SDK lives inside each bundle (lib/constructs/bundling.ts): a bundle must resolve
@@ -56,7 +56,7 @@ describe('a bundled handler calls AWS with the SDK it carries', () => {
     };
     // The invocation context the Lambda runtime passes (Powertools reads it; its methods are not needed here).
     const context = { functionName: 'pod-doctor-check-changes', awsRequestId: 'c6af9ac6-7b61-11e6-9a41-93e812345678' };
-    const answer = await invokeBundled<{
+    const { answer, stdout, stderr } = await runBundled<{
       group: string;
       findings: { id: string; status: string; summary: string }[];
     }>(dir, event, context, {
@@ -67,11 +67,22 @@ describe('a bundled handler calls AWS with the SDK it carries', () => {
       CHANGE_TABLE_NAME: table.name,
       POWERTOOLS_METRICS_NAMESPACE: 'PodDoctor',
       POWERTOOLS_SERVICE_NAME: 'pod-doctor',
+      // As Lambda sets it for a cold start that is not provisioned concurrency (Powertools' ColdStart metric).
+      AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
     });
     expect(answer.group).toBe('changes');
     expect(answer.findings).toEqual([
       expect.objectContaining({ id: 'change.recent', summary: expect.stringContaining('eks-node-role') }),
     ]);
     expect(answer.findings[0].status).not.toBe('error');
+    // Metrics: the ColdStart and CheckFindings EMF documents, and no flush of an empty buffer
+    // (Powertools' "No application metrics to publish" warning on every invocation).
+    const emf = stdout
+      .split('\n')
+      .filter((l) => l.includes('"_aws"'))
+      .map((l) => JSON.parse(l) as { _aws: { CloudWatchMetrics: { Metrics: { Name: string }[] }[] } })
+      .flatMap((d) => d._aws.CloudWatchMetrics.flatMap((m) => m.Metrics.map((x) => x.Name)));
+    expect(emf.sort()).toEqual(['CheckFindings', 'ColdStart']);
+    expect(`${stdout}${stderr}`).not.toContain('No application metrics');
   });
 });

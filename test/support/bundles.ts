@@ -42,33 +42,52 @@ export function deployedFunctions(templateJson: Record<string, unknown>): { hand
     }));
 }
 
+/** What a bundled invocation answered, and everything it wrote (Powertools logs and EMF metrics). */
+export interface BundledRun<T> {
+  readonly answer: T;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
 /**
  * Invokes the bundle in `dir` in a fresh node process, as the Lambda runtime does, with only the
  * environment given (plus PATH). Powertools prints its logs and metrics on stdout too: the
  * handler's answer is the last line.
  */
+export async function runBundled<T>(
+  dir: string,
+  event: unknown,
+  context: Record<string, string>,
+  env: Record<string, string>,
+): Promise<BundledRun<T>> {
+  const child = `const { handler } = await import(${JSON.stringify(pathToFileURL(join(dir, BUNDLE_FILE)).href)});
+process.stdout.write(JSON.stringify(await handler(${JSON.stringify(event)}, ${JSON.stringify(context)})));`;
+  const { stdout, stderr } = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
+    const p = spawn(process.execPath, ['--input-type=module', '-e', child], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', ...env },
+    });
+    let out = '';
+    let err = '';
+    p.stdout.on('data', (d) => {
+      out += d;
+    });
+    p.stderr.on('data', (d) => {
+      err += d;
+    });
+    p.on('close', (code) =>
+      code === 0 ? resolve({ stdout: out, stderr: err }) : reject(new Error(`exit ${code}: ${err}`)),
+    );
+  });
+  return { answer: JSON.parse(stdout.trim().split('\n').pop() ?? '') as T, stdout, stderr };
+}
+
+/** {@link runBundled}'s answer only. */
 export async function invokeBundled<T>(
   dir: string,
   event: unknown,
   context: Record<string, string>,
   env: Record<string, string>,
 ): Promise<T> {
-  const child = `const { handler } = await import(${JSON.stringify(pathToFileURL(join(dir, BUNDLE_FILE)).href)});
-process.stdout.write(JSON.stringify(await handler(${JSON.stringify(event)}, ${JSON.stringify(context)})));`;
-  const out = await new Promise<string>((resolve, reject) => {
-    const p = spawn(process.execPath, ['--input-type=module', '-e', child], {
-      cwd: dir,
-      env: { PATH: process.env.PATH ?? '', ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    p.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    p.on('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`exit ${code}: ${stderr}`))));
-  });
-  return JSON.parse(out.trim().split('\n').pop() ?? '') as T;
+  return (await runBundled<T>(dir, event, context, env)).answer;
 }

@@ -239,7 +239,10 @@ function emitMetrics(s: SummarizeInput, outcome: string, now: number, metrics: M
   byOutcome.addDimension('outcome', outcome.split(':')[0].split(';')[0]);
   byOutcome.addMetric('IncidentOutcomes', MetricUnit.Count, 1);
   if (/\bverified\b/.test(outcome)) {
-    metrics.addMetric('TimeToVerifiedRepair', MetricUnit.Seconds, Math.max(0, (now - Date.parse(s.firstSeen)) / 1000));
+    // Its own EMF document too: only some summaries have one, and a flush of none is logged as a warning.
+    metrics
+      .singleMetric()
+      .addMetric('TimeToVerifiedRepair', MetricUnit.Seconds, Math.max(0, (now - Date.parse(s.firstSeen)) / 1000));
   }
 }
 
