@@ -33,15 +33,7 @@ export class AnchorAutomaton {
     }
     // Upper-case letters share their lower-case letter's class.
     for (let c = 65; c <= 90; c++) this.classes[c] = this.classes[c + 32];
-    const width = next;
-    const trie = buildTrie(anchors, this.classes, width);
-    completeWithFailureLinks(trie.delta, trie.accept, width, trie.states);
-    const delta = new Int32Array(trie.states * width);
-    for (let k = 0; k < delta.length; k++) {
-      const t = trie.delta[k];
-      delta[k] = trie.accept[t] === 1 ? -1 : t * width;
-    }
-    this.delta = delta;
+    this.delta = transitions(buildTrie(anchors, this.classes), next);
   }
 
   /** True when `text` contains an anchor, ignoring ASCII case. */
@@ -56,52 +48,76 @@ export class AnchorAutomaton {
   }
 }
 
-/** The anchors' trie: -1 marks a missing edge, filled in later from the failure links. */
-function buildTrie(
-  anchors: readonly string[],
-  classes: Uint8Array,
-  width: number,
-): { delta: Int32Array; accept: Uint8Array; states: number } {
-  const maxStates = anchors.reduce((n, a) => n + a.length, 1);
-  const delta = new Int32Array(maxStates * width).fill(-1);
-  const accept = new Uint8Array(maxStates);
-  let states = 1;
+/** The anchors' trie as child lists (0 ends a list: the start state is nobody's child). */
+interface Trie {
+  readonly states: number;
+  readonly firstChild: Int32Array;
+  readonly nextSibling: Int32Array;
+  /** Alphabet class of the edge into each state. */
+  readonly classOf: Int32Array;
+  /** 1 where an anchor ends. */
+  readonly terminal: Uint8Array;
+}
+
+function buildTrie(anchors: readonly string[], classes: Uint8Array): Trie {
+  const max = anchors.reduce((n, a) => n + a.length, 1);
+  const trie = {
+    states: 1,
+    firstChild: new Int32Array(max),
+    nextSibling: new Int32Array(max),
+    classOf: new Int32Array(max),
+    terminal: new Uint8Array(max),
+  };
+  const { firstChild, nextSibling, classOf } = trie;
   for (const a of anchors) {
     let s = 0;
     for (let i = 0; i < a.length; i++) {
-      const k = s * width + classes[a.charCodeAt(i)];
-      if (delta[k] < 0) delta[k] = states++;
-      s = delta[k];
+      const c = classes[a.charCodeAt(i)];
+      let t = firstChild[s];
+      while (t !== 0 && classOf[t] !== c) t = nextSibling[t];
+      if (t === 0) {
+        t = trie.states++;
+        classOf[t] = c;
+        nextSibling[t] = firstChild[s];
+        firstChild[s] = t;
+      }
+      s = t;
     }
-    accept[s] = 1;
+    trie.terminal[s] = 1;
   }
-  return { delta, accept, states };
+  return trie;
 }
 
-/** Breadth-first: every missing edge goes where the longest proper suffix would; acceptance is inherited. */
-function completeWithFailureLinks(delta: Int32Array, accept: Uint8Array, width: number, states: number): void {
-  const fail = new Int32Array(states);
-  const queue = new Int32Array(states);
+/**
+ * The transition table, breadth-first (Aho–Corasick): a state's row is its failure state's row (a
+ * native copy; that row is complete, its state being shallower) with the state's own edges on top.
+ * An edge into a state whose text ends with an anchor (its own, or its failure path's: -1 there) is
+ * -1; such states stop the search, so they get no row and their subtrees are never visited.
+ * Work: one row copy per state instead of a loop over every (state, class) cell, which cost ~10 ms
+ * of each cold start of the functions that classify (issue 15, `npm run bench:init`).
+ */
+function transitions(trie: Trie, width: number): Int32Array {
+  const { firstChild, nextSibling, classOf, terminal } = trie;
+  // Row 0 (the start state): every class leads back to the start (offset 0) until an edge says otherwise.
+  const delta = new Int32Array(trie.states * width);
+  const fail = new Int32Array(trie.states);
+  const queue = new Int32Array(trie.states);
   let head = 0;
-  let tail = 0;
-  for (let c = 0; c < width; c++) {
-    const t = delta[c];
-    if (t < 0) delta[c] = 0;
-    else if (t > 0) queue[tail++] = t;
-  }
-  // Class 0 (a character no anchor contains) always returns to the start.
-  delta[0] = 0;
+  let tail = 1;
   while (head < tail) {
     const s = queue[head++];
-    if (accept[fail[s]] === 1) accept[s] = 1;
-    for (let c = 0; c < width; c++) {
-      const k = s * width + c;
-      const t = delta[k];
-      if (t < 0) delta[k] = delta[fail[s] * width + c];
-      else {
-        fail[t] = delta[fail[s] * width + c];
-        queue[tail++] = t;
+    const row = s * width;
+    if (s !== 0) delta.copyWithin(row, fail[s] * width, fail[s] * width + width);
+    for (let u = firstChild[s]; u !== 0; u = nextSibling[u]) {
+      // Where the failure path goes on this class (the row holds it until u's own edge replaces it).
+      const via = s === 0 ? 0 : delta[row + classOf[u]];
+      const accepting = terminal[u] === 1 || via < 0;
+      if (!accepting) {
+        fail[u] = via / width;
+        queue[tail++] = u;
       }
+      delta[row + classOf[u]] = accepting ? -1 : u * width;
     }
   }
+  return delta;
 }

@@ -61,10 +61,19 @@ export function anchorOf(alternative: string): string {
 /**
  * Anchors of every signature's first pattern, minimal: an anchor that contains a shorter one is
  * dropped (a line holding the longer holds the shorter, so the test is unchanged and the regex smaller).
+ * Shortest first, ties in code-unit order (`localeCompare` would load ICU collation at each cold start);
+ * an anchor is checked against the kept ones only (one holding a dropped anchor holds a kept one too).
  */
-export const ANCHORS: readonly string[] = [...new Set(SIGNATURES.flatMap((s) => alternatives(s.all[0]).map(anchorOf)))]
-  .sort((a, b) => a.length - b.length || a.localeCompare(b))
-  .filter((a, i, sorted) => !sorted.slice(0, i).some((shorter) => a.includes(shorter)));
+export const ANCHORS: readonly string[] = minimalAnchors(
+  SIGNATURES.flatMap((s) => alternatives(s.all[0]).map(anchorOf)),
+);
+
+function minimalAnchors(anchors: readonly string[]): string[] {
+  const sorted = [...new Set(anchors)].sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
+  const kept: string[] = [];
+  for (const a of sorted) if (!kept.some((shorter) => a.includes(shorter))) kept.push(a);
+  return kept;
+}
 
 /** One pass over the text for all anchors at once (Aho–Corasick, ASCII case folded). */
 const ANCHOR_AUTOMATON = new AnchorAutomaton(ANCHORS);

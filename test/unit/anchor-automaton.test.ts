@@ -13,6 +13,9 @@ describe('the anchor automaton (Aho–Corasick)', () => {
     const a = new AnchorAutomaton(['he', 'she', 'hers', 'his', 'abcd', 'bcx']);
     for (const t of ['ushers', 'SHE', 'xhIs', 'abcx', 'zzabcbcxzz', 'ahe']) expect(a.test(t), t).toBe(true);
     for (const t of ['', 'h', 'abc', 'abcbc', 'hi s', 'bc']) expect(a.test(t), t).toBe(false);
+    // An anchor inside a longer one's prefix: the text stops on the shorter, midway along the longer.
+    const nested = new AnchorAutomaton(['xhez', 'he', 'ab', 'zab']);
+    for (const t of ['xhe', 'axhe', 'XHEZ', 'zza', 'zab']) expect(nested.test(t), t).toBe(t !== 'zza');
   });
 
   it('folds ASCII case only: a non-ASCII letter never stands for an ASCII one', () => {
@@ -38,6 +41,23 @@ describe('the anchor automaton (Aho–Corasick)', () => {
         expect(automaton.test(t), t).toBe(naive(anchors, t));
       }),
       fuzz(5000),
+    );
+  });
+
+  it('agrees with a naive search over the whole catalogue, anchors overlapping across pieces (differential)', () => {
+    const automaton = new AnchorAutomaton(ANCHORS);
+    const piece = fc.oneof(
+      fc.constantFrom(...ANCHORS).map((x) => x.slice(0, Math.max(1, x.length - 1))),
+      fc.constantFrom(...ANCHORS).map((x) => x.slice(1).toUpperCase()),
+      fc.constantFrom(...ANCHORS),
+      fc.string({ maxLength: 3 }),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 6 }), (parts) => {
+        const t = parts.join('');
+        expect(automaton.test(t), t).toBe(naive(ANCHORS, t));
+      }),
+      fuzz(3000),
     );
   });
 
