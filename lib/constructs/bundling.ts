@@ -1,3 +1,4 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
@@ -17,8 +18,9 @@ export const BUNDLE_OPTIONS = {
   target: 'node22',
   minify: true,
   sourcemap: true,
-  // The map keeps the sources: stack traces show the line, and a reviewer (or an IAM coverage check)
-  // can read from the deployed asset exactly which SDK calls each function makes.
+  // The map keeps pod-doctor's own sources: stack traces show the line, and a reviewer (or an IAM
+  // coverage check) can read from the deployed asset exactly which SDK calls each function makes.
+  // bundleHandler then drops the text of node_modules sources (see withOwnSourcesOnly).
   sourcesContent: true,
   mainFields: ['module', 'main'],
   // node-fetch 2 (the HTTP library of @kubernetes/client-node) imports whatwg-url 5 only as a
@@ -68,13 +70,24 @@ export function bundleHandler(source: string, outDir: string): BundleMetafile {
       `pod-doctor: bundling ${source} needs esbuild (npm install --save-dev esbuild), or use the compiled package`,
     );
   }
-  const result = esbuild.buildSync({
-    ...BUNDLE_OPTIONS,
-    entryPoints: [source],
-    outfile: join(outDir, BUNDLE_FILE),
-    metafile: true,
-  });
+  const outfile = join(outDir, BUNDLE_FILE);
+  const result = esbuild.buildSync({ ...BUNDLE_OPTIONS, entryPoints: [source], outfile, metafile: true });
+  withOwnSourcesOnly(`${outfile}.map`);
   return result.metafile as BundleMetafile;
+}
+
+/**
+ * Drops the text of dependencies' sources from a bundle's source map (their names and mappings stay:
+ * stack traces still name the file and line). With NODE_OPTIONS=--enable-source-maps, Node reads and
+ * parses the whole map at module load, so every cold start paid for ~2 MB of third-party source text
+ * nobody reads there (it is the published package version in package-lock.json).
+ */
+function withOwnSourcesOnly(mapFile: string): void {
+  const map = JSON.parse(readFileSync(mapFile, 'utf8')) as { sources: string[]; sourcesContent?: (string | null)[] };
+  map.sourcesContent = map.sources.map((s, i) =>
+    s.includes('node_modules/') ? null : (map.sourcesContent?.[i] ?? null),
+  );
+  writeFileSync(mapFile, JSON.stringify(map));
 }
 
 const SDK_CLIENT = /(?:^|node_modules\/)(@aws-sdk\/(?:client|lib)-[a-z0-9-]+)(?:\/|$)/;

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -181,6 +181,23 @@ const UNUSED = [
 ];
 
 describe('what the Kubernetes bundles leave out', () => {
+  it("the source map keeps pod-doctor's sources and only the names and lines of dependencies'", () => {
+    const map = JSON.parse(readFileSync(join(handlerDir, `${BUNDLE_FILE}.map`), 'utf8')) as {
+      sources: string[];
+      sourcesContent: (string | null)[];
+    };
+    const own = map.sources
+      .map((s, i) => [s, map.sourcesContent[i]] as const)
+      .filter(([s]) => !s.includes('node_modules/'));
+    expect(own.find(([s]) => s.endsWith('lambdas/aws/kubernetes/cluster-api.ts'))?.[1]).toContain('class ClusterApi');
+    expect(own.every(([, text]) => typeof text === 'string' && text.length > 0)).toBe(true);
+    const deps = map.sources.filter((s) => s.includes('node_modules/@kubernetes/client-node/'));
+    expect(deps.length).toBeGreaterThan(100);
+    expect(map.sourcesContent.filter((text, i) => map.sources[i].includes('node_modules/') && text !== null)).toEqual(
+      [],
+    );
+  });
+
   it.each(['kubernetes', 'kubernetes-sweep'])('%s: the generated client, none of the unused dependencies', (h) => {
     const inputs = Object.values(handlerMetafile(h).outputs).flatMap((o) =>
       Object.entries(o.inputs)
