@@ -45,6 +45,8 @@ export class UnpublishedMetricsError extends Error {
   override readonly name = 'UnpublishedMetricsError';
 }
 
+const UNPUBLISHED = 'metrics added to the shared buffer without storedMetrics: true';
+
 /** The ColdStart metric (published at once, as `logMetrics` does with `captureColdStartMetric`), no flush. */
 function coldStartMetric(): middy.MiddlewareObj<unknown, unknown, Error, Context> {
   return {
@@ -52,9 +54,13 @@ function coldStartMetric(): middy.MiddlewareObj<unknown, unknown, Error, Context
       metrics.captureColdStartMetric(request.context.functionName);
     },
     after: () => {
-      if (metrics.hasStoredMetrics()) {
-        throw new UnpublishedMetricsError('metrics added to the shared buffer: declare storedMetrics: true');
-      }
+      if (metrics.hasStoredMetrics()) throw new UnpublishedMetricsError(UNPUBLISHED);
+    },
+    // A failing invocation keeps its error: what it buffered is published (not carried into the next one).
+    onError: () => {
+      if (!metrics.hasStoredMetrics()) return;
+      logger.error(UNPUBLISHED, new UnpublishedMetricsError(UNPUBLISHED));
+      metrics.publishStoredMetrics();
     },
   };
 }

@@ -15,8 +15,11 @@ import { logger, metrics, withPowertools } from '../aws/powertools.js';
 export const createHandler = (deps: KubernetesDeps) =>
   withPowertools(kubernetesRequestSchema, async (request): Promise<KubernetesResult> => {
     const result = await handleKubernetesRequest(request, deps).catch((e: unknown) => {
-      // Counted, then thrown by name: the workflow's Catch records it as the remedy's failure.
-      if (e instanceof NodeIdentityMismatchError) metrics.addMetric('NodeIdentityMismatch', MetricUnit.Count, 1);
+      // Counted (its own EMF document, published at once), then thrown by name: the workflow's Catch
+      // records it as the remedy's failure.
+      if (e instanceof NodeIdentityMismatchError) {
+        metrics.singleMetric().addMetric('NodeIdentityMismatch', MetricUnit.Count, 1);
+      }
       throw e;
     });
     logger.info('kubernetes request done', { action: request.action, cluster: request.cluster });

@@ -1,3 +1,4 @@
+import { Metrics } from '@aws-lambda-powertools/metrics';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   handleKubernetesRequest,
@@ -7,7 +8,6 @@ import {
   NodeIdentityMismatchError,
 } from '../../lambdas/aws/kubernetes/service.js';
 import { EksTokenCache } from '../../lambdas/aws/kubernetes/token.js';
-import { metrics } from '../../lambdas/aws/powertools.js';
 import type { ApplyRecord } from '../../lambdas/core/remedy/apply-path.js';
 import { createHandler } from '../../lambdas/handlers/kubernetes.js';
 import { KubeApiServer, recordedCluster } from '../../local/kube-api-server.js';
@@ -127,7 +127,8 @@ describe('cluster remedy restart-aws-node (ipamd unreachable; CNI permissions af
   );
 
   it('the handler counts a refused node mismatch (metric NodeIdentityMismatch) and throws it by name', async () => {
-    const added = vi.spyOn(metrics, 'addMetric');
+    // A single metric (its own EMF document): an instance of Metrics other than the shared one.
+    const added = vi.spyOn(Metrics.prototype, 'addMetric');
     const handler = createHandler(deps);
     const event = {
       action: 'remedy',

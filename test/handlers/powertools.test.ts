@@ -60,4 +60,14 @@ describe('withPowertools: metrics', () => {
     });
     await expect(handler({ n: 1 }, context)).rejects.toThrow(UnpublishedMetricsError);
   });
+
+  it('a failing invocation keeps its own error; what it buffered is published, not carried into the next one', async () => {
+    class DomainError extends Error {}
+    const handler = withPowertools(schema, async (e) => {
+      metrics.addMetric('Failed', MetricUnit.Count, e.n);
+      throw new DomainError('no');
+    });
+    await expect(handler({ n: 1 }, context)).rejects.toThrow(DomainError);
+    expect(metrics.hasStoredMetrics()).toBe(false);
+  });
 });

@@ -1,5 +1,5 @@
-import { CoreV1Api } from '@kubernetes/client-node';
 import { isRunningAndReady, type PodObject } from '../../core/stuck-pods.js';
+import { CoreV1Api } from './client.js';
 import type { ClusterApi } from './cluster-api.js';
 import type { EvictedPod } from './evictions.js';
 
