@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { PROJECT_ROOT } from './paths.js';
 
 /**
  * How every Lambda handler is bundled, at `npm run build` (pre-bundled assets shipped in the
@@ -83,10 +84,18 @@ export function bundleHandler(source: string, outDir: string): BundleMetafile {
  * nobody reads there (it is the published package version in package-lock.json).
  */
 function withOwnSourcesOnly(mapFile: string): void {
-  const map = JSON.parse(readFileSync(mapFile, 'utf8')) as { sources: string[]; sourcesContent?: (string | null)[] };
-  map.sourcesContent = map.sources.map((s, i) =>
-    s.includes('node_modules/') ? null : (map.sourcesContent?.[i] ?? null),
-  );
+  const map = JSON.parse(readFileSync(mapFile, 'utf8')) as {
+    sourceRoot?: string;
+    sources: string[];
+    sourcesContent?: (string | null)[];
+  };
+  // Sources are relative to the map, which may lie anywhere (cdk.out, the bench's cache under
+  // node_modules); pod-doctor's own are those inside its package root, outside its node_modules.
+  const dependency = (s: string) => {
+    const path = relative(PROJECT_ROOT, resolve(dirname(mapFile), map.sourceRoot ?? '', s));
+    return path.startsWith('..') || path.split(sep).includes('node_modules');
+  };
+  map.sourcesContent = map.sources.map((s, i) => (dependency(s) ? null : (map.sourcesContent?.[i] ?? null)));
   writeFileSync(mapFile, JSON.stringify(map));
 }
 
