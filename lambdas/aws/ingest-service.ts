@@ -2,10 +2,11 @@ import { type ChangeRecord, changeRecord } from '../core/change-records.js';
 import { classifyCloudTrail } from '../core/cloudtrail.js';
 import { cloudTrailEventSchema } from '../core/cloudtrail-schema.js';
 import { type AccountFacts, type FactsNeeded, factsNeeded } from '../core/cloudtrail-scope.js';
-import { aggregate, type IncidentCandidate } from '../core/incidents.js';
+import { aggregate } from '../core/incidents.js';
 import type { Reject } from '../core/ingest.js';
 import { type IngestConfig, type IngestStats, readEvent } from '../core/ingest.js';
 import type { IncidentStore } from './incident-store.js';
+import { openIncidents } from './open-incidents.js';
 
 export interface IngestDeps {
   readonly incidents: IncidentStore;
@@ -53,56 +54,6 @@ export async function ingest(event: unknown, requestId: string, deps: IngestDeps
   };
 }
 
-export interface OpenedIncidents {
-  readonly opened: string[];
-  readonly joined: string[];
-  readonly started: string[];
-  /** Candidates whose data no retry can record (kept as rejects by the caller). */
-  readonly unrecordable: Reject[];
-}
-
-/**
- * Opens or joins the incident of each candidate and starts its workflow when it has none yet (the
- * log path and the Kubernetes sweep share it). Data errors are kept, counted in `stats.rejected`.
- */
-export async function openIncidents(
-  candidates: readonly IncidentCandidate[],
-  stats: { rejected: number },
-  deps: Pick<IngestDeps, 'incidents' | 'workflow'>,
-  now: number,
-): Promise<OpenedIncidents> {
-  const opened: string[] = [];
-  const joined: string[] = [];
-  const started: string[] = [];
-  const unrecordable: Reject[] = [];
-  for (const candidate of candidates) {
-    try {
-      const incident = await deps.incidents.openOrJoin(candidate, now);
-      (incident.opened ? opened : joined).push(incident.incidentId);
-      if (deps.workflow && !incident.workflowStarted) {
-        const arn = await deps.workflow.start(incident.incidentId, incident.workflowInput);
-        await deps.incidents.markWorkflowStarted(candidate.key, arn);
-        started.push(incident.incidentId);
-      }
-    } catch (e) {
-      // Bad data fails the same way on every retry: keep it and go on; anything else retries the batch.
-      if (!isDataError(e)) throw e;
-      stats.rejected += candidate.count;
-      unrecordable.push({
-        reason: `incident could not be recorded or started: ${(e as Error).name}: ${(e as Error).message}`.slice(
-          0,
-          2000,
-        ),
-        record: JSON.stringify({ key: candidate.key, class: candidate.class, samples: candidate.samples }).slice(
-          0,
-          16_384,
-        ),
-      });
-    }
-  }
-  return { opened, joined, started, unrecordable };
-}
-
 /**
  * For a CloudTrail event: index it when it is a breaking change (whatever its relevance: change.recent
  * asks by resource, and an unindexed change is lost), and look up the facts that scope it.
@@ -117,11 +68,4 @@ async function cloudTrailContext(
   if (change && deps.changes) await deps.changes.put(change);
   const facts = deps.facts ? await deps.facts.factsFor(factsNeeded(parsed.data, classifyCloudTrail(parsed.data))) : {};
   return { facts, changeIndexed: change && deps.changes ? change.eventId : undefined };
-}
-
-/** Errors no retry can fix: the request itself is invalid (sizes, names, input). */
-const DATA_ERRORS = new Set(['ValidationException', 'InvalidExecutionInput', 'InvalidName', 'RangeError']);
-
-export function isDataError(e: unknown): boolean {
-  return e instanceof Error && DATA_ERRORS.has(e.name);
 }

@@ -3,7 +3,7 @@ import { extractEntities, registryHost } from '../../core/entities.js';
 import { aggregate, type Occurrence } from '../../core/incidents.js';
 import { type ClassifiedEvent, classifyPodEvents, dominantClass, type StuckPod } from '../../core/stuck-pods.js';
 import { untrustedPauseImage } from '../../core/trust.js';
-import { type IngestDeps as OpenIncidentDeps, openIncidents } from '../ingest-service.js';
+import { type OpenIncidentDeps, openIncidents } from '../open-incidents.js';
 import type { ClusterApi } from './cluster-api.js';
 
 export interface SweepOptions {
