@@ -137,6 +137,13 @@ describe('the bundled Kubernetes client against the local API server', () => {
     expect(server.forbidden).toEqual([]);
   });
 
+  it('the kubernetes handler bundle refuses a malformed request in words (zod/mini with its English locale)', async () => {
+    const event = { action: 'verify', cluster: '', node: {}, pods: [], windowSeconds: 0.5 };
+    await expect(invokeBundled(handlerDir, event, CONTEXT, ENV())).rejects.toThrow(
+      /EventParseError[\s\S]*cluster: Too small: expected string to have >=1 characters[\s\S]*node\.privateDnsName: Invalid input: expected string/,
+    );
+  });
+
   it('the kubernetes handler bundle verifies through a watch that the pod started', async () => {
     const pod = structuredClone(server.cluster.pods[0]) as {
       metadata: { namespace: string; name: string; uid: string };

@@ -1,4 +1,6 @@
-import * as z from 'zod';
+// zod/mini (tree-shaken to a fraction of classic zod's import cost) with English messages (zod-english).
+import * as z from 'zod/mini';
+import '../zod-english.js';
 import { CLASS_SCOPE, FAILURE_CLASSES } from '../../core/failure-classes.js';
 import { type ApplyPath, type ApplyRecord, runApplyPath } from '../../core/remedy/apply-path.js';
 import { awsNodeRestartPath, windowsIpamPath } from '../../core/remedy/kubernetes-paths.js';
@@ -10,29 +12,29 @@ import { awsNodeRestartPort, windowsIpamPort } from './remedy-ports.js';
 import { type ReplacementVerdict, type ReplacementWatch, verifyReplacements } from './replacements.js';
 import { type PodVerdict, verifyPodsStarted } from './verify-pods.js';
 
-const dnsName = z.string().regex(/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/);
+const dnsName = z.string().check(z.regex(/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/));
+const text = (min: number, max: number) => z.string().check(z.minLength(min), z.maxLength(max));
 /** The resolved node as the workflow carries it (`$.node`): only its Kubernetes name is used. */
-const node = z.object({ privateDnsName: dnsName.optional() }).loose().default({});
+const node = z._default(z.looseObject({ privateDnsName: z.optional(dnsName) }), {});
+const cluster = text(1, 100);
 const inspectRequest = z.object({
   action: z.literal('inspect'),
-  cluster: z.string().min(1).max(100),
+  cluster,
   node,
-  entities: z
-    .object({ image: z.string().max(1024).optional() })
-    .loose()
-    .default({}),
+  entities: z._default(z.looseObject({ image: z.optional(z.string().check(z.maxLength(1024))) }), {}),
   failureClass: z.enum(FAILURE_CLASSES),
 });
+/** Node actions act on the resolved node only. */
+const resolvedNode = z.looseObject({ privateDnsName: dnsName });
 const verifyRequest = z.object({
   action: z.literal('verify'),
-  cluster: z.string().min(1).max(100),
-  node: z.object({ privateDnsName: dnsName }).loose(),
-  pods: z.array(z.object({ namespace: dnsName, name: dnsName, uid: z.string().max(64).optional() })).max(50),
-  windowSeconds: z.int().min(1).max(840),
+  cluster,
+  node: resolvedNode,
+  pods: z
+    .array(z.object({ namespace: dnsName, name: dnsName, uid: z.optional(z.string().check(z.maxLength(64))) }))
+    .check(z.maxLength(50)),
+  windowSeconds: z.int().check(z.minimum(1), z.maximum(840)),
 });
-const cluster = z.string().min(1).max(100);
-/** Node actions act on the resolved node only. */
-const resolvedNode = z.object({ privateDnsName: dnsName }).loose();
 const remedyRequest = z.object({
   action: z.literal('remedy'),
   /** prepare: re-check and dry-run diff; apply: change, verify, roll back. */
@@ -40,31 +42,28 @@ const remedyRequest = z.object({
   cluster,
   /** The plan's target (Decide): restart-aws-node names the node Decide saw resolved from EC2. */
   remedy: z.discriminatedUnion('kind', [
-    z.object({ kind: z.literal('restart-aws-node'), nodeName: dnsName }).loose(),
-    z.object({ kind: z.literal('enable-windows-ipam') }).loose(),
+    z.looseObject({ kind: z.literal('restart-aws-node'), nodeName: dnsName }),
+    z.looseObject({ kind: z.literal('enable-windows-ipam') }),
   ]),
-  node: z.object({ privateDnsName: dnsName.optional() }).loose().default({}),
+  node,
 });
 const cordonRecord = z.object({ node: dnsName, before: z.boolean(), after: z.boolean(), changed: z.boolean() });
 const nodeAction = <A extends 'cordon' | 'uncordon' | 'drain-node'>(action: A) =>
-  z.object({ action: z.literal(action), cluster, node: resolvedNode, cordoned: cordonRecord.optional() });
+  z.object({ action: z.literal(action), cluster, node: resolvedNode, cordoned: z.optional(cordonRecord) });
 const cordonRequest = nodeAction('cordon');
 const uncordonRequest = nodeAction('uncordon');
 /** skipIfCordoned: a node someone else cordoned is left to them (node auto repair, an operator). */
-const drainRequest = nodeAction('drain-node').extend({ skipIfCordoned: z.boolean().optional() });
+const drainRequest = z.extend(nodeAction('drain-node'), { skipIfCordoned: z.optional(z.boolean()) });
 const evictRequest = z.object({
   action: z.literal('evict-stuck-pods'),
   cluster,
   node: resolvedNode,
   /** The stuck pods the inspection named (API objects, not text): only these are evicted. */
-  pods: z
-    .array(z.object({ namespace: dnsName, name: dnsName }).loose())
-    .max(50)
-    .optional(),
+  pods: z.optional(z.array(z.looseObject({ namespace: dnsName, name: dnsName })).check(z.maxLength(50))),
   /** The API server's dry run (`dryRun=All`): budgets checked, nothing evicted. */
-  dryRun: z.boolean().optional(),
+  dryRun: z.optional(z.boolean()),
 });
-const uid = z.string().min(1).max(64);
+const uid = text(1, 64);
 /** The pods evict-stuck-pods evicted, as it reported them (uids from the API objects). */
 const replacementsRequest = z.object({
   action: z.literal('verify-replacements'),
@@ -75,13 +74,12 @@ const replacementsRequest = z.object({
         namespace: dnsName,
         name: dnsName,
         uid,
-        owner: z.object({ kind: z.string().min(1).max(64), name: dnsName, uid }),
+        owner: z.object({ kind: text(1, 64), name: dnsName, uid }),
       }),
     )
-    .min(1)
-    .max(50),
+    .check(z.minLength(1), z.maxLength(50)),
   since: z.iso.datetime(),
-  windowSeconds: z.int().min(1).max(840),
+  windowSeconds: z.int().check(z.minimum(1), z.maximum(840)),
 });
 /** What the workflow sends the Kubernetes function. */
 export const kubernetesRequestSchema = z.discriminatedUnion('action', [
