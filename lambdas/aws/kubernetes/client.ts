@@ -13,12 +13,9 @@ import { ServerConfiguration } from '@kubernetes/client-node/dist/gen/servers.js
 import { Watch } from '@kubernetes/client-node/dist/watch.js';
 
 export { ApiException } from '@kubernetes/client-node/dist/gen/apis/exception.js';
-export {
-  ObjectAppsV1Api as AppsV1Api,
-  ObjectCoreV1Api as CoreV1Api,
-} from '@kubernetes/client-node/dist/gen/types/ObjectParamAPI.js';
 export { setHeaderOptions } from '@kubernetes/client-node/dist/middleware.js';
 export { PatchStrategy } from '@kubernetes/client-node/dist/patch.js';
+export { AppsV1Api, CoreV1Api } from './generated-api.js';
 
 /** An API server, its CA and a bearer token: all pod-doctor's access entry needs. */
 export interface ClusterCredentials {
