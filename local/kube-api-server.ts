@@ -53,6 +53,13 @@ export interface Fault {
   readonly onContinue?: boolean;
   /** Only watch requests. */
   readonly onWatch?: boolean;
+  /** Only requests with this HTTP method. @default any method */
+  readonly method?: string;
+  /**
+   * A write is applied first, then answered with the fault (the API server committed it to etcd
+   * and the answer was lost: a 500 or 504 after the change took effect). @default false
+   */
+  readonly afterApplying?: boolean;
 }
 
 /** One event a watch sends, `afterMs` after the watch opened. */
@@ -247,10 +254,11 @@ export class KubeApiServer {
     await new Promise<void>((r) => this.server.close(() => r()));
   }
 
-  private faultFor(url: URL): Fault | undefined {
+  private faultFor(url: URL, method = 'GET'): Fault | undefined {
     return this.faults.find(
       (f) =>
         url.pathname.startsWith(f.path) &&
+        (!f.method || f.method === method) &&
         (f.times ?? 1) > 0 &&
         (!f.onContinue || url.searchParams.has('continue')) &&
         (!f.onWatch || url.searchParams.get('watch') === 'true'),
@@ -281,9 +289,11 @@ export class KubeApiServer {
     body: string,
     contentType: string | undefined,
   ): [number, unknown, Record<string, string>] {
-    const fault = this.faultFor(url);
+    const fault = this.faultFor(url, method);
     if (fault) {
       fault.times = (fault.times ?? 1) - 1;
+      if (fault.afterApplying && method !== 'GET')
+        this.writes.answer(method, url.pathname, body, contentType, url.searchParams);
       return [
         fault.status,
         status(fault.status, REASONS[fault.status] ?? 'Unknown', `injected ${fault.status}`),

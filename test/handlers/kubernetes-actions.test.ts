@@ -53,6 +53,7 @@ beforeEach(() => {
   server.forbidden.length = 0;
   server.cluster = recordedCluster();
   server.writes.behaviour.awsNodeReadyAfterMs = 300;
+  delete server.writes.behaviour.evictedGoneAfterMs;
   sleeps.length = 0;
 });
 
@@ -147,6 +148,24 @@ describe('enable-windows-ipam in ConfigMap amazon-vpc-cni', () => {
     );
   });
 
+  it('a 500 after the patch was applied: read back and reported as applied, never sent again into a 409', async () => {
+    const path = '/api/v1/namespaces/kube-system/configmaps/amazon-vpc-cni';
+    server.faults.push({ path, method: 'PATCH', status: 500, afterApplying: true });
+    const change = await enableWindowsIpam(api());
+    expect(change).toEqual({ key: 'enable-windows-ipam', before: 'false', after: 'true', changed: true });
+    expect(writes().map((w) => `${w.method} ${w.path}`)).toEqual([`PATCH ${path}`]);
+    expect(sleeps).toEqual([]);
+  });
+
+  it('a 500 before the patch was applied: the read shows it did not take effect, so it is sent again', async () => {
+    const path = '/api/v1/namespaces/kube-system/configmaps/amazon-vpc-cni';
+    server.faults.push({ path, method: 'PATCH', status: 500 });
+    const change = await enableWindowsIpam(api());
+    expect(change).toMatchObject({ after: 'true', changed: true });
+    expect(writes().map((w) => w.method)).toEqual(['PATCH', 'PATCH']);
+    expect(sleeps.length).toBe(1);
+  });
+
   it('refuses to write over a change made since the read (409 Conflict)', async () => {
     await expect(api().patchVpcCniConfigMap({ 'enable-windows-ipam': 'true' }, '4000')).rejects.toBeInstanceOf(
       KubernetesConflictError,
@@ -176,6 +195,41 @@ describe('evict the stuck pods a controller re-creates (Eviction API, policy/v1)
     });
     // Every page of the node's pods was read (page size 2).
     expect(server.seen.filter((s) => s.path === '/api/v1/pods').length).toBeGreaterThan(3);
+  });
+
+  it.each([
+    ['gone at once', undefined],
+    ['terminating', 60_000],
+  ])(
+    'a 500 after the eviction was applied (pod %s): reported evicted, the eviction never sent twice',
+    async (_, ms) => {
+      server.writes.behaviour.evictedGoneAfterMs = ms;
+      const path = '/api/v1/namespaces/team-a/pods/worker-0/eviction';
+      server.faults.push({ path, method: 'POST', status: 500, afterApplying: true });
+      const r = await evictStuckPods(api(), NODE, [{ namespace: 'team-a', name: 'worker-0' }]);
+      expect(r).toMatchObject({ evicted: ['team-a/worker-0'], gone: [], failed: [], blocked: [] });
+      expect(writes().map((w) => `${w.method} ${w.path}`)).toEqual([`POST ${path}`]);
+    },
+  );
+
+  it('a 500 before the eviction was applied: the pod is still there, not terminating, so it is sent again', async () => {
+    const path = '/api/v1/namespaces/team-a/pods/worker-0/eviction';
+    server.faults.push({ path, method: 'POST', status: 500 });
+    const r = await evictStuckPods(api(), NODE, [{ namespace: 'team-a', name: 'worker-0' }]);
+    expect(r).toMatchObject({ evicted: ['team-a/worker-0'], failed: [] });
+    expect(writes().map((w) => w.method)).toEqual(['POST', 'POST']);
+  });
+
+  it('a 500 after a drain eviction under a budget was applied: evicted once, the budget spent once', async () => {
+    server.writes.behaviour.evictedGoneAfterMs = 60_000;
+    const path = '/api/v1/namespaces/default/pods/cache-5f8d7b9c4-k2m4p/eviction';
+    server.faults.push({ path, method: 'POST', status: 500, afterApplying: true });
+    const r = await drainNode(api(), NODE, { timeoutMs: 100, pollMs: 50 });
+    expect(r.evicted).toContain('default/cache-5f8d7b9c4-k2m4p');
+    expect(r.blocked.map((b) => b.pod)).not.toContain('default/cache-5f8d7b9c4-k2m4p');
+    expect(writes().filter((w) => w.path === path).length).toBe(1);
+    const cache = server.cluster.podDisruptionBudgets?.find((b) => (b.metadata as { name: string }).name === 'cache');
+    expect((cache?.status as { disruptionsAllowed?: number } | undefined)?.disruptionsAllowed).toBe(0);
   });
 
   it('narrows to the pods the workflow named', async () => {

@@ -59,6 +59,15 @@ export interface ClusterApiOptions {
   readonly sleep?: (ms: number) => Promise<void>;
 }
 
+/**
+ * How a write that is not idempotent (an eviction, a patch guarded by a resourceVersion) recovers
+ * from a 5xx, after which the server may or may not have applied it: it reads whether the write took
+ * effect and returns the call's result when it did, or undefined when it did not (only then is the
+ * write sent again). Without it a call is retried as a read is: GET, LIST, WATCH, a merge patch to a
+ * fixed value, a DELETE guarded by the uid.
+ */
+export type Settle<T> = () => Promise<T | undefined>;
+
 /** Node names are DNS names; pod names DNS-1123 subdomains. Anything else never reaches a selector. */
 const DNS_NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 
@@ -69,7 +78,8 @@ function selectorValue(value: string, what: string): string {
 
 /**
  * The Kubernetes API of one EKS cluster, authenticated with an EKS access entry (bearer token of
- * the function's role). Retries 429/5xx with Retry-After, re-signs once after 401, restarts a list
+ * the function's role). Retries 429/5xx with Retry-After (a write that is not idempotent only after
+ * reading that it did not take effect: {@link Settle}), re-signs once after 401, restarts a list
  * whose `continue` token expired (410); 403 is reported as what the access policy does not allow.
  */
 export class ClusterApi {
@@ -99,8 +109,8 @@ export class ClusterApi {
     });
   }
 
-  /** Runs one API call with the retry rules above. */
-  async call<T>(what: string, fn: (kc: ClusterConnection) => Promise<T>): Promise<T> {
+  /** Runs one API call with the retry rules above; a write that is not idempotent passes `settle`. */
+  async call<T>(what: string, fn: (kc: ClusterConnection) => Promise<T>, settle?: Settle<T>): Promise<T> {
     let reSigned = false;
     for (let attempt = 1; ; attempt += 1) {
       try {
@@ -123,6 +133,9 @@ export class ClusterApi {
         // An eviction refused by a PodDisruptionBudget is an answer, not throttling: never retried.
         const budget = code === 429 ? disruptionBudgetMessage(e) : undefined;
         if (budget) throw new PodDisruptionBudgetError(`${what}: ${budget}`);
+        // The write may have been applied before the 5xx: sent again it would fail (409) or act twice.
+        const settled = settle && code !== undefined && code >= 500 ? await settle() : undefined;
+        if (settled !== undefined) return settled;
         if (code !== undefined && (code === 429 || code >= 500) && attempt < this.opts.maxAttempts) {
           await this.opts.sleep(this.retryAfterMs(e, attempt));
           continue;
@@ -286,17 +299,32 @@ export class ClusterApi {
    * Evicts one pod through the Eviction API (policy/v1), which honours PodDisruptionBudgets: a
    * budget that allows no disruption throws {@link PodDisruptionBudgetError}. False when the pod is gone.
    * `dryRun`: the server's dry run (`dryRun=All`), which evicts nothing.
+   * An eviction creates an object: after a 5xx it is sent again only when the pod (the one with
+   * `uid`, when given) is still there and not terminating, i.e. the eviction did not take effect.
    */
-  async evictPod(namespace: string, name: string, o: { readonly dryRun?: boolean } = {}): Promise<boolean> {
+  async evictPod(
+    namespace: string,
+    name: string,
+    o: { readonly dryRun?: boolean; readonly uid?: string } = {},
+  ): Promise<boolean> {
+    const tookEffect = async () => {
+      const now = await this.pod(namespace, name);
+      const left = !now || (o.uid !== undefined && now.metadata?.uid !== o.uid) || !!now.metadata?.deletionTimestamp;
+      return left ? 'took effect' : undefined;
+    };
     try {
-      await this.call(`evict pod ${namespace}/${name}`, (kc) =>
-        kc.makeApiClient(CoreV1Api).createNamespacedPodEviction({
-          namespace: selectorValue(namespace, 'namespace'),
-          name: selectorValue(name, 'pod name'),
-          body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace } },
-          // The API server runs every check (budgets included) and persists nothing.
-          ...(o.dryRun ? { dryRun: 'All' } : {}),
-        }),
+      await this.call<unknown>(
+        `evict pod ${namespace}/${name}`,
+        (kc) =>
+          kc.makeApiClient(CoreV1Api).createNamespacedPodEviction({
+            namespace: selectorValue(namespace, 'namespace'),
+            name: selectorValue(name, 'pod name'),
+            body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace } },
+            // The API server runs every check (budgets included) and persists nothing.
+            ...(o.dryRun ? { dryRun: 'All' } : {}),
+          }),
+        // A dry run persists nothing: sent again, it answers the same.
+        o.dryRun ? undefined : tookEffect,
       );
       return true;
     } catch (e) {
@@ -329,15 +357,24 @@ export class ClusterApi {
     data: Record<string, string | null>,
     resourceVersion?: string,
   ): Promise<Record<string, string>> {
-    const cm = await this.call('patch configmap kube-system/amazon-vpc-cni', (kc) =>
-      kc.makeApiClient(CoreV1Api).patchNamespacedConfigMap(
-        {
-          namespace: 'kube-system',
-          name: 'amazon-vpc-cni',
-          body: { ...(resourceVersion ? { metadata: { resourceVersion } } : {}), data },
-        },
-        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-      ),
+    // With a resourceVersion the patch is not idempotent: applied, then sent again, it answers 409.
+    const tookEffect = async () => {
+      const now = await this.vpcCniConfigMapObject();
+      const applied = now && Object.entries(data).every(([k, v]) => (now.data[k] ?? null) === v);
+      return applied ? { data: now.data } : undefined;
+    };
+    const cm = await this.call<{ data?: Record<string, string> }>(
+      'patch configmap kube-system/amazon-vpc-cni',
+      (kc) =>
+        kc.makeApiClient(CoreV1Api).patchNamespacedConfigMap(
+          {
+            namespace: 'kube-system',
+            name: 'amazon-vpc-cni',
+            body: { ...(resourceVersion ? { metadata: { resourceVersion } } : {}), data },
+          },
+          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        ),
+      resourceVersion ? tookEffect : undefined,
     );
     return cm.data ?? {};
   }

@@ -22,7 +22,10 @@ async function evictAll(api: ClusterApi, selection: PodSelection, dryRun = false
   for (const pod of selection.evict) {
     const key = podKey(pod);
     try {
-      const done = await api.evictPod(pod.metadata?.namespace ?? '', pod.metadata?.name ?? '', { dryRun });
+      const done = await api.evictPod(pod.metadata?.namespace ?? '', pod.metadata?.name ?? '', {
+        dryRun,
+        uid: pod.metadata?.uid,
+      });
       (done ? evicted : gone).push(key);
     } catch (e) {
       if (e instanceof PodDisruptionBudgetError) blocked.push({ pod: key, budget: e.message });
