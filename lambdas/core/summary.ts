@@ -29,8 +29,13 @@ export interface SummaryInput {
   readonly executionArn: string;
   readonly region: string;
   readonly error?: { Error?: string; Cause?: string };
-  /** The approver's answer, as the approval page recorded it (when there was an approval request). */
-  readonly approval?: ApprovalRecord;
+  /** Every approval answer of the incident, in the order asked (none: nothing asked). */
+  readonly approvals?: readonly LabelledApproval[];
+}
+
+/** An answer and what it answered (the remedy or node action asked about). */
+export interface LabelledApproval extends ApprovalRecord {
+  readonly for: string;
 }
 
 /** What the approval page sends back with the decision (SendTaskSuccess output), or the expiry. */
@@ -47,6 +52,17 @@ function approvalText(a: ApprovalRecord, code: (s: string) => string = (x) => x)
   if (!a.decidedAt) return a.reason ?? (a.approved ? 'approved' : 'no answer');
   const by = a.decidedBy;
   return `${a.approved ? 'approved' : 'rejected'} at ${a.decidedAt}${by?.sourceIp ? ` from ${code(by.sourceIp)}` : ''}${by?.userAgent ? ` (user agent ${code(by.userAgent)})` : ''}`;
+}
+
+/**
+ * One answer as {@link approvalText} reads; several: how many of the approvals asked were given, and
+ * each with what it was for (every change asks on its own, so each one is required for its change).
+ */
+function approvalsText(list: readonly LabelledApproval[], code: (s: string) => string = (x) => x): string {
+  if (list.length === 1) return approvalText(list[0], code);
+  const given = list.filter((a) => a.approved === true).length;
+  const each = list.map((a) => `${a.for}${a.decidedAt ? ' ' : ': '}${approvalText(a, code)}`);
+  return `${given} of ${list.length} required approvals given: ${each.join('; ')}`;
 }
 
 export interface Summary {
@@ -106,7 +122,7 @@ function textHeader(s: SummaryInput): string[] {
   if (i.pods.length) lines.push(`PODS          ${i.pods.join(', ')}`);
   if (i.entities.image) lines.push(`IMAGE         ${i.entities.image}`);
   lines.push(`FIRST SEEN    ${i.firstSeen}`, `OUTCOME       ${s.outcome}`, `NEXT STEP     ${s.nextStep}`);
-  if (s.approval) lines.push(`APPROVAL      ${approvalText(s.approval)}`);
+  if (s.approvals?.length) lines.push(`APPROVAL      ${approvalsText(s.approvals)}`);
   return lines;
 }
 
@@ -185,7 +201,7 @@ function markdownFacts(s: SummaryInput): string[] {
     ...(i.entities.image ? [`- **Image:** ${codeSpan(i.entities.image)}`] : []),
     `- **Outcome:** ${s.outcome}`,
     `- **Next step:** ${s.nextStep}`,
-    ...(s.approval ? [`- **Approval:** ${approvalText(s.approval, codeSpan)}`] : []),
+    ...(s.approvals?.length ? [`- **Approval:** ${approvalsText(s.approvals, codeSpan)}`] : []),
   ];
 }
 
@@ -214,7 +230,8 @@ function jsonOf(s: SummaryInput, link: string): Record<string, unknown> {
     recommendations: s.recommendations,
     safety: s.reasons,
     error: s.error ?? null,
-    approval: s.approval ?? null,
+    approval: s.approvals?.at(-1) ?? null,
+    approvals: s.approvals ?? [],
     executionArn: s.executionArn,
     consoleLink: link,
   };

@@ -151,7 +151,7 @@ describe('account remedies in the deployed stack', () => {
     const verified = state(definition, 'Remedy verified?');
     expect(verified.Choices?.[0].Next).toBe('Follow-up remedy?');
     expect(state(definition, 'Keep first remedy')).toMatchObject({
-      InputPath: '$.remedyApplied',
+      Parameters: { 'status.$': '$.remedyApplied.status', 'diff.$': '$.remedyApplied.diff', 'plan.$': '$.plan.remedy' },
       ResultPath: '$.remedyFirst',
       Next: 'Follow-up as remedy',
     });

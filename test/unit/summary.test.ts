@@ -77,4 +77,35 @@ describe('incident summary', () => {
     expect(s.markdown).toContain('| fail | `iam.node-role.ecr-read` | cannot pull |');
     expect(s.json).toMatchObject({ outcome: 'repaired and verified', actions: base.actions });
   });
+
+  it('names every approval an incident needed, what each was for, and how many of them were given', () => {
+    const by = { sourceIp: '203.0.113.10', userAgent: 'Mozilla/5.0' };
+    const approvals = [
+      { for: 'attach-managed-policy', approved: true, decidedAt: '2026-11-29T10:05:01.000Z', decidedBy: by },
+      {
+        for: 'restart-aws-node',
+        approved: true,
+        decidedAt: '2026-11-29T10:07:30.000Z',
+        decidedBy: { sourceIp: '198.51.100.20', userAgent: 'curl' },
+      },
+    ];
+    const s = renderSummary({ ...base, approvals });
+    expect(s.text).toContain(
+      'APPROVAL      2 of 2 required approvals given: attach-managed-policy approved at 2026-11-29T10:05:01.000Z from 203.0.113.10 (user agent Mozilla/5.0); restart-aws-node approved at 2026-11-29T10:07:30.000Z from 198.51.100.20 (user agent curl)',
+    );
+    expect(s.markdown).toContain('- **Approval:** 2 of 2 required approvals given: attach-managed-policy approved at');
+    expect(s.json).toMatchObject({ approvals, approval: approvals[1] });
+
+    const second = { for: 'restart-aws-node', approved: false, reason: 'no answer before the approval deadline' };
+    const partly = renderSummary({ ...base, approvals: [approvals[0], second] });
+    expect(partly.text).toMatch(
+      /APPROVAL {6}1 of 2 required approvals given: attach-managed-policy approved at .*; restart-aws-node: no answer before the approval deadline\n/,
+    );
+
+    // One approval reads as it always did.
+    const one = renderSummary({ ...base, approvals: [approvals[0]] });
+    expect(one.text).toContain(
+      'APPROVAL      approved at 2026-11-29T10:05:01.000Z from 203.0.113.10 (user agent Mozilla/5.0)\n',
+    );
+  });
 });

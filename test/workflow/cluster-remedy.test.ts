@@ -238,6 +238,10 @@ describe("CNI permissions: the policy attach, then aws-node restarted on the nod
     expect(outcome).toBe(BOTH);
     expect(message).toMatch(/attach-managed-policy: verified \(approved/);
     expect(message).toMatch(/restart-aws-node: verified \(approved/);
+    // Two approvals, each named: the second answer does not replace the first.
+    expect(message).toMatch(
+      /\nAPPROVAL {6}2 of 2 required approvals given: attach-managed-policy approved at \S+ from 203\.0\.113\.10 \(user agent [^)]+\)\); restart-aws-node approved at \S+ from 203\.0\.113\.10 /,
+    );
   });
 
   it('auto: both without asking', async () => {

@@ -84,6 +84,10 @@ describe('PID exhaustion: cordon and drain after a failed runtime restart', { ti
     expect(s.message).toMatch(/NEXT STEP +still on the node: default\/web-6d4cf56db6-7xw2n, default\/debug-shell/);
     expect(s.message).toContain('pod-doctor does not terminate i-0a1b2c3d4e5f60718 (no double action)');
     expect(s.message).toMatch(/drain-node: partly drained \(approved at \S+ from 203\.0\.113\.10\)/);
+    // The restart's approval and the drain's, each named.
+    expect(s.message).toMatch(
+      /\nAPPROVAL {6}2 of 2 required approvals given: restart-runtime approved at \S+ from 203\.0\.113\.10 .*; drain-node approved at \S+ from 203\.0\.113\.10 /,
+    );
     // The drain holds its own slot of the hourly cap; the cooldown stays spent.
     const held = (await r.table.scan()).filter((x) => String(x.pk) === 'CAP#prod-eu' && x.holder);
     expect(held.map((x) => String(x.holder).split('#').pop()).sort()).toEqual([
@@ -91,6 +95,14 @@ describe('PID exhaustion: cordon and drain after a failed runtime restart', { ti
       'drain-node',
       'restart-runtime',
     ]);
+  });
+
+  it('approve mode: the logs, the restart and the drain each asked and each named in the e-mail', async () => {
+    const r = await run({ modes: { 'pid-exhaustion': 'approve' } });
+    expect(r.sns.filter((m) => /approval needed/.test(m.subject ?? '')).length).toBe(3);
+    expect(summaryOf(r).message).toMatch(
+      /\nAPPROVAL {6}3 of 3 required approvals given: collect-logs approved at .*; restart-runtime approved at .*; drain-node approved at /,
+    );
   });
 
   it('says how many evicted pods are gone and how many still terminate; without node auto repair a human terminates', async () => {

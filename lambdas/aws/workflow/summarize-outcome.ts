@@ -1,6 +1,31 @@
 import type { ApplyRecord } from '../../core/remedy/apply-path.js';
+import type { ApprovalRecord, LabelledApproval } from '../../core/summary.js';
 import { blockedReason } from './act-gate.js';
 import type { SummarizeInput } from './summarize.js';
+
+/**
+ * The last answer before the node path ended: the node action's, else the remedy's (remedies run
+ * first). The eviction's and the drain's are their own (summarize-evict.ts, summarize-drain.ts).
+ */
+function lastAnswer(s: SummarizeInput): ApprovalRecord | undefined {
+  return s.plan?.nodeAction?.approval ?? s.plan?.remedy?.approval;
+}
+
+/**
+ * Every approval answer of the execution, in the order asked, with what it answered: the first
+ * remedy's and its follow-up's, the first node action's and its follow-up's, the eviction's, the drain's.
+ */
+export function approvalsOf(s: SummarizeInput): LabelledApproval[] {
+  const asked: [string | undefined, ApprovalRecord | undefined][] = [
+    [s.remedyFirst?.remedy, s.remedyFirst?.plan?.approval],
+    [s.plan?.remedy?.id, s.plan?.remedy?.approval],
+    [s.previous?.nodeAction?.id, s.previous?.nodeAction?.approval],
+    [s.plan?.nodeAction?.id, s.plan?.nodeAction?.approval],
+    ['evict-stuck-pods', s.evictApproval],
+    ['drain-node', s.drainApproval],
+  ];
+  return asked.flatMap(([id, a]) => (id && a ? [{ for: id, ...a }] : []));
+}
 
 /** The outcome of the account remedy, when it decides the incident's outcome on its own. */
 function remedyOutcome(s: SummarizeInput): { outcome: string; nextStep: string } | undefined {
@@ -42,7 +67,7 @@ export function outcomeOf(s: SummarizeInput): { outcome: string; nextStep: strin
   const fixed = s.remedyApplied?.status === 'verified' ? `${s.remedyApplied.remedy} verified` : undefined;
   const r = nodeOutcomeOf(s);
   const remedy = remedyOutcome(s);
-  if (remedy && !s.error && !(s.approval && s.approval.approved === false)) return remedy;
+  if (remedy && !s.error && lastAnswer(s)?.approved !== false) return remedy;
   if (fixed && !s.action && !s.error)
     return {
       outcome: `remedied and verified: ${s.remedyApplied?.change}`,
@@ -96,8 +121,9 @@ function singleOutcomeOf(s: SummarizeInput): { outcome: string; nextStep: string
   const rec = s.plan?.recommendations?.[0];
   if (s.error)
     return { outcome: 'workflow failed', nextStep: 'open the execution below; the incident was not handled' };
-  if (s.approval && s.approval.approved === false) {
-    return { outcome: `no action: ${s.approval.reason ?? 'rejected'}`, nextStep: rec ?? 'handle the incident by hand' };
+  const answer = lastAnswer(s);
+  if (answer?.approved === false) {
+    return { outcome: `no action: ${answer.reason ?? 'rejected'}`, nextStep: rec ?? 'handle the incident by hand' };
   }
   if (s.actBlocked)
     return {

@@ -15,7 +15,7 @@ import { clusterActionKey, incidentRunKey, lockKey, nodeCooldownKey } from '../i
 import { type Reservation, releaseReservation } from './reservations.js';
 import { type DrainState, drainAction, drainOf, settleDrain, withDrain } from './summarize-drain.js';
 import { type EvictState, evictAction, evictOf, settleEviction, withEviction } from './summarize-evict.js';
-import { followUpOnly, outcomeOf } from './summarize-outcome.js';
+import { approvalsOf, followUpOnly, outcomeOf } from './summarize-outcome.js';
 import type { Verification } from './verify.js';
 
 export interface SummarizeInput extends IncidentInput, DrainState, EvictState {
@@ -29,8 +29,9 @@ export interface SummarizeInput extends IncidentInput, DrainState, EvictState {
     findings?: Finding[];
     recommendations?: string[];
     reasons?: string[];
-    nodeAction?: { id: string; documentName: string } | null;
-    remedy?: PlannedRemedy | null;
+    /** The approval answer sits with what it answered ("Request approval", "Request remedy approval"). */
+    nodeAction?: { id: string; documentName: string; approval?: ApprovalRecord } | null;
+    remedy?: (PlannedRemedy & { approval?: ApprovalRecord }) | null;
     drain?: DrainPlan | null;
     evict?: EvictPlan | null;
   };
@@ -38,15 +39,14 @@ export interface SummarizeInput extends IncidentInput, DrainState, EvictState {
   readonly remedyPrepared?: ApplyRecord;
   /** "Apply remedy": the change, its verification and any rollback. */
   readonly remedyApplied?: ApplyRecord;
-  /** The first remedy's record when the plan's follow-up remedy ran after it ("Keep first remedy"). */
-  readonly remedyFirst?: ApplyRecord;
+  /** The first remedy's record and plan when the plan's follow-up remedy ran after it ("Keep first remedy"). */
+  readonly remedyFirst?: ApplyRecord & { plan?: { approval?: ApprovalRecord } };
   readonly action?: NodeActionRun;
   /** The first node action when the plan's follow-up ran after it ("Keep first action"). */
-  readonly previous?: { nodeAction?: { id: string }; action?: NodeActionRun };
+  readonly previous?: { nodeAction?: { id: string; approval?: ApprovalRecord }; action?: NodeActionRun };
   readonly verification?: Verification;
   /** The gate right before Act refused (Catch of "Act: gate"): ActBlockedError and its reason. */
   readonly actBlocked?: { Error?: string; Cause?: string };
-  readonly approval?: ApprovalRecord;
   readonly error?: { Error?: string; Cause?: string };
 }
 
@@ -136,7 +136,7 @@ function summaryOf(
     executionArn: s.execution.arn,
     region: s.open?.region ?? process.env.AWS_REGION ?? 'us-east-1',
     error: s.error,
-    approval: s.approval,
+    approvals: approvalsOf(s),
   });
 }
 
@@ -254,12 +254,14 @@ function remedyActions(s: SummarizeInput): ActionRecord[] {
   const follow = s.remedyFirst ? followUpOnly(s) : s;
   const current = follow.remedyApplied ?? follow.remedyPrepared;
   return [
-    ...(s.remedyFirst ? [remedyAction(s.remedyFirst, s.remedyFirst.applied !== null, s.approval)] : []),
-    ...(current ? [remedyAction(current, current === follow.remedyApplied, s.approval)] : []),
+    ...(s.remedyFirst
+      ? [remedyAction(s.remedyFirst, s.remedyFirst.applied !== null, s.remedyFirst.plan?.approval)]
+      : []),
+    ...(current ? [remedyAction(current, current === follow.remedyApplied, s.plan?.remedy?.approval)] : []),
   ];
 }
 
-function remedyAction(r: ApplyRecord, applied: boolean, approval: SummarizeInput['approval']): ActionRecord {
+function remedyAction(r: ApplyRecord, applied: boolean, approval: ApprovalRecord | undefined): ActionRecord {
   const approvedBy =
     applied && approval?.approved
       ? ` (approved through the signed link${approval.decidedAt ? ` at ${approval.decidedAt}` : ''})`

@@ -102,6 +102,8 @@ export function actStates(scope: Construct, p: ActStatesProps): { act: IChainabl
   const approval = approvalStates(scope, {
     ...p,
     names: { request: 'Request approval', expired: 'Approval expired', approved: 'Approved?' },
+    // With the action it answers: "Keep first action" keeps it when the follow-up asks again.
+    resultPath: '$.plan.nodeAction.approval',
     onApproved: recheck,
   });
   keepFirst

@@ -24,10 +24,10 @@ export interface ApprovalStatesProps {
   /** Payload fields besides the incident's own (e.g. the remedy's dry-run diff). */
   readonly extraPayload?: Record<string, string>;
   /**
-   * Where the answer goes in the state.
-   * @default '$.approval'
+   * Where the answer goes in the state: with what it answers (the node action, the remedy, the
+   * drain), so that a later approval of the same execution never replaces it.
    */
-  readonly resultPath?: string;
+  readonly resultPath: string;
   /** Where an approval goes. */
   readonly onApproved: IChainable;
   /** Where a rejection or an expired deadline goes (no action). */
@@ -37,7 +37,7 @@ export interface ApprovalStatesProps {
 
 /** Request approval (task token, deadline) → Approved? → `onApproved`; rejected or expired: summarize. */
 export function approvalStates(scope: Construct, p: ApprovalStatesProps): TaskStateBase {
-  const answer = p.resultPath ?? '$.approval';
+  const answer = p.resultPath;
   const request = retried(
     new LambdaInvoke(scope, p.names.request, {
       lambdaFunction: p.requestApproval,

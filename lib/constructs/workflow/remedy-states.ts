@@ -25,6 +25,8 @@ export interface RemedyStatesProps {
 }
 
 const RECORD_FIELDS = ['remedy', 'change', 'status', 'reason', 'diff', 'before', 'after', 'applied', 'verification'];
+const fieldsOf = (path: string, fields: readonly string[]) =>
+  Object.fromEntries(fields.map((f) => [`${f}.$`, `${path}.${f}`]));
 
 /** Remedies the Kubernetes function runs (lambdas/core/remedy/kubernetes-paths.ts); the rest are account remedies. */
 export const CLUSTER_REMEDIES = ['restart-aws-node', 'enable-windows-ipam'] as const;
@@ -60,12 +62,15 @@ export function remedyStates(scope: Construct, p: RemedyStatesProps): IChainable
     inputPath: '$.plan.remedy.followUp',
     resultPath: '$.plan.remedy',
   }).next(prepare.entry);
+  // The first remedy's record, with its plan (and so its approval answer): the follow-up replaces both.
+  const keepFirst = (id: string, kept: string) =>
+    new Pass(scope, `Keep first remedy${id}`, {
+      parameters: { ...fieldsOf(kept, RECORD_FIELDS), 'plan.$': '$.plan.remedy' },
+      resultPath: '$.remedyFirst',
+    });
   const next = (id: string, kept: '$.remedyApplied' | '$.remedyPrepared') =>
     new Choice(scope, `Follow-up remedy${id}?`)
-      .when(
-        Condition.isPresent('$.plan.remedy.followUp.target'),
-        new Pass(scope, `Keep first remedy${id}`, { inputPath: kept, resultPath: '$.remedyFirst' }).next(followUp),
-      )
+      .when(Condition.isPresent('$.plan.remedy.followUp.target'), keepFirst(id, kept).next(followUp))
       .otherwise(p.nodePath);
   const verified = new Choice(scope, 'Remedy verified?')
     .when(
@@ -185,6 +190,8 @@ function approvalRequest(scope: Construct, p: RemedyStatesProps, apply: IChainab
     ...p,
     names: { request: 'Request remedy approval', expired: 'Remedy approval expired', approved: 'Remedy approved?' },
     extraPayload: { 'remedy.$': '$.remedyPrepared' },
+    // With the remedy it answers: a follow-up remedy or a node action asks again without replacing it.
+    resultPath: '$.plan.remedy.approval',
     onApproved: apply,
   });
 }
