@@ -59,14 +59,14 @@ export function standaloneRefusal(message: string): boolean {
 }
 /** The network path to the registry failed. */
 export const UNREACHABLE =
-  /i\/o timeout|Client\.Timeout exceeded|request canceled|connection refused|no such host|network is unreachable|TLS handshake timeout|context deadline exceeded|connection reset|no route to host|Temporary failure in name resolution|unexpected EOF|: EOF\b|server misbehaving|dial tcp|timed out|API error \(5|500 Internal Server Error|502 Bad Gateway|503 Service Unavailable|504 Gateway Time|unexpected status code 5|unexpected HTTP status: 5|awaiting response headers|client connection lost|GOAWAY|stream error: stream ID|transport connection broken|broken pipe|connectex|wsarecv|forcibly closed|proxyconnect tcp/i;
+  /i\/o timeout|Client\.Timeout exceeded|request canceled|connection refused|no such host|network is unreachable|TLS handshake timeout|context deadline exceeded|connection reset|no route to host|Temporary failure in name resolution|unexpected EOF|: EOF\b|server misbehaving|dial tcp|timed out|API error \(5|500 Internal Server Error|502 Bad Gateway|503 Service Unavailable|504 Gateway Time|unexpected status code 5|unexpected HTTP status: 5|awaiting response headers|client connection lost|GOAWAY|stream error: stream ID|transport connection broken|because of no progress in|broken pipe|connectex|wsarecv|forcibly closed|proxyconnect tcp/i;
 /**
  * The subscription-filter terms of both registry-unreachable signatures: case-sensitive substrings
  * of {@link UNREACHABLE}'s phrases and of the error words printed around them.
  */
 export const UNREACHABLE_TERMS: readonly string[] = [
   'imeout',
-  'canceled',
+  'cancel',
   'refused',
   'o such',
   'unreachable',

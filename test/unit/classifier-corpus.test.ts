@@ -79,6 +79,8 @@ describe('field corpus', () => {
  * allocation wrapper read by its cause): 321/335 = 95.8%.
  * Round 4c (49 more lines from 34 new sources, 6 of them held out; ipamd without a path to EC2, the eviction
  * manager's missing ranking, Go's HTTP/2 GOAWAY and stream errors while pulling): 329/343 = 95.9%.
+ * With containerd's pull-progress timeout ('cancel pulling image … because of no progress in', image_pull.go)
+ * read as the registry path stalling: 330/343 = 96.2%.
  * A floor, not the goal (97%).
  */
 const HELD_OUT_FLOOR = 0.95;

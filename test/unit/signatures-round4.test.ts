@@ -147,3 +147,18 @@ describe('HTTP/2 and HTTP/1 transport breaks (Go net/http) while pulling', () =>
     expect(classOf('apiserver: http2: server sent GOAWAY and closed the connection')).toBe('unknown');
   });
 });
+
+describe("containerd's pull-progress timeout", () => {
+  it('reads a pull cancelled for want of progress (image_pull.go) as the registry path stalling, its stop report as nothing', () => {
+    expect(
+      classOf(
+        'cancel pulling image 111122223333.dkr.ecr.us-east-1.amazonaws.com/app:v1 because of no progress in 1m0s',
+      ),
+    ).toBe('registry-unreachable');
+    expect(
+      classOf(
+        'stop pulling image 111122223333.dkr.ecr.us-east-1.amazonaws.com/app:v1: active requests=0, bytes read=52428800',
+      ),
+    ).toBe('unknown');
+  });
+});
