@@ -4,13 +4,20 @@ import type { RecordedCluster } from './kube-api-server.js';
  * The writes pod-doctor makes, as the API server answers them: merge patches of a Node and of
  * ConfigMap amazon-vpc-cni (resourceVersion precondition → 409), pod deletion with a uid precondition
  * (the aws-node DaemonSet then re-creates its pod on the node), and the Eviction API (policy/v1)
- * honouring PodDisruptionBudgets (429 with cause DisruptionBudget, as pkg/registry/core/pod/storage/
+ * honouring PodDisruptionBudgets for running pods (429 with cause DisruptionBudget, as pkg/registry/core/pod/storage/
  * eviction.go answers). Objects are removed at once unless `evictedGoneAfterMs` gives evicted pods a
  * termination period.
  * https://kubernetes.io/docs/concepts/scheduling-eviction/api-eviction/
  */
 type Obj = Record<string, unknown>;
-type Meta = { name?: string; namespace?: string; uid?: string; resourceVersion?: string; labels?: Obj };
+type Meta = {
+  name?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  labels?: Obj;
+  deletionTimestamp?: string;
+};
 export type Answer = [number, unknown];
 
 const meta = (o: Obj) => (o.metadata ?? {}) as Meta;
@@ -219,26 +226,9 @@ export class ClusterWrites {
   private evict(namespace: string, name: string, dryRun: boolean): Answer {
     const found = this.locate(namespace, name);
     if (!found) return [404, failure(404, 'NotFound', `pods "${name}" not found`, { name, kind: 'pods' })];
-    const labels = (meta(found.pod).labels ?? {}) as Record<string, string>;
-    const budgets = (this.cluster().podDisruptionBudgets ?? []).filter((b) => {
-      const selector = ((b.spec as Obj)?.selector as { matchLabels?: Record<string, string> })?.matchLabels ?? {};
-      return meta(b).namespace === namespace && Object.entries(selector).every(([k, v]) => labels[k] === v);
-    });
+    const budgets = canIgnoreBudgets(found.pod) ? [] : this.budgetsOf(namespace, found.pod);
     const blocking = budgets.find((b) => Number((b.status as Obj)?.disruptionsAllowed ?? 0) < 1);
-    if (blocking) {
-      const s = blocking.status as { desiredHealthy?: number; currentHealthy?: number };
-      return [
-        429,
-        failure(429, 'TooManyRequests', "Cannot evict pod as it would violate the pod's disruption budget.", {
-          causes: [
-            {
-              reason: 'DisruptionBudget',
-              message: `The disruption budget ${meta(blocking).name} needs ${s.desiredHealthy} healthy pods and has ${s.currentHealthy} currently`,
-            },
-          ],
-        }),
-      ];
-    }
+    if (blocking) return budgetRefusal(blocking);
     if (dryRun) return [201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 }];
     for (const b of budgets) {
       const s = b.status as { disruptionsAllowed: number; currentHealthy?: number };
@@ -248,6 +238,15 @@ export class ClusterWrites {
     this.terminate(found);
     this.recreate(found.pod);
     return [201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 }];
+  }
+
+  /** The PodDisruptionBudgets in the pod's namespace whose selector matches its labels. */
+  private budgetsOf(namespace: string, pod: Obj): Obj[] {
+    const labels = (meta(pod).labels ?? {}) as Record<string, string>;
+    return (this.cluster().podDisruptionBudgets ?? []).filter((b) => {
+      const selector = ((b.spec as Obj)?.selector as { matchLabels?: Record<string, string> })?.matchLabels ?? {};
+      return meta(b).namespace === namespace && Object.entries(selector).every(([k, v]) => labels[k] === v);
+    });
   }
 
   /** The pod is gone at once, or terminates for `evictedGoneAfterMs` first. */
@@ -305,4 +304,30 @@ export class ClusterWrites {
     }, how.readyAfterMs);
     this.timers.add(t);
   }
+}
+
+/**
+ * The API server evicts a Pending, Succeeded or Failed pod, or one already terminating, without
+ * consulting its budgets (canIgnorePDB in pkg/registry/core/pod/storage/eviction.go): a pod that does
+ * not run takes nothing from the budget. Pods stuck in ContainerCreating or ErrImagePull are Pending.
+ */
+function canIgnoreBudgets(pod: Obj): boolean {
+  const phase = (pod.status as { phase?: string } | undefined)?.phase;
+  return ['Pending', 'Succeeded', 'Failed'].includes(phase ?? '') || meta(pod).deletionTimestamp !== undefined;
+}
+
+/** The Eviction API's 429 when a budget allows no disruption (cause DisruptionBudget). */
+function budgetRefusal(blocking: Obj): Answer {
+  const s = blocking.status as { desiredHealthy?: number; currentHealthy?: number };
+  return [
+    429,
+    failure(429, 'TooManyRequests', "Cannot evict pod as it would violate the pod's disruption budget.", {
+      causes: [
+        {
+          reason: 'DisruptionBudget',
+          message: `The disruption budget ${meta(blocking).name} needs ${s.desiredHealthy} healthy pods and has ${s.currentHealthy} currently`,
+        },
+      ],
+    }),
+  ];
 }
