@@ -3,7 +3,7 @@ import { Choice, Condition, type IChainable, Pass, TaskInput } from 'aws-cdk-lib
 import type { Construct } from 'constructs';
 import type { ActStatesProps } from './act-states.js';
 import { approvalStates } from './approval-states.js';
-import { invokeNarrowed } from './tasks.js';
+import { followUpGate, invokeNarrowed } from './tasks.js';
 
 /** Props of {@link drainStates}: the Act phase's, with the Kubernetes function required. */
 export type DrainStatesProps = Pick<
@@ -47,22 +47,13 @@ export function drainStates(scope: Construct, p: DrainStatesProps): IChainable {
   // No cluster access by now (access entry removed, API unreachable): recorded, the drain recommended.
   drain.addCatch(p.summarize, { resultPath: '$.drainError' });
   drain.next(p.summarize);
-  const gate = invokeNarrowed(
-    scope,
-    'Drain: gate',
-    p.actGate,
-    TaskInput.fromObject({
-      'class.$': '$.class',
-      'cluster.$': '$.cluster',
-      'execution.$': '$.execution',
-      'node.$': '$.node',
-      plan: { nodeAction: { id: 'drain-node' }, 'nodeGroupSize.$': '$.plan.nodeGroupSize' },
-      'recheck.$': '$.drainRecheck',
-    }),
-    ['sentAt', 'gate'],
-    '$.drainGate',
-  );
-  gate.addCatch(p.summarize, { errors: ['ActBlockedError'], resultPath: '$.drainBlocked' });
+  const gate = followUpGate(scope, 'Drain', p.actGate, {
+    action: 'drain-node',
+    recheckPath: '$.drainRecheck',
+    resultPath: '$.drainGate',
+    blockedPath: '$.drainBlocked',
+    blocked: p.summarize,
+  });
   p.onError(gate).next(drain);
   const recheck = p
     .command('Drain recheck', {

@@ -3,7 +3,7 @@ import { Choice, Condition, type IChainable, Pass, TaskInput } from 'aws-cdk-lib
 import type { Construct } from 'constructs';
 import type { ActStatesProps } from './act-states.js';
 import { approvalStates } from './approval-states.js';
-import { invokeNarrowed } from './tasks.js';
+import { followUpGate, invokeNarrowed } from './tasks.js';
 
 /** Props of {@link evictStates}: the Act phase's, with the Kubernetes function required. */
 export type EvictStatesProps = Pick<
@@ -97,22 +97,13 @@ function evictTask(scope: Construct, p: EvictStatesProps, id: string, dryRun: bo
 
 /** "Evict: gate": the gate every action passes right before it runs; a refusal ends recorded and notified. */
 function gateState(scope: Construct, p: EvictStatesProps) {
-  const gate = invokeNarrowed(
-    scope,
-    'Evict: gate',
-    p.actGate,
-    TaskInput.fromObject({
-      'class.$': '$.class',
-      'cluster.$': '$.cluster',
-      'execution.$': '$.execution',
-      'node.$': '$.node',
-      plan: { nodeAction: { id: 'evict-stuck-pods' }, 'nodeGroupSize.$': '$.plan.nodeGroupSize' },
-      'recheck.$': '$.evictRecheck',
-    }),
-    ['sentAt', 'gate'],
-    '$.evictGate',
-  );
-  gate.addCatch(p.summarize, { errors: ['ActBlockedError'], resultPath: '$.evictBlocked' });
+  const gate = followUpGate(scope, 'Evict', p.actGate, {
+    action: 'evict-stuck-pods',
+    recheckPath: '$.evictRecheck',
+    resultPath: '$.evictGate',
+    blockedPath: '$.evictBlocked',
+    blocked: p.summarize,
+  });
   return p.onError(gate);
 }
 
