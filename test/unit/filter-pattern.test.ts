@@ -7,11 +7,15 @@ import {
 } from '../../lambdas/core/filter-pattern.js';
 import { SIGNATURES } from '../../lambdas/core/signatures.js';
 import { compileFilterPattern, UnsupportedFilterPattern } from '../support/cloudwatch-filter.js';
-import { labelledCorpus } from '../support/corpus.js';
+import { type LabelledLine, labelledCorpus } from '../support/corpus.js';
 
 const pattern = buildFilterPattern();
 const passes = compileFilterPattern(pattern);
 const failures = labelledCorpus().filter((l) => l.class !== 'unknown');
+
+/** A line for a failure message: held-out text is never printed, so nobody tunes on it. */
+const shown = (l: LabelledLine, width: number): string =>
+  l.split === 'held-out' ? `held-out line (text withheld) from a ${l.format} source` : l.line.slice(0, width);
 
 /** How each line reaches CloudWatch Logs: as written, and inside Container Insights envelopes. */
 function asShipped(line: string): string[] {
@@ -63,7 +67,7 @@ describe('the subscription filter derived from the catalogue', () => {
 
   it('lets EVERY corpus failure line through, as written and inside Container Insights envelopes', () => {
     const blocked = failures.filter((l) => !asShipped(l.line).every(passes));
-    expect(blocked.map((l) => `${l.class}: ${l.line.slice(0, 120)}`)).toEqual([]);
+    expect(blocked.map((l) => `${l.class}: ${shown(l, 120)}`)).toEqual([]);
     expect(failures.length).toBeGreaterThan(500);
   });
 
@@ -74,7 +78,7 @@ describe('the subscription filter derived from the catalogue', () => {
       for (const l of failures.filter((x) => x.class === s.class)) {
         // Only lines this signature decides are its responsibility.
         const all = s.all.every((re) => re.test(l.line));
-        if (all) expect(own(l.line), `${s.id}: ${l.line.slice(0, 100)}`).toBe(true);
+        if (all) expect(own(l.line), `${s.id}: ${shown(l, 100)}`).toBe(true);
       }
     }
   });
