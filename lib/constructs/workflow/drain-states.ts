@@ -1,25 +1,10 @@
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { Choice, Condition, type IChainable, Pass, TaskInput } from 'aws-cdk-lib/aws-stepfunctions';
+import { Choice, Condition, type IChainable, TaskInput } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
-import type { ActStatesProps } from './act-states.js';
-import { approvalStates } from './approval-states.js';
+import { type FollowUpStatesProps, followUpApproval } from './follow-up-states.js';
 import { followUpGate, invokeNarrowed } from './tasks.js';
 
-/** Props of {@link drainStates}: the Act phase's, with the Kubernetes function required. */
-export type DrainStatesProps = Pick<
-  ActStatesProps,
-  | 'actGate'
-  | 'requestApproval'
-  | 'approvalTimeout'
-  | 'probePolls'
-  | 'command'
-  | 'summarize'
-  | 'recordFailure'
-  | 'onError'
-> & {
-  /** The Kubernetes function (cordon and drain through the cluster's API). */
-  readonly kubernetes: IFunction;
-};
+/** Props of {@link drainStates}. */
+export type DrainStatesProps = FollowUpStatesProps;
 
 /** The verified runtime restart failed and Decide planned the drain for that case. */
 const DRAIN_ASKED = Condition.and(
@@ -55,33 +40,14 @@ export function drainStates(scope: Construct, p: DrainStatesProps): IChainable {
     blocked: p.summarize,
   });
   p.onError(gate).next(drain);
-  const recheck = p
-    .command('Drain recheck', {
-      documentPath: '$.open.commands.probeNode',
-      parametersPath: '$.open.commands.probeParameters',
-      resultPath: '$.drainRecheck',
-      // A node SSM cannot reach is still drained through the API (the gate knows).
-      notManaged: new Pass(scope, 'Drain recheck: node not managed').next(gate),
-      onError: p.recordFailure,
-      maxPolls: p.probePolls,
-    })
-    .next(gate);
-  const request = new Pass(scope, 'Drain request', {
-    parameters: {
-      'nodeAction.$': '$.plan.drain',
-      'findings.$': '$.plan.findings',
-      'reasons.$': 'States.Array($.verification.reason, $.plan.drain.replacement.text)',
-    },
-    resultPath: '$.drainRequest',
+  const request = followUpApproval(scope, p, {
+    verb: 'Drain',
+    noun: 'drain',
+    planPath: '$.plan.drain',
+    reasons: 'States.Array($.verification.reason, $.plan.drain.replacement.text)',
+    resultPrefix: '$.drain',
+    // A node SSM cannot reach is still drained through the API (the gate knows).
+    gate,
   });
-  request.next(
-    approvalStates(scope, {
-      ...p,
-      names: { request: 'Request drain approval', expired: 'Drain approval expired', approved: 'Drain approved?' },
-      extraPayload: { 'plan.$': '$.drainRequest' },
-      resultPath: '$.drainApproval',
-      onApproved: recheck,
-    }),
-  );
   return new Choice(scope, 'Drain after failed restart?').when(DRAIN_ASKED, request).otherwise(p.summarize);
 }

@@ -1,28 +1,15 @@
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Choice, Condition, type IChainable, Pass, TaskInput } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
 import type { ActStatesProps } from './act-states.js';
-import { approvalStates } from './approval-states.js';
+import { type FollowUpStatesProps, followUpApproval } from './follow-up-states.js';
 import { followUpGate, invokeNarrowed } from './tasks.js';
 
-/** Props of {@link evictStates}: the Act phase's, with the Kubernetes function required. */
-export type EvictStatesProps = Pick<
-  ActStatesProps,
-  | 'actGate'
-  | 'requestApproval'
-  | 'approvalTimeout'
-  | 'probePolls'
-  | 'command'
-  | 'summarize'
-  | 'recordFailure'
-  | 'onError'
-  | 'stuckPodsPath'
-> & {
-  /** The Kubernetes function (evictions and the watch of the re-created pods). */
-  readonly kubernetes: IFunction;
-  /** How long the re-created pods may take to run. */
-  readonly watchSeconds: number;
-};
+/** Props of {@link evictStates}: a follow-up action's, with where the stuck pods are and the watch window. */
+export type EvictStatesProps = FollowUpStatesProps &
+  Pick<ActStatesProps, 'stuckPodsPath'> & {
+    /** How long the re-created pods may take to run. */
+    readonly watchSeconds: number;
+  };
 
 /** The repair's verification found the node healthy and the watched pods still stuck, and Decide planned `disposition`. */
 const evictionPlanned = (disposition: string) =>
@@ -109,36 +96,13 @@ function gateState(scope: Construct, p: EvictStatesProps) {
 
 /** Request eviction approval (what stays stuck, why) → probe the node again → the gate. */
 function approval(scope: Construct, p: EvictStatesProps, gate: IChainable): IChainable {
-  const recheck = p
-    .command('Evict recheck', {
-      documentPath: '$.open.commands.probeNode',
-      parametersPath: '$.open.commands.probeParameters',
-      resultPath: '$.evictRecheck',
-      // The gate refuses when it cannot tell the node is healthy.
-      notManaged: new Pass(scope, 'Evict recheck: node not managed').next(gate),
-      onError: p.recordFailure,
-      maxPolls: p.probePolls,
-    })
-    .next(gate);
-  const request = new Pass(scope, 'Eviction request', {
-    parameters: {
-      'nodeAction.$': '$.plan.evict',
-      'findings.$': '$.plan.findings',
-      'reasons.$': 'States.Array($.verification.reason)',
-    },
-    resultPath: '$.evictRequest',
+  return followUpApproval(scope, p, {
+    verb: 'Evict',
+    noun: 'eviction',
+    planPath: '$.plan.evict',
+    reasons: 'States.Array($.verification.reason)',
+    resultPrefix: '$.evict',
+    // The gate refuses when it cannot tell the node is healthy.
+    gate,
   });
-  return request.next(
-    approvalStates(scope, {
-      ...p,
-      names: {
-        request: 'Request eviction approval',
-        expired: 'Eviction approval expired',
-        approved: 'Eviction approved?',
-      },
-      extraPayload: { 'plan.$': '$.evictRequest' },
-      resultPath: '$.evictApproval',
-      onApproved: recheck,
-    }),
-  );
 }
