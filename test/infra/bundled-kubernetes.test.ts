@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLE_FILE, bundleHandler } from '../../lib/constructs/bundling.js';
 import { lambdaEntry, PROJECT_ROOT } from '../../lib/constructs/paths.js';
 import { KubeApiServer } from '../../local/kube-api-server.js';
-import { handlerMetafile, invokeBundled } from '../support/bundles.js';
+import { handlerMetafile, invokeBundled, runNode } from '../support/bundles.js';
 
 /**
  * The Kubernetes bundles load only the parts of @kubernetes/client-node they use (issue 15: deep
@@ -48,22 +47,9 @@ function localEks(): Server {
   });
 }
 
-function runProbe(): Promise<Record<string, unknown>> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [join(probeDir, BUNDLE_FILE)], {
-      cwd: probeDir,
-      env: { PATH: process.env.PATH ?? '', KUBE_ENDPOINT: endpoint, KUBE_CA: server.caData, KUBE_NODE: NODE },
-    });
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d) => {
-      out += d;
-    });
-    p.stderr.on('data', (d) => {
-      err += d;
-    });
-    p.on('close', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`exit ${code}: ${err}`))));
-  });
+async function runProbe(): Promise<Record<string, unknown>> {
+  const env = { KUBE_ENDPOINT: endpoint, KUBE_CA: server.caData, KUBE_NODE: NODE };
+  return JSON.parse((await runNode([join(probeDir, BUNDLE_FILE)], probeDir, env)).stdout);
 }
 
 const ENV = () => ({

@@ -42,6 +42,31 @@ export function deployedFunctions(templateJson: Record<string, unknown>): { hand
     }));
 }
 
+/**
+ * Runs node with `args` in a fresh process in `dir`, with only the environment given (plus PATH);
+ * resolves with what it wrote when it exits 0, rejects with its stderr otherwise.
+ */
+export function runNode(
+  args: readonly string[],
+  dir: string,
+  env: Record<string, string>,
+): Promise<{ stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, args, { cwd: dir, env: { PATH: process.env.PATH ?? '', ...env } });
+    let out = '';
+    let err = '';
+    p.stdout.on('data', (d) => {
+      out += d;
+    });
+    p.stderr.on('data', (d) => {
+      err += d;
+    });
+    p.on('close', (code) =>
+      code === 0 ? resolve({ stdout: out, stderr: err }) : reject(new Error(`exit ${code}: ${err}`)),
+    );
+  });
+}
+
 /** What a bundled invocation answered, and everything it wrote (Powertools logs and EMF metrics). */
 export interface BundledRun<T> {
   readonly answer: T;
@@ -62,23 +87,7 @@ export async function runBundled<T>(
 ): Promise<BundledRun<T>> {
   const child = `const { handler } = await import(${JSON.stringify(pathToFileURL(join(dir, BUNDLE_FILE)).href)});
 process.stdout.write(JSON.stringify(await handler(${JSON.stringify(event)}, ${JSON.stringify(context)})));`;
-  const { stdout, stderr } = await new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
-    const p = spawn(process.execPath, ['--input-type=module', '-e', child], {
-      cwd: dir,
-      env: { PATH: process.env.PATH ?? '', ...env },
-    });
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d) => {
-      out += d;
-    });
-    p.stderr.on('data', (d) => {
-      err += d;
-    });
-    p.on('close', (code) =>
-      code === 0 ? resolve({ stdout: out, stderr: err }) : reject(new Error(`exit ${code}: ${err}`)),
-    );
-  });
+  const { stdout, stderr } = await runNode(['--input-type=module', '-e', child], dir, env);
   return { answer: JSON.parse(stdout.trim().split('\n').pop() ?? '') as T, stdout, stderr };
 }
 
