@@ -44,15 +44,18 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     all: [
       /HasDiskPressure|has disk pressure|had disk pressure|condition: \[DiskPressure\]|node.kubernetes.io\/disk-pressure/i,
     ],
-    filter: ['DiskPressure', 'disk pressure', 'disk-pressure'],
+    // One term for the three spellings (DiskPressure, disk pressure, disk-pressure): 'ressure'.
+    filter: ['ressure'],
   },
   {
     id: 'cidr.insufficient-blocks',
     class: 'cidr-fragmentation',
     cause: 'no free aligned /28 block in the subnet for a prefix delegation (InsufficientCidrBlocks)',
     // EC2 says "There are not enough free cidr blocks", the VPC resource controller "does not have enough
-    // free cidr blocks"; before the Windows warm pool, whose empty-pool event names this cause.
-    all: [/InsufficientCidr|enough free cidr blocks/i],
+    // free cidr blocks"; before the Windows warm pool, whose empty-pool event names this cause. ipamd's
+    // cool-down says "InsufficientCidr error"; its debug "containsInsufficientCIDRsOrSubnetIPs encountered <err>"
+    // prints EVERY EC2 error it checks, so the function's name alone is no cause.
+    all: [/InsufficientCidrBlocks|enough free cidr blocks|InsufficientCidr error/i],
     filter: ['sufficient', 'cidr blocks'],
   },
   {
@@ -151,7 +154,10 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     all: [
       /PrivateIpAddressLimitExceeded|AttachmentLimitExceeded|NetworkInterfaceLimitExceeded|private addresses will exceed limit|max ENI already attached|out of ENIs|maximum number of ENIs|ENI limit|eni attachment limit/i,
     ],
-    none: [/less than the maximum/i],
+    // ipamd's debug "containsPrivateIPAddressLimitExceededError encountered <err>" prints every error it checks;
+    // its "AssignPrivateIpAddresses returned PrivateIpAddressLimitExceeded. This can happen if the data store is
+    // out of sync" returns without an error and reconciles with EC2 (ipamd.go): neither is the ENI at its limit.
+    none: [/less than the maximum|LimitExceededError encountered|data store is out of sync/i],
     filter: ['xceed', 'ENI'],
   },
   {
@@ -159,12 +165,18 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     class: 'ip-exhaustion',
     cause: 'ipamd has no free IP address or prefix for the pod (warm pool empty)',
     all: [
-      /no available IP|no available IPs|failed to assign an IP address|failed to assign an IPv4 address|failed to assign an IPv6 address|AssignPodIPv4Address: no|assignPodIPAddress: no|no free IP available in the|IP address pool is exhausted|ran out of IP|range is full|no IP addresses available|does not have available addresses|Insufficient IP Addresses|no IPs available|no more IPs|no more free IP|IP addresses available: 0|pools are likely exhausted|IPAM allocated only 0|IPAM block limit reached|Assigned 0 out of/i,
+      /no available IP|no available IPs|failed to assign an IP address|failed to assign an IPv4 address|failed to assign an IPv6 address|AssignPodIPv4Address: no|assignPodIPAddress: no|no free IP available in the|IP address pool is exhausted|ran out of IP|range is full|no IP addresses available|Insufficient IP Addresses|no IPs available|no more IPs|no more free IP|IP addresses available: 0|pools are likely exhausted|IPAM allocated only 0|IPAM block limit reached|Assigned 0 out of/i,
     ],
-    // Walking the prefixes, ipamd logs one "no free IP in the prefix" per full prefix and moves on. Cilium's
+    // Walking its pool for one pod, ipamd logs each full CIDR ("Get free IP from prefix failed", "Unable to get IP
+    // address from CIDR/prefix": one line per assigned /32 in secondary-IP mode) and each full ENI ("ENI … does not
+    // have available addresses") at debug and moves on; only the end of the walk, "no available IP/Prefix
+    // addresses", is the pool exhausted (datastore/data_store.go). "Insufficient IP Addresses due to: <code>" is
+    // printed for any EC2 error code (ipamd.go); its two capacity codes have their own signatures above. Cilium's
     // "unable to allocate IP via local cilium agent" wraps any IPAM error: only its cause says "full".
     // Calico's AutoAssign summary (libcalico-go ipam.go): "Assigned 0 out of N requested", "IPAM block limit reached".
-    none: [/Get free IP from prefix failed/i],
+    none: [
+      /Get free IP from prefix failed|Unable to get IP address from CIDR|Unable to get IP address from prefix|does not have available addresses|Insufficient IP Addresses due to/i,
+    ],
     filter: [
       'available IP',
       'ailed',

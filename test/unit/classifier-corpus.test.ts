@@ -81,6 +81,9 @@ describe('field corpus', () => {
  * manager's missing ranking, Go's HTTP/2 GOAWAY and stream errors while pulling): 329/343 = 95.9%.
  * With containerd's pull-progress timeout ('cancel pulling image … because of no progress in', image_pull.go)
  * read as the registry path stalling: 330/343 = 96.2%.
+ * Round 5: ipamd's walk of its pool (each full CIDR or ENI, data_store.go) relabelled unknown by a blind rule over
+ * both splits (4 tune lines, 1 held-out line), the function names in ipamd's debug lines no longer read as causes:
+ * 331/343 = 96.5% (the +1 is the relabelled line; the signatures changed no held-out answer).
  * A floor, not the goal (97%).
  */
 const HELD_OUT_FLOOR = 0.95;
