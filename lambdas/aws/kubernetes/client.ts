@@ -3,8 +3,9 @@ import { Agent } from 'node:https';
 // package's index re-exports everything (exec, attach, port-forward and cp pull in ws and tar-fs),
 // and its KubeConfig imports every auth provider (OIDC, Azure, GCP, exec) with js-yaml, jsonpath-plus
 // and proxy agents; together ~400 KB of bundle and ~40 ms of cold start a function with a bearer
-// token and a CA never runs (issue 15, `npm run bench:init`). The generated API classes, the
-// ObjectSerializer with every model, the HTTP library and Watch are the library's own.
+// token and a CA never runs (issue 15, `npm run bench:init`). The requests (generated-api.ts: the
+// operations pod-doctor calls, built as the generated API classes build them), the ObjectSerializer
+// with every model, the HTTP library and Watch are the library's own.
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import type { Configuration } from '@kubernetes/client-node/dist/gen/configuration.js';
 import { createConfiguration } from '@kubernetes/client-node/dist/gen/configuration.js';

@@ -1,24 +1,32 @@
-// The generated request factories and response processors of @kubernetes/client-node, called
-// directly. The library's ObjectParamAPI classes (parameter objects) wrap its ObservableAPI classes
-// (middleware as observables), which wrap these two: two layers of generated code for every method
-// of every API group, ~260 KB of CoreV1 and AppsV1 wrappers in a Kubernetes bundle, compiled at each
-// cold start (issue 15, `npm run bench:init`). Only the methods pod-doctor calls are mapped here,
-// each with the library's own parameter order (types/ObjectParamAPI.js) and its own send path
-// (types/ObservableAPI.js: configuration merge, middleware pre, httpApi.send, middleware post, response processor).
-import {
-  AppsV1ApiRequestFactory,
-  AppsV1ApiResponseProcessor,
-} from '@kubernetes/client-node/dist/gen/apis/AppsV1Api.js';
-import {
-  CoreV1ApiRequestFactory,
-  CoreV1ApiResponseProcessor,
-} from '@kubernetes/client-node/dist/gen/apis/CoreV1Api.js';
+// The Kubernetes API operations pod-doctor calls, sent the way @kubernetes/client-node's generated
+// clients send them, with the library's own parts: its RequestContext and server configuration, its
+// ObjectSerializer (query values, bodies, and responses into the library's models: V1Pod, Dates …),
+// its HTTP library, middleware and ApiException. What the generator writes out as one method per
+// operation (gen/apis/CoreV1Api.js: request factory + response processor) is here one description
+// per operation (path, method, query parameters in the generator's order, body and response model)
+// and one function that reads it. The generated classes cannot be tree-shaken (a class keeps every
+// method): CoreV1Api.js and AppsV1Api.js were 485 KB of each Kubernetes bundle, parsed at every
+// cold start for the eleven operations below (issue 15, `npm run bench:init`).
+// test/unit/kubernetes-operations.test.ts builds every request here and with the generated factory
+// and compares them (URL, method, headers, body), and the response handling for each status code.
+import type {
+  CoreV1EventList,
+  V1ConfigMap,
+  V1DaemonSet,
+  V1Eviction,
+  V1Node,
+  V1Pod,
+  V1PodList,
+} from '@kubernetes/client-node';
+import { RequiredError } from '@kubernetes/client-node/dist/gen/apis/baseapi.js';
+import { ApiException } from '@kubernetes/client-node/dist/gen/apis/exception.js';
 import {
   type Configuration,
   type ConfigurationOptions,
   mergeConfiguration,
 } from '@kubernetes/client-node/dist/gen/configuration.js';
-import type { HttpInfo, RequestContext, ResponseContext } from '@kubernetes/client-node/dist/gen/http/http.js';
+import { HttpMethod, type RequestContext, type ResponseContext } from '@kubernetes/client-node/dist/gen/http/http.js';
+import { ObjectSerializer } from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js';
 import type {
   CoreV1ApiCreateNamespacedPodEvictionRequest as CreateEviction,
   CoreV1ApiDeleteNamespacedPodRequest as DeletePod,
@@ -33,146 +41,226 @@ import type {
   CoreV1ApiReadNamespacedPodRequest as ReadPod,
 } from '@kubernetes/client-node/dist/gen/types/ObjectParamAPI.js';
 
-/** One call as ObservableAPI makes it: request built with the merged configuration, middleware around send. */
-async function send<T>(
-  configuration: Configuration,
-  options: ConfigurationOptions | undefined,
-  request: (config: Configuration) => Promise<RequestContext>,
-  process: (response: ResponseContext) => Promise<HttpInfo<T>>,
-): Promise<T> {
+/** A query parameter: its name in the URL, the serializer's type, the request object's key when it differs. */
+type Query = readonly [name: string, type: 'string' | 'boolean' | 'number', key?: string];
+
+/** One operation of the Kubernetes OpenAPI spec, as the generator reads it. */
+export interface Operation {
+  readonly api: 'CoreV1Api' | 'AppsV1Api';
+  readonly name: string;
+  readonly method: HttpMethod;
+  /** With `{name}` / `{namespace}` placeholders. */
+  readonly path: string;
+  /** Required parameters, in the generated method's order (checked in that order). */
+  readonly required: readonly string[];
+  readonly query: readonly Query[];
+  readonly body?: { readonly type: string; readonly mediaTypes: readonly string[] };
+  /** The model of every 2xx answer. */
+  readonly returns: string;
+}
+
+const PRETTY: Query = ['pretty', 'string'];
+const LIST_HEAD: readonly Query[] = [
+  ['allowWatchBookmarks', 'boolean'],
+  ['continue', 'string', '_continue'],
+  ['fieldSelector', 'string'],
+  ['labelSelector', 'string'],
+  ['limit', 'number'],
+];
+const LIST_TAIL: readonly Query[] = [
+  ['resourceVersion', 'string'],
+  ['resourceVersionMatch', 'string'],
+  ['sendInitialEvents', 'boolean'],
+  ['timeoutSeconds', 'number'],
+  ['watch', 'boolean'],
+];
+const WRITE: readonly Query[] = [
+  ['dryRun', 'string'],
+  ['fieldManager', 'string'],
+  ['fieldValidation', 'string'],
+];
+const PATCH_MEDIA_TYPES = [
+  'application/json-patch+json',
+  'application/merge-patch+json',
+  'application/strategic-merge-patch+json',
+  'application/apply-patch+yaml',
+  'application/apply-patch+cbor',
+];
+const POD = '/api/v1/namespaces/{namespace}/pods/{name}';
+const VPC_CNI = '/api/v1/namespaces/{namespace}/configmaps/{name}';
+
+const read = (api: Operation['api'], name: string, path: string, returns: string, namespaced = true): Operation => ({
+  api,
+  name,
+  method: HttpMethod.GET,
+  path,
+  required: namespaced ? ['name', 'namespace'] : ['name'],
+  query: [PRETTY],
+  returns,
+});
+const list = (name: string, path: string, returns: string): Operation => ({
+  api: 'CoreV1Api',
+  name,
+  method: HttpMethod.GET,
+  path,
+  required: ['namespace'],
+  query: [PRETTY, ...LIST_HEAD, ...LIST_TAIL],
+  returns,
+});
+const patch = (name: string, path: string, returns: string, required: readonly string[]): Operation => ({
+  api: 'CoreV1Api',
+  name,
+  method: HttpMethod.PATCH,
+  path,
+  required,
+  query: [PRETTY, ...WRITE, ['force', 'boolean']],
+  body: { type: 'any', mediaTypes: PATCH_MEDIA_TYPES },
+  returns,
+});
+
+/** The operations pod-doctor calls (gen/apis/CoreV1Api.js, gen/apis/AppsV1Api.js of @kubernetes/client-node 1.4). */
+export const OPERATIONS = {
+  listPodForAllNamespaces: {
+    ...list('listPodForAllNamespaces', '/api/v1/pods', 'V1PodList'),
+    required: [],
+    query: [...LIST_HEAD, PRETTY, ...LIST_TAIL],
+  },
+  listNamespacedEvent: list('listNamespacedEvent', '/api/v1/namespaces/{namespace}/events', 'CoreV1EventList'),
+  listNamespacedPod: list('listNamespacedPod', '/api/v1/namespaces/{namespace}/pods', 'V1PodList'),
+  readNamespacedPod: read('CoreV1Api', 'readNamespacedPod', POD, 'V1Pod'),
+  readNode: read('CoreV1Api', 'readNode', '/api/v1/nodes/{name}', 'V1Node', false),
+  patchNode: patch('patchNode', '/api/v1/nodes/{name}', 'V1Node', ['name', 'body']),
+  deleteNamespacedPod: {
+    api: 'CoreV1Api',
+    name: 'deleteNamespacedPod',
+    method: HttpMethod.DELETE,
+    path: POD,
+    required: ['name', 'namespace'],
+    query: [
+      PRETTY,
+      ['dryRun', 'string'],
+      ['gracePeriodSeconds', 'number'],
+      ['ignoreStoreReadErrorWithClusterBreakingPotential', 'boolean'],
+      ['orphanDependents', 'boolean'],
+      ['propagationPolicy', 'string'],
+    ],
+    body: { type: 'V1DeleteOptions', mediaTypes: [] },
+    returns: 'V1Pod',
+  },
+  createNamespacedPodEviction: {
+    api: 'CoreV1Api',
+    name: 'createNamespacedPodEviction',
+    method: HttpMethod.POST,
+    path: `${POD}/eviction`,
+    required: ['name', 'namespace', 'body'],
+    query: [...WRITE, PRETTY],
+    body: { type: 'V1Eviction', mediaTypes: [] },
+    returns: 'V1Eviction',
+  },
+  readNamespacedConfigMap: read('CoreV1Api', 'readNamespacedConfigMap', VPC_CNI, 'V1ConfigMap'),
+  patchNamespacedConfigMap: patch('patchNamespacedConfigMap', VPC_CNI, 'V1ConfigMap', ['name', 'namespace', 'body']),
+  readNamespacedDaemonSet: read(
+    'AppsV1Api',
+    'readNamespacedDaemonSet',
+    '/apis/apps/v1/namespaces/{namespace}/daemonsets/{name}',
+    'V1DaemonSet',
+  ),
+} as const satisfies Record<string, Operation>;
+
+/** A request object of the library's ObjectParamAPI (`{ name, namespace, body, … }`). */
+type Params = object;
+
+/** The request of one operation, as the generated request factory builds it (configuration already merged). */
+export async function buildRequest(op: Operation, params: Params, config: Configuration): Promise<RequestContext> {
+  const p = params as Readonly<Record<string, unknown>>;
+  for (const field of op.required) {
+    if (p[field] === null || p[field] === undefined) throw new RequiredError(op.api, op.name, field);
+  }
+  const path = op.path
+    .replace('{name}', encodeURIComponent(String(p.name)))
+    .replace('{namespace}', encodeURIComponent(String(p.namespace)));
+  const context = config.baseServer.makeRequestContext(path, op.method);
+  context.setHeaderParam('Accept', 'application/json, */*;q=0.8');
+  for (const [name, type, key = name] of op.query) {
+    if (p[key] !== undefined) context.setQueryParam(name, ObjectSerializer.serialize(p[key], type, ''));
+  }
+  if (op.body) {
+    const contentType = ObjectSerializer.getPreferredMediaType([...op.body.mediaTypes]);
+    context.setHeaderParam('Content-Type', contentType);
+    context.setBody(ObjectSerializer.stringify(ObjectSerializer.serialize(p.body, op.body.type, ''), contentType));
+  }
+  for (const auth of [config.authMethods.BearerToken, config.authMethods.default]) {
+    await auth?.applySecurityAuthentication(context);
+  }
+  return context;
+}
+
+/** The answer to one operation, as the generated response processor reads it: the model, or ApiException. */
+export async function readResponse<T>(op: Operation, response: ResponseContext): Promise<T> {
+  const contentType = ObjectSerializer.normalizeMediaType(response.headers['content-type']);
+  const code = response.httpStatusCode;
+  if (code === 401) throw new ApiException(code, 'Unauthorized', undefined, response.headers);
+  if (code >= 200 && code <= 299) {
+    return ObjectSerializer.deserialize(
+      ObjectSerializer.parse(await response.body.text(), contentType),
+      op.returns,
+      '',
+    );
+  }
+  throw new ApiException(code, 'Unknown API Status Code!', await response.getBodyAsAny(), response.headers);
+}
+
+/** One call as the library's ObservableAPI makes it: request built with the merged configuration, middleware around send. */
+async function send<T>(op: Operation, p: Params, configuration: Configuration, options?: ConfigurationOptions) {
   const config = mergeConfiguration(configuration, options);
-  let context = await request(config);
+  let context = await buildRequest(op, p, config);
   for (const m of config.middleware) context = await m.pre(context).toPromise();
   let response = await config.httpApi.send(context).toPromise();
   for (const m of [...config.middleware].reverse()) response = await m.post(response).toPromise();
-  return (await process(response)).data;
+  return readResponse<T>(op, response);
 }
 
 /** The CoreV1 methods pod-doctor calls, with the library's parameter objects (ObjectCoreV1Api). */
 export class CoreV1Api {
-  private readonly requests: CoreV1ApiRequestFactory;
-  private readonly responses = new CoreV1ApiResponseProcessor();
-
-  constructor(private readonly configuration: Configuration) {
-    this.requests = new CoreV1ApiRequestFactory(configuration);
-  }
+  constructor(private readonly configuration: Configuration) {}
 
   listPodForAllNamespaces(p: ListAllPods = {}, options?: ConfigurationOptions) {
-    const args = [p.allowWatchBookmarks, p._continue, p.fieldSelector, p.labelSelector, p.limit, p.pretty] as const;
-    const rest = [p.resourceVersion, p.resourceVersionMatch, p.sendInitialEvents, p.timeoutSeconds, p.watch] as const;
-    return send(
-      this.configuration,
-      options,
-      (c) => this.requests.listPodForAllNamespaces(...args, ...rest, c),
-      (r) => this.responses.listPodForAllNamespacesWithHttpInfo(r),
-    );
+    return send<V1PodList>(OPERATIONS.listPodForAllNamespaces, p, this.configuration, options);
   }
-
   listNamespacedEvent(p: ListEvents, options?: ConfigurationOptions) {
-    const args = [p.namespace, p.pretty, p.allowWatchBookmarks, p._continue, p.fieldSelector, p.labelSelector] as const;
-    const rest = [p.limit, p.resourceVersion, p.resourceVersionMatch, p.sendInitialEvents, p.timeoutSeconds] as const;
-    return send(
-      this.configuration,
-      options,
-      (c) => this.requests.listNamespacedEvent(...args, ...rest, p.watch, c),
-      (r) => this.responses.listNamespacedEventWithHttpInfo(r),
-    );
+    return send<CoreV1EventList>(OPERATIONS.listNamespacedEvent, p, this.configuration, options);
   }
-
   listNamespacedPod(p: ListPods, options?: ConfigurationOptions) {
-    const args = [p.namespace, p.pretty, p.allowWatchBookmarks, p._continue, p.fieldSelector, p.labelSelector] as const;
-    const rest = [p.limit, p.resourceVersion, p.resourceVersionMatch, p.sendInitialEvents, p.timeoutSeconds] as const;
-    return send(
-      this.configuration,
-      options,
-      (c) => this.requests.listNamespacedPod(...args, ...rest, p.watch, c),
-      (r) => this.responses.listNamespacedPodWithHttpInfo(r),
-    );
+    return send<V1PodList>(OPERATIONS.listNamespacedPod, p, this.configuration, options);
   }
-
   readNamespacedPod(p: ReadPod, options?: ConfigurationOptions) {
-    return send(
-      this.configuration,
-      options,
-      (c) => this.requests.readNamespacedPod(p.name, p.namespace, p.pretty, c),
-      (r) => this.responses.readNamespacedPodWithHttpInfo(r),
-    );
+    return send<V1Pod>(OPERATIONS.readNamespacedPod, p, this.configuration, options);
   }
-
   readNode(p: ReadNode, options?: ConfigurationOptions) {
-    return send(
-      this.configuration,
-      options,
-      (c) => this.requests.readNode(p.name, p.pretty, c),
-      (r) => this.responses.readNodeWithHttpInfo(r),
-    );
+    return send<V1Node>(OPERATIONS.readNode, p, this.configuration, options);
   }
-
   patchNode(p: PatchNode, options?: ConfigurationOptions) {
-    return send(
-      this.configuration,
-      options,
-      (c) => this.requests.patchNode(p.name, p.body, p.pretty, p.dryRun, p.fieldManager, p.fieldValidation, p.force, c),
-      (r) => this.responses.patchNodeWithHttpInfo(r),
-    );
+    return send<V1Node>(OPERATIONS.patchNode, p, this.configuration, options);
   }
-
   deleteNamespacedPod(p: DeletePod, options?: ConfigurationOptions) {
-    const args = [p.name, p.namespace, p.pretty, p.dryRun, p.gracePeriodSeconds] as const;
-    const rest = [p.ignoreStoreReadErrorWithClusterBreakingPotential, p.orphanDependents, p.propagationPolicy] as const;
-    return send(
-      this.configuration,
-      options,
-      (c) => this.requests.deleteNamespacedPod(...args, ...rest, p.body, c),
-      (r) => this.responses.deleteNamespacedPodWithHttpInfo(r),
-    );
+    return send<V1Pod>(OPERATIONS.deleteNamespacedPod, p, this.configuration, options);
   }
-
   createNamespacedPodEviction(p: CreateEviction, options?: ConfigurationOptions) {
-    const args = [p.name, p.namespace, p.body, p.dryRun, p.fieldManager, p.fieldValidation, p.pretty] as const;
-    return send(
-      this.configuration,
-      options,
-      (c) => this.requests.createNamespacedPodEviction(...args, c),
-      (r) => this.responses.createNamespacedPodEvictionWithHttpInfo(r),
-    );
+    return send<V1Eviction>(OPERATIONS.createNamespacedPodEviction, p, this.configuration, options);
   }
-
   readNamespacedConfigMap(p: ReadConfigMap, options?: ConfigurationOptions) {
-    return send(
-      this.configuration,
-      options,
-      (c) => this.requests.readNamespacedConfigMap(p.name, p.namespace, p.pretty, c),
-      (r) => this.responses.readNamespacedConfigMapWithHttpInfo(r),
-    );
+    return send<V1ConfigMap>(OPERATIONS.readNamespacedConfigMap, p, this.configuration, options);
   }
-
   patchNamespacedConfigMap(p: PatchConfigMap, options?: ConfigurationOptions) {
-    const args = [p.name, p.namespace, p.body, p.pretty, p.dryRun, p.fieldManager, p.fieldValidation, p.force] as const;
-    return send(
-      this.configuration,
-      options,
-      (c) => this.requests.patchNamespacedConfigMap(...args, c),
-      (r) => this.responses.patchNamespacedConfigMapWithHttpInfo(r),
-    );
+    return send<V1ConfigMap>(OPERATIONS.patchNamespacedConfigMap, p, this.configuration, options);
   }
 }
 
 /** The AppsV1 method pod-doctor calls (ObjectAppsV1Api's parameter object). */
 export class AppsV1Api {
-  private readonly requests: AppsV1ApiRequestFactory;
-  private readonly responses = new AppsV1ApiResponseProcessor();
-
-  constructor(private readonly configuration: Configuration) {
-    this.requests = new AppsV1ApiRequestFactory(configuration);
-  }
+  constructor(private readonly configuration: Configuration) {}
 
   readNamespacedDaemonSet(p: ReadDaemonSet, options?: ConfigurationOptions) {
-    return send(
-      this.configuration,
-      options,
-      (c) => this.requests.readNamespacedDaemonSet(p.name, p.namespace, p.pretty, c),
-      (r) => this.responses.readNamespacedDaemonSetWithHttpInfo(r),
-    );
+    return send<V1DaemonSet>(OPERATIONS.readNamespacedDaemonSet, p, this.configuration, options);
   }
 }
