@@ -13,7 +13,7 @@ export class AnchorAutomatonError extends Error {
 
 export class AnchorAutomaton {
   /** UTF-16 code unit → alphabet class (0: a character no anchor contains, every non-ASCII one). */
-  private readonly classes = new Uint8Array(65536);
+  private readonly classes: Uint8Array;
   /**
    * Next state as an offset into this table (state × width), or -1 when the next state ends an
    * anchor: the search stops there, so an accepting state never needs a row of its own.
@@ -21,19 +21,9 @@ export class AnchorAutomaton {
   private readonly delta: Int32Array;
 
   constructor(anchors: readonly string[]) {
-    if (anchors.length === 0) throw new AnchorAutomatonError('no anchors');
-    let next = 1;
-    for (const a of anchors) {
-      if (!/^[\x20-\x7e]+$/.test(a) || a !== a.toLowerCase())
-        throw new AnchorAutomatonError(`anchor ${JSON.stringify(a)} is not lower-case printable ASCII`);
-      for (let i = 0; i < a.length; i++) {
-        const c = a.charCodeAt(i);
-        if (this.classes[c] === 0) this.classes[c] = next++;
-      }
-    }
-    // Upper-case letters share their lower-case letter's class.
-    for (let c = 65; c <= 90; c++) this.classes[c] = this.classes[c + 32];
-    this.delta = transitions(buildTrie(anchors, this.classes), next);
+    const { classes, width } = alphabet(anchors);
+    this.classes = classes;
+    this.delta = transitions(buildTrie(anchors, classes), width);
   }
 
   /** True when `text` contains an anchor, ignoring ASCII case. */
@@ -48,6 +38,71 @@ export class AnchorAutomaton {
   }
 }
 
+/**
+ * The same search over GROUPS of anchors, answering which groups have an anchor in the text (ASCII
+ * case folded): one pass over the whole text, one table lookup per character, plus an OR of the
+ * state's group bits where an anchor ends. Linear time by construction.
+ */
+export class AnchorGroupAutomaton {
+  private readonly classes: Uint8Array;
+  /** Next state as an offset (state × width); `~offset` when that state ends an anchor of some group. */
+  private readonly delta: Int32Array;
+  /** Per state, `words` 32-bit words: bit g is set when the state's text ends with an anchor of group g. */
+  private readonly groupBits: Uint32Array;
+  private readonly width: number;
+  /** 32-bit words of a result. */
+  readonly words: number;
+
+  constructor(groups: readonly (readonly string[])[]) {
+    const anchors = groups.flat();
+    const { classes, width } = alphabet(anchors);
+    const trie = buildTrie(anchors, classes);
+    this.classes = classes;
+    this.width = width;
+    this.words = Math.ceil(groups.length / 32);
+    this.groupBits = new Uint32Array(trie.states * this.words);
+    let n = 0;
+    for (const [g, group] of groups.entries())
+      for (const _ of group) this.groupBits[trie.ends[n++] * this.words + (g >>> 5)] |= 1 << (g & 31);
+    this.delta = groupTransitions(trie, width, this.groupBits, this.words);
+  }
+
+  /** The groups with an anchor in `text`: bit g of word g >>> 5; undefined when there are none. */
+  groupsIn(text: string): Uint32Array | undefined {
+    const { classes, delta, groupBits, width, words } = this;
+    let hits: Uint32Array | undefined;
+    let s = 0;
+    for (let i = 0; i < text.length; i++) {
+      s = delta[s + classes[text.charCodeAt(i)]];
+      if (s < 0) {
+        s = ~s;
+        hits ??= new Uint32Array(words);
+        const row = (s / width) * words;
+        for (let w = 0; w < words; w++) hits[w] |= groupBits[row + w];
+      }
+    }
+    return hits;
+  }
+}
+
+/** The alphabet of the anchors: code unit → class (0 for every other character), and the class count. */
+function alphabet(anchors: readonly string[]): { classes: Uint8Array; width: number } {
+  if (anchors.length === 0) throw new AnchorAutomatonError('no anchors');
+  const classes = new Uint8Array(65536);
+  let next = 1;
+  for (const a of anchors) {
+    if (!/^[\x20-\x7e]+$/.test(a) || a !== a.toLowerCase())
+      throw new AnchorAutomatonError(`anchor ${JSON.stringify(a)} is not lower-case printable ASCII`);
+    for (let i = 0; i < a.length; i++) {
+      const c = a.charCodeAt(i);
+      if (classes[c] === 0) classes[c] = next++;
+    }
+  }
+  // Upper-case letters share their lower-case letter's class.
+  for (let c = 65; c <= 90; c++) classes[c] = classes[c + 32];
+  return { classes, width: next };
+}
+
 /** The anchors' trie as child lists (0 ends a list: the start state is nobody's child). */
 interface Trie {
   readonly states: number;
@@ -57,6 +112,8 @@ interface Trie {
   readonly classOf: Int32Array;
   /** 1 where an anchor ends. */
   readonly terminal: Uint8Array;
+  /** The state each anchor ends in, in the order given. */
+  readonly ends: Int32Array;
 }
 
 function buildTrie(anchors: readonly string[], classes: Uint8Array): Trie {
@@ -67,9 +124,10 @@ function buildTrie(anchors: readonly string[], classes: Uint8Array): Trie {
     nextSibling: new Int32Array(max),
     classOf: new Int32Array(max),
     terminal: new Uint8Array(max),
+    ends: new Int32Array(anchors.length),
   };
   const { firstChild, nextSibling, classOf } = trie;
-  for (const a of anchors) {
+  for (const [n, a] of anchors.entries()) {
     let s = 0;
     for (let i = 0; i < a.length; i++) {
       const c = classes[a.charCodeAt(i)];
@@ -84,6 +142,7 @@ function buildTrie(anchors: readonly string[], classes: Uint8Array): Trie {
       s = t;
     }
     trie.terminal[s] = 1;
+    trie.ends[n] = s;
   }
   return trie;
 }
@@ -117,6 +176,34 @@ function transitions(trie: Trie, width: number): Int32Array {
         queue[tail++] = u;
       }
       delta[row + classOf[u]] = accepting ? -1 : u * width;
+    }
+  }
+  return delta;
+}
+
+/**
+ * The full Aho–Corasick table for {@link AnchorGroupAutomaton}, breadth-first as {@link transitions}
+ * builds it, but no state stops the search: each state's group bits take its failure state's (a
+ * shallower state, complete already), and an edge into a state with any group bit is stored `~offset`.
+ */
+function groupTransitions(trie: Trie, width: number, groupBits: Uint32Array, words: number): Int32Array {
+  const { firstChild, nextSibling, classOf } = trie;
+  const delta = new Int32Array(trie.states * width);
+  const fail = new Int32Array(trie.states);
+  const queue = new Int32Array(trie.states);
+  let head = 0;
+  let tail = 1;
+  while (head < tail) {
+    const s = queue[head++];
+    const row = s * width;
+    if (s !== 0) delta.copyWithin(row, fail[s] * width, fail[s] * width + width);
+    for (let u = firstChild[s]; u !== 0; u = nextSibling[u]) {
+      const via = s === 0 ? 0 : delta[row + classOf[u]];
+      fail[u] = (via < 0 ? ~via : via) / width;
+      let any = 0;
+      for (let w = 0; w < words; w++) any |= groupBits[u * words + w] |= groupBits[fail[u] * words + w];
+      queue[tail++] = u;
+      delta[row + classOf[u]] = any !== 0 ? ~(u * width) : u * width;
     }
   }
   return delta;

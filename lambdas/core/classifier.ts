@@ -1,6 +1,6 @@
 import { type Entities, extractEntities } from './entities.js';
 import type { FailureClass } from './failure-classes.js';
-import { cannotMatch, mayMatchMessage } from './prefilter.js';
+import { candidateSignatures, cannotMatch } from './prefilter.js';
 import { parseRecord, type RecordFormat, recordError } from './records.js';
 import { CATALOGUE_VERSION, INFORMATIONAL, SIGNATURES } from './signatures.js';
 
@@ -39,8 +39,9 @@ export function classifyMessage(message: string): {
   signature: string | null;
 } {
   const part = classifiedPart(message);
-  if (!mayMatchMessage(part)) return { ...UNKNOWN };
-  return matchSignatures(part);
+  const candidates = candidateSignatures(part);
+  if (candidates === undefined) return { ...UNKNOWN };
+  return firstMatch(part, candidates);
 }
 
 /** The catalogue without the anchor pre-filter (the reference the pre-filter is tested against). */
@@ -49,9 +50,21 @@ export function matchSignatures(message: string): {
   cause: string | null;
   signature: string | null;
 } {
-  const part = classifiedPart(message);
+  return firstMatch(classifiedPart(message));
+}
+
+/**
+ * The first signature that matches, among `candidates` when given (bit i for SIGNATURES[i]; a
+ * signature outside them cannot match, see {@link candidateSignatures}), else among all.
+ */
+function firstMatch(
+  part: string,
+  candidates?: Uint32Array,
+): { class: FailureClass; cause: string | null; signature: string | null } {
   if (INFORMATIONAL.some((re) => re.test(part))) return { ...UNKNOWN };
-  for (const s of SIGNATURES) {
+  for (let i = 0; i < SIGNATURES.length; i++) {
+    const s = SIGNATURES[i];
+    if (candidates !== undefined && (candidates[i >>> 5] & (1 << (i & 31))) === 0) continue;
     if (
       s.all.every((re) => re.test(part)) &&
       !(s.none ?? []).some((re) => re.test(part)) &&

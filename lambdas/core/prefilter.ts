@@ -1,4 +1,4 @@
-import { AnchorAutomaton } from './anchor-automaton.js';
+import { AnchorAutomaton, AnchorGroupAutomaton } from './anchor-automaton.js';
 import { SIGNATURES } from './signatures.js';
 
 /**
@@ -58,15 +58,18 @@ export function anchorOf(alternative: string): string {
   return best;
 }
 
+/** Each signature's anchors, in catalogue order: one per alternative of its first pattern. */
+export const ANCHOR_GROUPS: readonly (readonly string[])[] = SIGNATURES.map((s) =>
+  alternatives(s.all[0]).map(anchorOf),
+);
+
 /**
  * Anchors of every signature's first pattern, minimal: an anchor that contains a shorter one is
  * dropped (a line holding the longer holds the shorter, so the test is unchanged and the regex smaller).
  * Shortest first, ties in code-unit order (`localeCompare` would load ICU collation at each cold start);
  * an anchor is checked against the kept ones only (one holding a dropped anchor holds a kept one too).
  */
-export const ANCHORS: readonly string[] = minimalAnchors(
-  SIGNATURES.flatMap((s) => alternatives(s.all[0]).map(anchorOf)),
-);
+export const ANCHORS: readonly string[] = minimalAnchors(ANCHOR_GROUPS.flat());
 
 function minimalAnchors(anchors: readonly string[]): string[] {
   const sorted = [...new Set(anchors)].sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
@@ -78,9 +81,21 @@ function minimalAnchors(anchors: readonly string[]): string[] {
 /** One pass over the text for all anchors at once (Aho–Corasick, ASCII case folded). */
 const ANCHOR_AUTOMATON = new AnchorAutomaton(ANCHORS);
 
-/** True when a message (already read) may match a signature: it contains an anchor, ignoring case. */
-export function mayMatchMessage(message: string): boolean {
-  return ANCHOR_AUTOMATON.test(message);
+/**
+ * Each signature's anchors ({@link ANCHOR_GROUPS}, not only the minimal set): a message a signature
+ * matches holds one of that signature's anchors, ignoring case (the alternative of its first pattern
+ * that matched holds its anchor). Built at the first message that needs it (a few ms), so a cold
+ * start whose lines all fail the raw-line test skips it.
+ */
+let signatureAnchors: AnchorGroupAutomaton | undefined;
+
+/**
+ * The signatures that may match a message (already read): bit i of word i >>> 5 for SIGNATURES[i],
+ * set when the message holds one of its anchors; undefined when it holds none (no signature can match).
+ */
+export function candidateSignatures(message: string): Uint32Array | undefined {
+  signatureAnchors ??= new AnchorGroupAutomaton(ANCHOR_GROUPS);
+  return signatureAnchors.groupsIn(message);
 }
 
 /**

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AnchorAutomaton, AnchorAutomatonError } from '../../lambdas/core/anchor-automaton.js';
-import { ANCHORS } from '../../lambdas/core/prefilter.js';
+import { AnchorAutomaton, AnchorAutomatonError, AnchorGroupAutomaton } from '../../lambdas/core/anchor-automaton.js';
+import { ANCHOR_GROUPS, ANCHORS } from '../../lambdas/core/prefilter.js';
 import { fuzz } from '../support/fuzz.js';
 
 /** The specification: some anchor occurs in the text, ASCII case folded (what `/i` does without `u`). */
@@ -67,5 +67,56 @@ describe('the anchor automaton (Aho–Corasick)', () => {
     expect(() => new AnchorAutomaton([])).toThrow(AnchorAutomatonError);
     expect(() => new AnchorAutomaton(['Upper'])).toThrow(AnchorAutomatonError);
     expect(() => new AnchorAutomaton(['naïve'])).toThrow(AnchorAutomatonError);
+  });
+});
+
+/** The groups' specification: group g is reported when one of its anchors occurs, ASCII case folded. */
+const naiveGroups = (groups: readonly (readonly string[])[], text: string) =>
+  groups.flatMap((g, i) => (naive(g, text) ? [i] : []));
+const reported = (automaton: AnchorGroupAutomaton, count: number, text: string) => {
+  const bits = automaton.groupsIn(text);
+  return Array.from({ length: count }, (_, i) => i).filter(
+    (i) => bits !== undefined && (bits[i >>> 5] & (1 << (i & 31))) !== 0,
+  );
+};
+
+describe('the anchor group automaton (which groups have an anchor in the text)', () => {
+  it('reports every group whose anchor occurs: nested, overlapping, shared by groups, in any ASCII case', () => {
+    const groups = [['he', 'xyz'], ['she'], ['hers', 'he'], ['abcd'], ['bcx', 'zzz']];
+    const a = new AnchorGroupAutomaton(groups);
+    expect(a.groupsIn('nothing here?')).toEqual(new Uint32Array([0b00101]));
+    expect(a.groupsIn('no match')).toBeUndefined();
+    expect(a.groupsIn('')).toBeUndefined();
+    expect(reported(a, 5, 'USHERS')).toEqual([0, 1, 2]);
+    expect(reported(a, 5, 'abcx')).toEqual([4]);
+    expect(reported(a, 5, 'abcd bcx xyz')).toEqual([0, 3, 4]);
+    expect(reported(a, 5, '\u212Aabcd')).toEqual([3]);
+  });
+
+  it('holds more than 32 groups', () => {
+    const groups = Array.from({ length: 70 }, (_, i) => [`g${String(i).padStart(2, '0')}x`]);
+    const a = new AnchorGroupAutomaton(groups);
+    expect(a.words).toBe(3);
+    expect(reported(a, 70, 'G00X g33x g69X g31x')).toEqual([0, 31, 33, 69]);
+  });
+
+  it('agrees with a naive search over the catalogue’s groups (differential)', () => {
+    const groups = ANCHOR_GROUPS;
+    const all = groups.flat();
+    const automaton = new AnchorGroupAutomaton(groups);
+    const piece = fc.oneof(
+      fc.constantFrom(...all),
+      fc.constantFrom(...all).map((x) => x.toUpperCase().slice(0, Math.max(1, x.length - 1))),
+      fc.constantFrom(...all).map((x) => x.slice(1)),
+      fc.string({ maxLength: 3 }),
+      fc.constantFrom('é', '\u212A', ' ', ':'),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 6 }), (parts) => {
+        const t = parts.join('');
+        expect(reported(automaton, groups.length, t), t).toEqual(naiveGroups(groups, t));
+      }),
+      fuzz(3000),
+    );
   });
 });

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { classifyLine, classifyToJson, LineBatcher } from '../../cli/classify-command.js';
 import { classify, quickUnknown } from '../../lambdas/core/classifier.js';
-import { ANCHORS, anchorOf, cannotMatch, PrefilterError } from '../../lambdas/core/prefilter.js';
+import { ANCHORS, anchorOf, candidateSignatures, cannotMatch, PrefilterError } from '../../lambdas/core/prefilter.js';
 import { SIGNATURES } from '../../lambdas/core/signatures.js';
 import { labelledCorpus } from '../support/corpus.js';
 import { fuzz } from '../support/fuzz.js';
@@ -131,5 +131,33 @@ describe('chunked reading, batched writing', () => {
       .split('\n')
       .map((l) => JSON.parse(l) as { class: string });
     expect(out.map((o) => o.class)).toEqual(['disk-full', 'unknown', 'unknown']);
+  });
+});
+
+describe('the candidate signatures of a message (the classifier tries only these)', () => {
+  const matchesFirst = (m: string) => SIGNATURES.flatMap((s, i) => (s.all[0].test(m) ? [i] : []));
+  const isCandidate = (bits: Uint32Array | undefined, i: number) =>
+    bits !== undefined && (bits[i >>> 5] & (1 << (i & 31))) !== 0;
+
+  it('include every signature whose first pattern matches (differential fuzzing over signature fragments)', () => {
+    fc.assert(
+      fc.property(text, (m) => {
+        const bits = candidateSignatures(m);
+        for (const i of matchesFirst(m)) expect(isCandidate(bits, i), `${SIGNATURES[i].id}: ${m}`).toBe(true);
+      }),
+      fuzz(20_000),
+    );
+  });
+
+  it('include every signature whose first pattern matches a corpus line, and exclude ones without an anchor', () => {
+    for (const l of corpus) {
+      const bits = candidateSignatures(l.line);
+      for (const i of matchesFirst(l.line)) expect(isCandidate(bits, i), SIGNATURES[i].id).toBe(true);
+    }
+    expect(candidateSignatures('Clean up pod workers for terminated pods')).toBeUndefined();
+    const disk = SIGNATURES.findIndex((s) => s.id === 'disk.no-space');
+    const bits = candidateSignatures('write /var/lib/x: NO SPACE LEFT ON DEVICE');
+    expect(isCandidate(bits, disk)).toBe(true);
+    expect(SIGNATURES.filter((_, i) => isCandidate(bits, i)).length).toBeLessThan(SIGNATURES.length / 2);
   });
 });
