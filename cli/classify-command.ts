@@ -15,6 +15,8 @@ Input is read in chunks and output written in batches; lines no signature can ma
 by the catalogue's pre-filter without being parsed.`;
 
 const UNKNOWN_JSON = '{"class":"unknown"}';
+/** The result of a line that matches no signature (shared: never modified). */
+const UNKNOWN: Readonly<Record<string, unknown>> = Object.freeze({ class: 'unknown' });
 
 /** Lines the CloudTrail classifier is tried on first: JSON objects that look like EventBridge events. */
 function mayBeCloudTrail(line: string): boolean {
@@ -24,10 +26,13 @@ function mayBeCloudTrail(line: string): boolean {
   return line.startsWith('{"version"', i) || line.includes('"AWS API Call via CloudTrail"');
 }
 
-/** One output object for one input line, through the full reader and catalogue. Never throws. */
-export function classifyLine(line: string): Record<string, unknown> {
+/**
+ * One output object for one input line, through the full reader and catalogue. Never throws.
+ * `cloudTrail`: whether the line may be an EventBridge CloudTrail event ({@link mayBeCloudTrail}).
+ */
+export function classifyLine(line: string, cloudTrail = mayBeCloudTrail(line)): Readonly<Record<string, unknown>> {
   try {
-    if (mayBeCloudTrail(line)) {
+    if (cloudTrail) {
       const event = JSON.parse(line) as unknown;
       if (isCloudTrailEvent(event)) {
         const c = classifyCloudTrail(event);
@@ -46,24 +51,27 @@ export function classifyLine(line: string): Record<string, unknown> {
   }
   const c = classify(line);
   if (c.error) return { class: 'unknown', error: c.error, format: c.format };
-  if (c.class === 'unknown') return { class: 'unknown' };
+  if (c.class === 'unknown') return UNKNOWN;
   return { class: c.class, cause: c.cause, signature: c.signature, entities: c.entities, format: c.format };
 }
 
 /** The JSON text of one input line's result (without the newline). */
 export function classifyToJson(input: string): string {
   const line = input.charCodeAt(input.length - 1) === 13 ? input.slice(0, -1) : input;
-  if (!mayBeCloudTrail(line)) {
+  const cloudTrail = mayBeCloudTrail(line);
+  if (!cloudTrail) {
     const quick = quickUnknown(line);
     if (quick?.error) return JSON.stringify({ class: 'unknown', error: quick.error, format: quick.format });
     if (quick) return UNKNOWN_JSON;
   }
-  return JSON.stringify(classifyLine(line));
+  const result = classifyLine(line, cloudTrail);
+  return result === UNKNOWN ? UNKNOWN_JSON : JSON.stringify(result);
 }
 
 /**
  * Splits chunks into lines and classifies them; a line may span chunks. Output is one string per
- * chunk (a batch), so the writer makes one write call per chunk, not one per line.
+ * chunk (a batch), so the writer makes one write call per chunk, not one per line. Lines are cut at
+ * each newline in place (indexOf and slice); only a line cut by the chunk's end is carried over.
  */
 export class LineBatcher {
   private readonly decoder = new StringDecoder('utf8');
@@ -71,10 +79,20 @@ export class LineBatcher {
 
   /** The results of every line completed by this chunk, newline-terminated ('' when none). */
   push(chunk: Buffer): string {
-    const text = this.rest + this.decoder.write(chunk);
-    const lines = text.split('\n');
-    this.rest = lines.pop() ?? '';
-    return lines.length === 0 ? '' : `${lines.map(classifyToJson).join('\n')}\n`;
+    const text = this.decoder.write(chunk);
+    let end = text.indexOf('\n');
+    if (end < 0) {
+      this.rest += text;
+      return '';
+    }
+    let out = `${classifyToJson(this.rest + text.slice(0, end))}\n`;
+    let start = end + 1;
+    for (end = text.indexOf('\n', start); end >= 0; end = text.indexOf('\n', start)) {
+      out += `${classifyToJson(text.slice(start, end))}\n`;
+      start = end + 1;
+    }
+    this.rest = text.slice(start);
+    return out;
   }
 
   /** The result of the last line when the input does not end with a newline. */

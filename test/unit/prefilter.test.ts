@@ -134,6 +134,34 @@ describe('chunked reading, batched writing', () => {
   });
 });
 
+describe('output records', () => {
+  it('are valid JSON whatever the line holds: quotes, backslashes, control characters, non-BMP text', () => {
+    const nasty = 'q"uote back\\slash \u0001\u001f\u007f\t tab \u2028 \ud83d\ude80 rocket \ud800 lone';
+    const lines = [
+      `write /var/lib/containerd/${nasty}: no space left on device`,
+      `Failed to pull image "registry.example.com/${nasty}": pull access denied`,
+      `{"msg":"${nasty}`,
+      JSON.stringify({ hostname: 'ip-10-0-1-2', message: `no space left on device ${nasty}` }),
+      `{"level":"error","ts":"x","caller":"c","msg":"${nasty.replace(/"/g, "'")}\u0000"}`,
+      nasty,
+    ];
+    const b = new LineBatcher();
+    const out = (b.push(Buffer.from(lines.join('\n'))) + b.end()).split('\n');
+    expect(out.pop()).toBe('');
+    expect(out).toHaveLength(lines.length);
+    for (const [i, o] of out.entries()) expect(JSON.parse(o), lines[i]).toEqual(classifyLine(lines[i]));
+    expect(out.map((o) => (JSON.parse(o) as { class: string }).class)).toEqual([
+      'disk-full',
+      'registry-auth',
+      'unknown',
+      'disk-full',
+      'unknown',
+      'unknown',
+    ]);
+    expect((JSON.parse(out[2]) as { error?: string }).error).toMatch(/invalid JSON/);
+  });
+});
+
 describe('the candidate signatures of a message (the classifier tries only these)', () => {
   const matchesFirst = (m: string) => SIGNATURES.flatMap((s, i) => (s.all[0].test(m) ? [i] : []));
   const isCandidate = (bits: Uint32Array | undefined, i: number) =>
