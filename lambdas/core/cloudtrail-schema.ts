@@ -1,7 +1,10 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { CLOUDTRAIL_DETAIL_TYPES, type CloudTrailEvent } from './cloudtrail.js';
+import './zod-english.js';
 
-const text = (max: number) => z.string().max(max);
+const text = (max: number) => z.string().check(z.maxLength(max));
+const optionalText = (max: number) => z.optional(text(max));
+const fields = () => z.optional(z.nullable(z.record(z.string(), z.unknown())));
 
 /**
  * The fields of an EventBridge "AWS API Call via CloudTrail" event pod-doctor reads, checked before
@@ -9,30 +12,30 @@ const text = (max: number) => z.string().max(max);
  * Sizes follow CloudTrail's own (event names and error codes are short; messages are bounded).
  */
 export const cloudTrailEventSchema = z.object({
-  id: text(128).optional(),
+  id: optionalText(128),
   source: text(256),
   'detail-type': z.enum(CLOUDTRAIL_DETAIL_TYPES),
-  account: text(32).optional(),
-  region: text(64).optional(),
-  time: text(64).optional(),
+  account: optionalText(32),
+  region: optionalText(64),
+  time: optionalText(64),
   detail: z.object({
     eventSource: text(128),
     eventName: text(128),
-    eventTime: text(64).optional(),
-    eventID: text(128).optional(),
-    awsRegion: text(64).optional(),
-    errorCode: text(256).optional(),
-    errorMessage: text(4096).optional(),
-    userAgent: text(1024).optional(),
-    userIdentity: z
-      .object({
-        arn: text(2048).optional(),
-        type: text(64).optional(),
-        principalId: text(512).optional(),
-        invokedBy: text(256).optional(),
-      })
-      .optional(),
-    requestParameters: z.record(z.string(), z.unknown()).nullable().optional(),
-    serviceEventDetails: z.record(z.string(), z.unknown()).nullable().optional(),
+    eventTime: optionalText(64),
+    eventID: optionalText(128),
+    awsRegion: optionalText(64),
+    errorCode: optionalText(256),
+    errorMessage: optionalText(4096),
+    userAgent: optionalText(1024),
+    userIdentity: z.optional(
+      z.object({
+        arn: optionalText(2048),
+        type: optionalText(64),
+        principalId: optionalText(512),
+        invokedBy: optionalText(256),
+      }),
+    ),
+    requestParameters: fields(),
+    serviceEventDetails: fields(),
   }),
-}) satisfies z.ZodType<CloudTrailEvent>;
+}) satisfies z.ZodMiniType<CloudTrailEvent>;

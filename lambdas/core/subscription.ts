@@ -1,5 +1,6 @@
 import { gunzipSync } from 'node:zlib';
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import './zod-english.js';
 
 /**
  * Most bytes a subscription payload may inflate to. CloudWatch Logs delivers at most about 1 MB of
@@ -13,13 +14,14 @@ const envelopeSchema = z.object({ awslogs: z.object({ data: z.string() }) });
 /** The batch, leniently: each log event is checked on its own so one bad event costs only itself. */
 const batchSchema = z.object({
   messageType: z.string(),
-  logGroup: z.string().max(512),
-  logStream: z.string().max(512),
-  logEvents: z.array(z.unknown()).min(1),
+  logGroup: z.string().check(z.maxLength(512)),
+  logStream: z.string().check(z.maxLength(512)),
+  logEvents: z.array(z.unknown()).check(z.minLength(1)),
 });
 export const logEventSchema = z.object({
-  id: z.string().optional(),
-  timestamp: z.number().finite().min(0).max(MAX_TIMESTAMP),
+  id: z.optional(z.string()),
+  // z.number() refuses Infinity and NaN itself.
+  timestamp: z.number().check(z.minimum(0), z.maximum(MAX_TIMESTAMP)),
   message: z.string(),
 });
 

@@ -4,7 +4,7 @@ import { EKSClient } from '@aws-sdk/client-eks';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { AccountFactsLookup } from '../aws/account-facts.js';
 import { ChangeIndex } from '../aws/change-index.js';
 import { Ec2QueryClient } from '../aws/ec2/client.js';
@@ -14,6 +14,7 @@ import { type IngestDeps, type IngestOutcome, ingest } from '../aws/ingest-servi
 import { logger, metrics, tracer, withPowertools } from '../aws/powertools.js';
 import { WorkflowStarter } from '../aws/workflow-starter.js';
 import { ingestConfig, ingestEnvSchema } from '../core/ingest-config.js';
+import '../core/zod-english.js';
 
 /**
  * The two events the function is subscribed to, by their envelope only: a CloudWatch Logs

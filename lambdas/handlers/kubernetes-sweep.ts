@@ -11,7 +11,7 @@ import { type SweepDeps, sweepClusters } from '../aws/kubernetes/sweep.js';
 import { EksTokenCache } from '../aws/kubernetes/token.js';
 import { logger, withPowertools } from '../aws/powertools.js';
 import { WorkflowStarter } from '../aws/workflow-starter.js';
-import '../aws/zod-english.js';
+import '../core/zod-english.js';
 
 const jsonList = (item: z.ZodMiniType<string>) =>
   z.pipe(

@@ -1,6 +1,6 @@
 // zod/mini (tree-shaken to a fraction of classic zod's import cost) with English messages (zod-english).
 import * as z from 'zod/mini';
-import '../zod-english.js';
+import '../../core/zod-english.js';
 import { CLASS_SCOPE, FAILURE_CLASSES } from '../../core/failure-classes.js';
 import { type ApplyPath, type ApplyRecord, runApplyPath } from '../../core/remedy/apply-path.js';
 import { awsNodeRestartPath, windowsIpamPath } from '../../core/remedy/kubernetes-paths.js';
