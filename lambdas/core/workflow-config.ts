@@ -1,16 +1,20 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { CLASS_MODES, FAILURE_CLASSES } from './failure-classes.js';
 import { REMEDY_TIERS } from './remedy/apply-path.js';
+import './zod-english.js';
+
+const strings = () => z._default(z.array(z.string()), []);
+const integer = (min: number) => z.number().check(z.int(), z.minimum(min));
 
 /** Per cluster: the resources account remedies may change (the remedy role is scoped to the same). */
 export const remediationScopeSchema = z.object({
-  roles: z.array(z.string()).default([]),
-  endpointSecurityGroups: z.array(z.string()).default([]),
-  subnets: z.array(z.string()).default([]),
+  roles: strings(),
+  endpointSecurityGroups: strings(),
+  subnets: strings(),
   /** The Docker Hub pull-through cache rule remedies may create. */
-  pullThroughCache: z.object({ ecrRepositoryPrefix: z.string(), credentialArn: z.string().optional() }).optional(),
+  pullThroughCache: z.optional(z.object({ ecrRepositoryPrefix: z.string(), credentialArn: z.optional(z.string()) })),
   /** The managed vpc-cni add-on may move from prefix delegation to secondary IPs. */
-  vpcCniAddon: z.boolean().optional(),
+  vpcCniAddon: z.optional(z.boolean()),
 });
 
 /** What the workflow functions know of the deployment, passed as one JSON environment variable. */
@@ -18,22 +22,22 @@ export const workflowConfigSchema = z.object({
   clusters: z.array(
     z.object({
       name: z.string(),
-      region: z.string().optional(),
-      remediation: remediationScopeSchema.default({ roles: [], endpointSecurityGroups: [], subnets: [] }),
+      region: z.optional(z.string()),
+      remediation: z._default(remediationScopeSchema, { roles: [], endpointSecurityGroups: [], subnets: [] }),
       /** The cluster's node roles (pull-through cache: may they pull through it?). */
-      nodeRoleArns: z.array(z.string()).default([]),
+      nodeRoleArns: strings(),
     }),
   ),
   modes: z.record(z.enum(FAILURE_CLASSES), z.enum(CLASS_MODES)),
   /** The stack has the Kubernetes function: cluster remedies can run (absent: they are recommended). */
-  clusterAccess: z.boolean().optional(),
+  clusterAccess: z.optional(z.boolean()),
   /** Per class: how its account remedy runs (absent: approve). */
-  remedies: z.partialRecord(z.enum(FAILURE_CLASSES), z.enum(REMEDY_TIERS)).default({}),
+  remedies: z._default(z.partialRecord(z.enum(FAILURE_CLASSES), z.enum(REMEDY_TIERS)), {}),
   limits: z.object({
-    maxNodeActionsPerClusterPerHour: z.number().int().min(0),
-    maxNodeGroupShareAffected: z.number().gt(0).max(1),
-    incidentWindowMinutes: z.number().int().min(1),
-    nodeCooldownMinutes: z.number().int().min(0),
+    maxNodeActionsPerClusterPerHour: integer(0),
+    maxNodeGroupShareAffected: z.number().check(z.gt(0), z.maximum(1)),
+    incidentWindowMinutes: integer(1),
+    nodeCooldownMinutes: integer(0),
   }),
   killSwitchParameterName: z.string(),
   /** NODE_COMMANDS key → SSM document name. */
@@ -43,11 +47,11 @@ export const workflowConfigSchema = z.object({
     collectLogs: z.string(),
     restartRuntime: z.string(),
   }),
-  historyRetentionDays: z.number().int().min(1),
+  historyRetentionDays: integer(1),
   evidenceBucket: z.string(),
   tableName: z.string(),
   /** Sandbox image repositories trusted beyond the EKS pause repositories and localhost/kubernetes/pause. */
-  trustedSandboxImages: z.array(z.string()).optional(),
+  trustedSandboxImages: z.optional(z.array(z.string())),
 });
 
 export type WorkflowConfig = z.output<typeof workflowConfigSchema>;
@@ -61,15 +65,15 @@ export const incidentInputSchema = z.object({
   incidentId: z.string(),
   incidentKey: z.string(),
   class: z.enum(FAILURE_CLASSES),
-  kind: z.enum(['failure', 'change']).default('failure'),
+  kind: z._default(z.enum(['failure', 'change']), 'failure'),
   cluster: z.string(),
   scope: z.string(),
   scopeValue: z.string(),
   cause: z.string(),
-  entities: z.record(z.string(), z.string()).default({}),
+  entities: z._default(z.record(z.string(), z.string()), {}),
   firstSeen: z.string(),
-  samples: z.array(z.string()).default([]),
-  pods: z.array(z.string()).default([]),
+  samples: strings(),
+  pods: strings(),
 });
 
 export type IncidentInput = z.output<typeof incidentInputSchema>;

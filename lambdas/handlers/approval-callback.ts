@@ -1,9 +1,10 @@
 import { SFNClient } from '@aws-sdk/client-sfn';
 import type { LambdaFunctionURLResult } from 'aws-lambda';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { type ApprovalPageDeps, handleApprovalHttp } from '../aws/workflow/approval-page.js';
 import { documentClient, logger, tracer, withPowertools, workflowConfig } from '../aws/workflow/runtime.js';
 import { approvalSecret } from '../aws/workflow/secret.js';
+import '../core/zod-english.js';
 
 const HEADERS = {
   'content-type': 'text/html; charset=utf-8',
@@ -22,10 +23,10 @@ const HEADERS = {
  */
 export const functionUrlEventSchema = z.looseObject({
   requestContext: z.looseObject({
-    http: z.looseObject({ method: z.string(), sourceIp: z.string(), userAgent: z.string().optional() }),
+    http: z.looseObject({ method: z.string(), sourceIp: z.string(), userAgent: z.optional(z.string()) }),
   }),
-  queryStringParameters: z.record(z.string(), z.string()).optional(),
-  body: z.string().optional(),
+  queryStringParameters: z.optional(z.record(z.string(), z.string())),
+  body: z.optional(z.string()),
   isBase64Encoded: z.boolean(),
 });
 

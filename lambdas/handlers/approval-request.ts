@@ -1,23 +1,26 @@
 import { SNSClient } from '@aws-sdk/client-sns';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { requestApproval } from '../aws/workflow/approval.js';
 import { documentClient, tracer, withPowertools, workflowConfig } from '../aws/workflow/runtime.js';
 import { approvalSecret } from '../aws/workflow/secret.js';
+import '../core/zod-english.js';
+
+const text = () => z.string().check(z.minLength(1));
 
 /** What "Request approval" (waitForTaskToken) sends: the task token, the incident and the plan to review. */
 export const approvalRequestSchema = z.object({
-  taskToken: z.string().min(1),
-  incidentId: z.string().min(1),
+  taskToken: text(),
+  incidentId: text(),
   class: z.string(),
   cluster: z.string(),
-  node: z.looseObject({ instanceId: z.string().optional(), privateDnsName: z.string().optional() }).optional(),
+  node: z.optional(z.looseObject({ instanceId: z.optional(z.string()), privateDnsName: z.optional(z.string()) })),
   plan: z.looseObject({
-    nodeAction: z.looseObject({ id: z.string(), description: z.string() }).nullish(),
-    findings: z.array(z.looseObject({ id: z.string(), status: z.string(), summary: z.string() })).optional(),
-    reasons: z.array(z.string()).optional(),
+    nodeAction: z.nullish(z.looseObject({ id: z.string(), description: z.string() })),
+    findings: z.optional(z.array(z.looseObject({ id: z.string(), status: z.string(), summary: z.string() }))),
+    reasons: z.optional(z.array(z.string())),
   }),
-  executionArn: z.string().min(1),
-  remedy: z.looseObject({ remedy: z.string(), change: z.string(), diff: z.array(z.string()) }).optional(),
+  executionArn: text(),
+  remedy: z.optional(z.looseObject({ remedy: z.string(), change: z.string(), diff: z.array(z.string()) })),
 });
 
 type Deps = Parameters<typeof requestApproval>[1];

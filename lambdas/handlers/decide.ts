@@ -1,8 +1,9 @@
 import { EKSClient } from '@aws-sdk/client-eks';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { type DecideDeps, type DecideInput, decideIncident } from '../aws/workflow/decide.js';
 import { documentClient, tracer, withPowertools, workflowConfig } from '../aws/workflow/runtime.js';
 import { incidentInputSchema } from '../core/workflow-config.js';
+import '../core/zod-english.js';
 
 /**
  * The workflow state Decide receives: the incident (validated as Open incident validates it), what
@@ -12,8 +13,8 @@ import { incidentInputSchema } from '../core/workflow-config.js';
 export const decideEventSchema = z.looseObject({
   ...incidentInputSchema.shape,
   open: z.looseObject({ duplicate: z.boolean(), gate: z.looseObject({ mode: z.string() }) }),
-  node: z.looseObject({}).optional(),
-  resolveError: z.looseObject({ Error: z.string().optional(), Cause: z.string().optional() }).optional(),
+  node: z.optional(z.looseObject({})),
+  resolveError: z.optional(z.looseObject({ Error: z.optional(z.string()), Cause: z.optional(z.string()) })),
   diagnosis: z.array(z.looseObject({})),
 });
 

@@ -1,15 +1,16 @@
 import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { ensureLogGroupReady } from '../aws/log-group-prerequisites.js';
 import { withPowertools } from '../aws/powertools.js';
+import '../core/zod-english.js';
 
 /** The custom resource event (CDK Provider framework) and the properties the construct sets. */
 export const logGroupReadyEventSchema = z.looseObject({
   RequestType: z.enum(['Create', 'Update', 'Delete']),
   ResourceProperties: z.looseObject({
-    LogGroupName: z.string().min(1).max(512),
-    DestinationArn: z.string().startsWith('arn:'),
-    RetentionInDays: z.coerce.number().int().positive(),
+    LogGroupName: z.string().check(z.minLength(1), z.maxLength(512)),
+    DestinationArn: z.string().check(z.startsWith('arn:')),
+    RetentionInDays: z.coerce.number().check(z.int(), z.positive()),
   }),
 });
 

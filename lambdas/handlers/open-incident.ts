@@ -1,11 +1,15 @@
 import { SSMClient } from '@aws-sdk/client-ssm';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { type OpenDeps, openIncident } from '../aws/workflow/open-incident.js';
 import { documentClient, tracer, withPowertools, workflowConfig } from '../aws/workflow/runtime.js';
 import { incidentInputSchema } from '../core/workflow-config.js';
+import '../core/zod-english.js';
 
 /** What the workflow's first task sends: the incident and the execution's id. */
-export const openIncidentEventSchema = z.object({ incident: incidentInputSchema, executionId: z.string().min(1) });
+export const openIncidentEventSchema = z.object({
+  incident: incidentInputSchema,
+  executionId: z.string().check(z.minLength(1)),
+});
 
 /** Workflow step "Open incident": lock, gate inputs, action history. */
 export const createHandler = (deps: () => OpenDeps) =>

@@ -1,8 +1,9 @@
 import { S3Client } from '@aws-sdk/client-s3';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { documentClient, metrics, tracer, withPowertools, workflowConfig } from '../aws/workflow/runtime.js';
 import { type SummarizeDeps, type SummarizeInput, summarizeIncident } from '../aws/workflow/summarize.js';
 import { incidentInputSchema } from '../core/workflow-config.js';
+import '../core/zod-english.js';
 
 /**
  * The workflow state Summarize and Record failure receive: the incident (validated as Open incident
@@ -11,7 +12,7 @@ import { incidentInputSchema } from '../core/workflow-config.js';
  */
 export const summarizeEventSchema = z.looseObject({
   ...incidentInputSchema.shape,
-  execution: z.looseObject({ arn: z.string().min(1), startedAt: z.string().optional() }),
+  execution: z.looseObject({ arn: z.string().check(z.minLength(1)), startedAt: z.optional(z.string()) }),
 });
 
 /** Workflow steps "Summarize" and "Record failure": evidence, history row, metrics, lock release. */

@@ -1,14 +1,17 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { documentClient, withPowertools, workflowConfig } from '../aws/workflow/runtime.js';
 import { verifyRepair } from '../aws/workflow/verify.js';
+import '../core/zod-english.js';
+
+const text = () => z.string().check(z.minLength(1));
 
 const commandResult = z.looseObject({
   status: z.string(),
-  stdout: z.string().optional(),
-  stderr: z.string().optional(),
-  responseCode: z.number().optional(),
-  commandId: z.string().optional(),
-  error: z.object({ Error: z.string().optional(), Cause: z.string().optional() }).optional(),
+  stdout: z.optional(z.string()),
+  stderr: z.optional(z.string()),
+  responseCode: z.optional(z.number()),
+  commandId: z.optional(z.string()),
+  error: z.optional(z.object({ Error: z.optional(z.string()), Cause: z.optional(z.string()) })),
 });
 
 const podVerdict = z.object({
@@ -21,11 +24,11 @@ const podVerdict = z.object({
 
 /** What "Check repair" receives: the incident's key and class, when the repair was sent, the probe after it, the pods watched. */
 export const verifyEventSchema = z.looseObject({
-  incidentKey: z.string().min(1),
-  class: z.string().min(1),
-  actionSentAt: z.string().min(1),
+  incidentKey: text(),
+  class: text(),
+  actionSentAt: text(),
   verifyProbe: commandResult,
-  pods: z.looseObject({ watched: z.boolean().optional(), verdict: podVerdict.optional() }).optional(),
+  pods: z.optional(z.looseObject({ watched: z.optional(z.boolean()), verdict: z.optional(podVerdict) })),
 });
 
 /** Workflow step "Check repair": probe clean and no new failure lines since the repair. */

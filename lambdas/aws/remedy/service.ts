@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { type ApplyPath, type ApplyRecord, runApplyPath } from '../../core/remedy/apply-path.js';
 import { cidrReservationPath } from '../../core/remedy/cidr-reservation.js';
 import { managedPolicyPath } from '../../core/remedy/managed-policy.js';
@@ -7,6 +7,7 @@ import { secondaryIpsPath } from '../../core/remedy/secondary-ips.js';
 import { sgIngressPath } from '../../core/remedy/sg-ingress.js';
 import type { RemediationScope, RemedyTarget } from '../../core/remedy/targets.js';
 import type { WorkflowConfig } from '../../core/workflow-config.js';
+import '../../core/zod-english.js';
 import type { CheckClients } from '../checks/check-input.js';
 import { checkCniPolicy, checkNodeRoleEcrRead } from '../checks/iam-checks.js';
 import { checkEndpoints, checkSubnet } from '../checks/network-checks.js';
@@ -14,7 +15,11 @@ import type { NodeContext } from '../checks/node-context.js';
 import { addonPort } from './addon-port.js';
 import { cachePort, cidrPort, iamPort, recheckOf, sgPort } from './ports.js';
 
-const name = z.string().regex(/^[\w+=,.@/:-]{1,512}$/);
+const matching = (re: RegExp) => z.string().check(z.regex(re));
+const name = matching(/^[\w+=,.@/:-]{1,512}$/);
+const SUBNET = /^subnet-[0-9a-f]{8,17}$/;
+const SECURITY_GROUP = /^sg-[0-9a-f]{8,17}$/;
+const description = () => z.string().check(z.maxLength(255));
 const targetSchema = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('attach-managed-policy'),
@@ -22,40 +27,39 @@ const targetSchema = z.discriminatedUnion('kind', [
     roleArn: name,
     policyArn: name,
     findingId: z.enum(['iam.node-role.ecr-read', 'iam.cni-policy']),
-    actions: z.array(z.string().regex(/^[a-z0-9-]+:[A-Za-z]+$/)).min(1),
-    reverts: z
-      .object({ eventId: z.string().optional(), by: z.string().optional(), at: z.string().optional() })
-      .optional(),
+    actions: z.array(matching(/^[a-z0-9-]+:[A-Za-z]+$/)).check(z.minLength(1)),
+    reverts: z.optional(
+      z.object({ eventId: z.optional(z.string()), by: z.optional(z.string()), at: z.optional(z.string()) }),
+    ),
   }),
   z.object({
     kind: z.literal('add-sg-rule'),
-    groupId: z.string().regex(/^sg-[0-9a-f]{8,17}$/),
-    sourceGroupId: z.string().regex(/^sg-[0-9a-f]{8,17}$/),
+    groupId: matching(SECURITY_GROUP),
+    sourceGroupId: matching(SECURITY_GROUP),
     endpoints: z.array(z.string()),
-    description: z.string().max(255),
+    description: description(),
   }),
   z.object({
     kind: z.literal('create-cidr-reservation'),
-    subnetId: z.string().regex(/^subnet-[0-9a-f]{8,17}$/),
-    description: z.string().max(255),
+    subnetId: matching(SUBNET),
+    description: description(),
   }),
   z.object({
     kind: z.literal('create-pull-through-cache'),
-    ecrRepositoryPrefix: z.string().regex(/^[a-z0-9][a-z0-9._/-]{1,29}$/),
-    credentialArn: z
-      .string()
-      .regex(/^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:ecr-pullthroughcache\/[\w/+=.@-]+$/)
-      .optional(),
-    images: z.array(z.string().max(512)).max(10),
-    nodeRoleArns: z
-      .array(z.string().regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/))
-      .max(10)
-      .default([]),
+    ecrRepositoryPrefix: matching(/^[a-z0-9][a-z0-9._/-]{1,29}$/),
+    credentialArn: z.optional(
+      matching(/^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:ecr-pullthroughcache\/[\w/+=.@-]+$/),
+    ),
+    images: z.array(z.string().check(z.maxLength(512))).check(z.maxLength(10)),
+    nodeRoleArns: z._default(
+      z.array(matching(/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/)).check(z.maxLength(10)),
+      [],
+    ),
   }),
   z.object({
     kind: z.literal('use-secondary-ips'),
-    clusterName: z.string().regex(/^[0-9A-Za-z][A-Za-z0-9\-_]{0,99}$/),
-    subnetId: z.string().regex(/^subnet-[0-9a-f]{8,17}$/),
+    clusterName: matching(/^[0-9A-Za-z][A-Za-z0-9\-_]{0,99}$/),
+    subnetId: matching(SUBNET),
   }),
 ]);
 
@@ -65,7 +69,7 @@ export const remedyInputSchema = z.object({
   cluster: z.string(),
   region: z.string(),
   // A pull-through cache rule needs no node (the image scope may have none).
-  node: z.object({ instanceId: z.string().optional() }).passthrough(),
+  node: z.looseObject({ instanceId: z.optional(z.string()) }),
   target: targetSchema,
 });
 export type RemedyInput = z.output<typeof remedyInputSchema>;

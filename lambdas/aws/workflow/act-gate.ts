@@ -1,10 +1,11 @@
 import type { SSMClient } from '@aws-sdk/client-ssm';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { type GateFacts, gateBlock } from '../../core/act-gate.js';
 import { FAILURE_CLASSES } from '../../core/failure-classes.js';
 import { type CommandResult, probeFindings } from '../../core/probe.js';
 import type { WorkflowConfig } from '../../core/workflow-config.js';
+import '../../core/zod-english.js';
 import { nodeCooldownKey } from '../incident-table.js';
 import { CapReachedError, CooldownHeldError, type Reservation, reserveAction } from './reservations.js';
 import { countAffectedNodes, readKillSwitch } from './safety-reads.js';
@@ -25,34 +26,26 @@ export function blockedReason(e: { Error?: string; Cause?: string }): string {
   return e.Cause ?? e.Error ?? 'refused';
 }
 
-const commandResult = z.object({ status: z.string() }).passthrough();
+const commandResult = z.looseObject({ status: z.string() });
 
 /** The workflow state as "Act: gate" receives it (the fields it reads; the rest passes by). */
 export const actGateInputSchema = z.object({
   class: z.enum(FAILURE_CLASSES),
-  cluster: z.string().min(1),
-  execution: z.object({ arn: z.string().min(1) }),
-  node: z
-    .object({
-      instanceId: z
-        .string()
-        .regex(/^i-[0-9a-f]{8,17}$/)
-        .optional(),
-    })
-    .passthrough()
-    .optional(),
+  cluster: z.string().check(z.minLength(1)),
+  execution: z.object({ arn: z.string().check(z.minLength(1)) }),
+  node: z.optional(z.looseObject({ instanceId: z.optional(z.string().check(z.regex(/^i-[0-9a-f]{8,17}$/))) })),
   plan: z.object({
-    nodeAction: z.object({ id: z.string() }).passthrough().nullish(),
-    nodeGroupSize: z.number().int().min(0).optional(),
+    nodeAction: z.nullish(z.looseObject({ id: z.string() })),
+    nodeGroupSize: z.optional(z.number().check(z.int(), z.minimum(0))),
   }),
-  diagnosis: z.array(z.record(z.string(), z.unknown())).optional(),
+  diagnosis: z.optional(z.array(z.record(z.string(), z.unknown()))),
   /** The probe after an approval ("Recheck probe"). */
-  recheck: z
-    .object({
-      result: commandResult.optional(),
-      error: z.object({ Error: z.string().optional(), Cause: z.string().optional() }).optional(),
-    })
-    .optional(),
+  recheck: z.optional(
+    z.object({
+      result: z.optional(commandResult),
+      error: z.optional(z.object({ Error: z.optional(z.string()), Cause: z.optional(z.string()) })),
+    }),
+  ),
 });
 export type ActGateInput = z.output<typeof actGateInputSchema>;
 
