@@ -74,6 +74,27 @@ describe('each Lambda bundle loads only the SDK clients its function uses', () =
   });
 });
 
+/** The bundle's inputs that made it into the output (tree-shaken ones are in the metafile with 0 bytes). */
+function bundledInputs(name: string): string[] {
+  return Object.values(handlerMetafile(name).outputs).flatMap((o) =>
+    Object.entries(o.inputs)
+      .filter(([, i]) => i.bytesInOutput > 0)
+      .map(([p]) => p),
+  );
+}
+
+describe("each Lambda bundle validates with zod/mini and zod's English messages", () => {
+  // Classic zod is ~70 KB more a bundle and ~10 ms of each cold start (npm run bench:init); zod/mini
+  // says only "Invalid input" until a locale is configured (lambdas/core/zod-english.ts).
+  it.each(handlers)('%s', (name) => {
+    const zod = bundledInputs(name).filter((p) => p.includes('node_modules/zod/'));
+    expect(zod.filter((p) => p.includes('/v4/classic/'))).toEqual([]);
+    expect(zod).toEqual(
+      expect.arrayContaining(['node_modules/zod/v4/mini/schemas.js', 'node_modules/zod/v4/locales/en.js']),
+    );
+  });
+});
+
 describe("each client in the map is one the function's role may call", () => {
   const cluster = {
     name: 'prod-eu',

@@ -1,11 +1,13 @@
 import type { ECRClient } from '@aws-sdk/client-ecr';
 import type { EKSClient } from '@aws-sdk/client-eks';
 import type { IAMClient } from '@aws-sdk/client-iam';
-// zod/mini (tree-shaken to a few KB) instead of classic zod: these schemas need nothing more.
+// zod/mini (tree-shaken to a few KB) instead of classic zod: these schemas need nothing more; its
+// English messages (zod-english) say what a refused input lacks.
 import * as z from 'zod/mini';
 import type { ChangeReader } from '../../core/change-records.js';
 import type { Finding } from '../../core/findings.js';
 import { type EcrImage, parseEcrImage } from '../../core/images.js';
+import '../../core/zod-english.js';
 import type { Ec2Client } from '../ec2/commands.js';
 import type { NodeContext } from './node-context.js';
 
