@@ -19,6 +19,16 @@ import {
  */
 export const PULL_SIGNATURES: readonly Signature[] = [
   {
+    id: 'sandbox.image-deleted',
+    class: 'sandbox-image',
+    cause:
+      "the node's sandbox (pause) image was deleted (image garbage collection): pods on the node fail once it is needed and cannot be pulled",
+    // containerd logs every image removal as an ImageDelete event with the image's name (internal/cri/server/events.go);
+    // kubelet's image GC removes by ID, so the name appears here only.
+    all: [/ImageDelete event/, SANDBOX],
+    filter: ['pause', 'andbox image', 'andbox-image'],
+  },
+  {
     id: 'sandbox.image',
     class: 'sandbox-image',
     cause: "the node's sandbox (pause) image is missing or cannot be pulled (credentials, network or deleted image)",
@@ -51,11 +61,14 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     class: 'runtime-failure',
     cause: 'the container runtime could not start the sandbox or container',
     all: [
-      /OCI runtime|runc create failed|runc run failed|unable to start container process|starting container process caused|container init caused|error during container init|applying cgroup configuration|setting cgroup config|failed to create shim|failed to create containerd task|failed to start containerd task|failed to create task|failed to start sandbox container|failed to create containerd container|failed to reserve sandbox name|failed to start shim|ttrpc: closed|binary not installed|Container creation error|container create failed|init pipe|init-p: |failed to start sandbox|failed to get sandbox runtime|no runtime for|failed to find runtime handler|failed to create sandbox root|failed to create network namespace for sandbox|failed to setup sandbox files|failed to generate sandbox container spec|failed to create container io|failed to get sandbox container task|failed to wait for sandbox container task|failed to load shim|failed to resolve runtime path|runc console socket|error creating overlay mount|failed to mount rootfs|is already in use by container|failed to create a sandbox for pod|failed to reserve container name|failed to create sandbox|failed to load task|NRI RunPodSandbox failed|sandbox shm|failed to start container|error reserving ctr name|error reserving pod name|unable to ensure pod container exists/i,
+      /OCI runtime|runc create failed|runc run failed|unable to start container process|starting container process caused|container init caused|error during container init|applying cgroup configuration|setting cgroup config|failed to create shim|failed to create containerd task|failed to start containerd task|failed to create task|failed to start sandbox container|failed to create containerd container|failed to reserve sandbox name|failed to start shim|ttrpc: closed|binary not installed|Container creation error|container create failed|init pipe|init-p: |failed to start sandbox|failed to get sandbox runtime|no runtime for|failed to find runtime handler|failed to create sandbox root|failed to create network namespace for sandbox|failed to setup sandbox files|failed to generate sandbox container spec|failed to create container io|failed to get sandbox container task|failed to wait for sandbox container task|failed to load shim|failed to resolve runtime path|runc console socket|error creating overlay mount|failed to mount rootfs|is already in use by container|failed to create a sandbox for pod|failed to reserve container name|failed to create sandbox|failed to load task|NRI RunPodSandbox failed|sandbox shm|failed to start container|error reserving ctr name|error reserving pod name|unable to ensure pod container exists|failed to wait for containerd task|failed to create container loggers|failed to create lease for sandbox name|shim error: /i,
     ],
     // A runtime that pulls the image itself (confidential containers) wraps a registry refusal in its
     // shim error: the cause is the registry's answer, not the runtime.
-    none: [/authentication required|401 Unauthorized|403 Forbidden|pull access denied|no basic auth credentials/i],
+    // podman probes every configured OCI runtime at start and logs each one not installed at debug (libpod runtime.go).
+    none: [
+      /authentication required|401 Unauthorized|403 Forbidden|pull access denied|no basic auth credentials|no valid executable found for OCI runtime/i,
+    ],
     filter: ['OCI runtime', 'ailed', 'rror', 'o such', 'EOF'],
   },
   {

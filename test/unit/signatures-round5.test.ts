@@ -61,3 +61,55 @@ describe('ipamd debug lines that print whatever EC2 error they check', () => {
     );
   });
 });
+
+describe("kubelet's PID pressure", () => {
+  it("reads its taint and the eviction's node condition as PID exhaustion, as disk pressure is read", () => {
+    expect(
+      classOf(
+        '0/3 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/pid-pressure: }, 2 node(s) had untolerated taint {dedicated: gpu}.',
+      ),
+    ).toBe('pid-exhaustion');
+    expect(classOf('The node had condition: [PIDPressure]. ')).toBe('pid-exhaustion');
+    expect(classOf('Node ip-10-0-1-2.ec2.internal status is now: NodeHasSufficientPID')).toBe('unknown');
+  });
+});
+
+describe("containerd's own strings (internal/cri/server)", () => {
+  it('reads the removal of the sandbox image as a sandbox-image failure, other removals as housekeeping', () => {
+    expect(
+      classOf(
+        'time="2021-11-01T02:49:16.485649003Z" level=info msg="ImageDelete event &ImageDelete{Name:k8s.gcr.io/pause:3.5,XXX_unrecognized:[],}"',
+      ),
+    ).toBe('sandbox-image');
+    expect(classOf('ImageDelete event name:"602401143452.dkr.ecr.us-west-2.amazonaws.com/eks/pause:3.5"')).toBe(
+      'sandbox-image',
+    );
+    expect(classOf('ImageDelete event name:"docker.io/library/nginx:1.25"')).toBe('unknown');
+    expect(classOf('ImageCreate event name:"registry.k8s.io/pause:3.9"')).toBe('unknown');
+  });
+
+  it('reads task waits, container loggers and the sandbox-name lease failing as the runtime failing', () => {
+    for (const m of [
+      'failed to wait for containerd task: ttrpc: closed',
+      'failed to create container loggers: failed to open log file',
+      'failed to create lease for sandbox name "web-1_default_9b1f_0": context deadline exceeded',
+    ])
+      expect(classOf(m), m).toBe('runtime-failure');
+  });
+});
+
+describe('container runtimes starting or probing', () => {
+  it("reads dockerd's shim error as the runtime failing, podman's probe of a runtime not installed as noise", () => {
+    expect(classOf('docker: Error response from daemon: shim error: open pid: no such file or directory.')).toBe(
+      'runtime-failure',
+    );
+    expect(
+      classOf(
+        'DEBU[0000] Configured OCI runtime kata initialization failed: no valid executable found for OCI runtime kata: invalid argument',
+      ),
+    ).toBe('unknown');
+    expect(classOf('Error: OCI runtime error: crun: creating cgroup directory: No such file or directory')).toBe(
+      'runtime-failure',
+    );
+  });
+});
