@@ -142,8 +142,9 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     id: 'ip.subnet-exhausted',
     class: 'ip-exhaustion',
     cause: 'the subnet has no free IP addresses (InsufficientFreeAddressesInSubnet)',
+    // EC2's code, and the EKS managed node group health code InsufficientFreeAddresses for the same cause.
     all: [
-      /InsufficientFreeAddressesInSubnet|does not have enough free addresses|not enough free addresses|not have enough available IP addresses|doesn't seem to have enough IPs|sufficient free Ipv4 addresses|sufficient free Ipv6 addresses/i,
+      /InsufficientFreeAddresses|does not have enough free addresses|not enough free addresses|not have enough available IP addresses|doesn't seem to have enough IPs|sufficient free Ipv4 addresses|sufficient free Ipv6 addresses/i,
     ],
     filter: ['sufficient', 'available IP'],
   },
@@ -165,7 +166,7 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     class: 'ip-exhaustion',
     cause: 'ipamd has no free IP address or prefix for the pod (warm pool empty)',
     all: [
-      /no available IP|no available IPs|failed to assign an IP address|failed to assign an IPv4 address|failed to assign an IPv6 address|AssignPodIPv4Address: no|assignPodIPAddress: no|no free IP available in the|IP address pool is exhausted|ran out of IP|range is full|no IP addresses available|Insufficient IP Addresses|no IPs available|no more IPs|no more free IP|IP addresses available: 0|pools are likely exhausted|IPAM allocated only 0|IPAM block limit reached|Assigned 0 out of/i,
+      /no available IP|no available IPs|failed to assign an IP address|failed to assign an IPv4 address|failed to assign an IPv6 address|AssignPodIPv4Address: no|assignPodIPAddress: no|no free IP available in the|IP address pool is exhausted|ran out of IP|range is full|no IP addresses available|Insufficient IP Addresses|no IPs available|no more IPs|no more free IP|IP addresses available: 0|pools are likely exhausted|IPAM allocated only 0|IPAM block limit reached|Assigned 0 out of|no remaining CIDRs left|CIDRNotAvailable|no more free affine blocks|Could not allocate IP in range/i,
     ],
     // Walking its pool for one pod, ipamd logs each full CIDR ("Get free IP from prefix failed", "Unable to get IP
     // address from CIDR/prefix": one line per assigned /32 in secondary-IP mode) and each full ENI ("ENI … does not
@@ -174,6 +175,10 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     // printed for any EC2 error code (ipamd.go); its two capacity codes have their own signatures above. Cilium's
     // "unable to allocate IP via local cilium agent" wraps any IPAM error: only its cause says "full".
     // Calico's AutoAssign summary (libcalico-go ipam.go): "Assigned 0 out of N requested", "IPAM block limit reached".
+    // kube-controller-manager's range allocator with no node CIDR left in the cluster CIDR (cidrset's
+    // ErrCIDRRangeNoCIDRsRemaining, the node's CIDRNotAvailable event): the node gets no pod range. Calico with
+    // strict affinity and no block left ("No more free affine blocks"), whereabouts' AssignmentError ("Could not
+    // allocate IP in range").
     none: [
       /Get free IP from prefix failed|Unable to get IP address from CIDR|Unable to get IP address from prefix|does not have available addresses|Insufficient IP Addresses due to/i,
     ],
@@ -188,6 +193,8 @@ export const NODE_SIGNATURES: readonly Signature[] = [
       'sufficient',
       'IPAM',
       'igned 0',
+      'CIDRNot',
+      'allocate IP',
     ],
   },
   {

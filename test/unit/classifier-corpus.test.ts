@@ -105,6 +105,9 @@ const KNOWN_HEALTHY_LOOK_ALIKES: readonly (readonly [string, string, string])[] 
  * 331/343 = 96.5% (the +1 is the relabelled line; the signatures changed no held-out answer). Round 5b (55 lines
  * from 17 new sources, 1 held out; kubelet's PID-pressure taint and condition, containerd's ImageDelete of the
  * sandbox image, dockerd's shim error, podman's runtime probe): 332/344 = 96.5% (the +1 is the new held-out line).
+ * Round 5c (33 lines from 11 new sources, 14 of them from 3 held-out sources; the node-CIDR allocator with no
+ * range left, Calico strict-affinity block exhaustion, whereabouts' full range, EKS's InsufficientFreeAddresses):
+ * 345/358 = 96.4%; the signatures changed no held-out answer.
  * A floor, not the goal (97%).
  */
 const HELD_OUT_FLOOR = 0.95;

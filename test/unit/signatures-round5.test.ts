@@ -113,3 +113,27 @@ describe('container runtimes starting or probing', () => {
     );
   });
 });
+
+describe("kube-controller-manager's node CIDR allocator", () => {
+  it('reads a cluster CIDR with no node range left as IP exhaustion, a node range handed out as healthy', () => {
+    expect(
+      classOf(
+        'Error while processing Node Add/Delete: failed to allocate cidr from cluster cidr at idx:0: CIDR allocation failed; there are no remaining CIDRs left to allocate in the accepted range',
+      ),
+    ).toBe('ip-exhaustion');
+    expect(classOf('Node ip-10-0-1-2 status is now: CIDRNotAvailable')).toBe('ip-exhaustion');
+    expect(classOf('Set node ip-10-0-1-2 PodCIDR to [10.244.3.0/24]')).toBe('unknown');
+  });
+});
+
+describe('other IPAMs with nothing left to hand out', () => {
+  it("reads Calico's strict-affinity block exhaustion, whereabouts' full range and EKS's node group health code", () => {
+    for (const m of [
+      'plugin type="calico" failed (add): failed to request IPv4 addresses: IPAM: no more free affine blocks',
+      'error adding container to network "macvlan-conf": Error at storage engine: Could not allocate IP in range: ip: 10.0.0.98 / - 10.0.0.99 / range: net.IPNet{IP:net.IP{0xa, 0x0, 0x0, 0x60}}',
+      'InsufficientFreeAddresses: One or more of the subnets associated with your managed node group does not have enough available IP addresses for new nodes.',
+    ])
+      expect(classOf(m), m).toBe('ip-exhaustion');
+    expect(classOf('Allocated IP 10.0.0.98 in range 10.0.0.96/28 for pod macvlan-pod')).toBe('unknown');
+  });
+});
