@@ -2,7 +2,7 @@ import { type Entities, extractEntities } from './entities.js';
 import type { FailureClass } from './failure-classes.js';
 import { candidateSignatures, cannotMatch } from './prefilter.js';
 import { parseRecord, type RecordFormat, recordError } from './records.js';
-import { CATALOGUE_VERSION, INFORMATIONAL, SIGNATURES } from './signatures.js';
+import { CATALOGUE_VERSION, INFORMATIONAL, SIGNATURES, type Signature } from './signatures.js';
 
 /**
  * At most this much of a message is classified (and searched for entities): the longest real failure
@@ -32,48 +32,45 @@ export interface Classification {
   readonly catalogueVersion: string;
 }
 
+type Match = { class: FailureClass; cause: string | null; signature: string | null };
+
 /** Classifies a message that is already extracted from its envelope. */
-export function classifyMessage(message: string): {
-  class: FailureClass;
-  cause: string | null;
-  signature: string | null;
-} {
+export function classifyMessage(message: string): Match {
   const part = classifiedPart(message);
   const candidates = candidateSignatures(part);
   if (candidates === undefined) return { ...UNKNOWN };
-  return firstMatch(part, candidates);
+  return firstCandidate(part, candidates);
 }
 
 /** The catalogue without the anchor pre-filter (the reference the pre-filter is tested against). */
-export function matchSignatures(message: string): {
-  class: FailureClass;
-  cause: string | null;
-  signature: string | null;
-} {
-  return firstMatch(classifiedPart(message));
+export function matchSignatures(message: string): Match {
+  const part = classifiedPart(message);
+  if (INFORMATIONAL.some((re) => re.test(part))) return { ...UNKNOWN };
+  const s = SIGNATURES.find((sig) => matches(sig, part));
+  return s ? { class: s.class, cause: s.cause, signature: s.id } : { ...UNKNOWN };
 }
 
 /**
- * The first signature that matches, among `candidates` when given (bit i for SIGNATURES[i]; a
- * signature outside them cannot match, see {@link candidateSignatures}), else among all.
+ * {@link matchSignatures} among `candidates` only (bit i for SIGNATURES[i]; a signature outside them
+ * cannot match, see {@link candidateSignatures}). An informational line is unknown whatever matches
+ * it, so INFORMATIONAL is tried only when a signature matches: most lines that reach here match none.
  */
-function firstMatch(
-  part: string,
-  candidates?: Uint32Array,
-): { class: FailureClass; cause: string | null; signature: string | null } {
-  if (INFORMATIONAL.some((re) => re.test(part))) return { ...UNKNOWN };
+function firstCandidate(part: string, candidates: Uint32Array): Match {
   for (let i = 0; i < SIGNATURES.length; i++) {
     const s = SIGNATURES[i];
-    if (candidates !== undefined && (candidates[i >>> 5] & (1 << (i & 31))) === 0) continue;
-    if (
-      s.all.every((re) => re.test(part)) &&
-      !(s.none ?? []).some((re) => re.test(part)) &&
-      (s.when === undefined || s.when(part))
-    ) {
-      return { class: s.class, cause: s.cause, signature: s.id };
-    }
+    if ((candidates[i >>> 5] & (1 << (i & 31))) === 0 || !matches(s, part)) continue;
+    if (INFORMATIONAL.some((re) => re.test(part))) break;
+    return { class: s.class, cause: s.cause, signature: s.id };
   }
   return { ...UNKNOWN };
+}
+
+function matches(s: Signature, part: string): boolean {
+  return (
+    s.all.every((re) => re.test(part)) &&
+    !(s.none ?? []).some((re) => re.test(part)) &&
+    (s.when === undefined || s.when(part))
+  );
 }
 
 /**

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { classifyLine, classifyToJson, LineBatcher } from '../../cli/classify-command.js';
-import { classify, quickUnknown } from '../../lambdas/core/classifier.js';
+import { classify, classifyMessage, matchSignatures, quickUnknown } from '../../lambdas/core/classifier.js';
 import { ANCHORS, anchorOf, candidateSignatures, cannotMatch, PrefilterError } from '../../lambdas/core/prefilter.js';
-import { SIGNATURES } from '../../lambdas/core/signatures.js';
+import { INFORMATIONAL, SIGNATURES } from '../../lambdas/core/signatures.js';
 import { labelledCorpus } from '../support/corpus.js';
 import { fuzz } from '../support/fuzz.js';
 
@@ -12,7 +12,7 @@ const corpus = labelledCorpus();
 /** Fragments that nearly or fully match signatures, in any case, plus corpus words. */
 const fragments = [
   ...new Set(
-    SIGNATURES.flatMap((s) => [...s.all, ...(s.none ?? [])])
+    [...SIGNATURES.flatMap((s) => [...s.all, ...(s.none ?? [])]), ...INFORMATIONAL]
       .flatMap((re) => re.source.split('|'))
       .map((f) => f.replace(/\\b|\\/g, ''))
       .filter((f) => f.length > 1),
@@ -175,6 +175,16 @@ describe('the candidate signatures of a message (the classifier tries only these
       }),
       fuzz(20_000),
     );
+  });
+
+  it('give the catalogue’s answer: the classifier trying candidates only equals the ungated reference (differential)', () => {
+    fc.assert(
+      fc.property(text, (m) => {
+        expect(classifyMessage(m), m).toEqual(matchSignatures(m));
+      }),
+      fuzz(20_000),
+    );
+    for (const l of corpus) expect(classifyMessage(l.line)).toEqual(matchSignatures(l.line));
   });
 
   it('include every signature whose first pattern matches a corpus line, and exclude ones without an anchor', () => {
