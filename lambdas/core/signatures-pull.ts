@@ -109,8 +109,11 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     all: [
       AUTH,
       // The image-credential path, not any AWS SDK client: cert-manager or the autoscaler without credentials is no pull.
-      /pull access denied|not authorized to perform: ecr:|GetAuthorizationToken|credential provider|aws_credentials|while getting AWS credentials|ecr-credential|ECR credentials|docker login|CannotPullECRContainerError|registry|docker|daemon|image|pull|ecr|manifest|\/v2\/|token/i,
+      /pull access denied|not authorized to perform: ecr:|GetAuthorizationToken|credential provider|aws_credentials|while getting AWS credentials|ecr-credential|ECR credentials|docker login|CannotPullECRContainerError|registry|docker|\bdaemon\b|image|pull|\becr|manifest|\/v2\/|token/i,
     ],
+    // The Kubernetes API server's RBAC denial ('secrets "x" is forbidden: User "…" cannot get resource') is no
+    // registry's answer; nor are "secret" and "daemonset", which only contain the words ecr and daemon.
+    none: [/is forbidden: User |cannot get resource|cannot list resource|cannot watch resource/],
     filter: ['401', '403', 'uthori', 'orbidden', 'redential', 'uthenticat', 'enied', 'login', 'token', 'IMDS'],
     when: standaloneRefusal,
   },
@@ -155,9 +158,12 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     class: 'runtime-failure',
     cause: 'the container runtime did not create the pod sandbox or container in time (CRI deadline exceeded)',
     all: [
-      /create pod sandbox|RunPodSandbox|create sandbox for pod|CreatePodSandbox|CreateContainer|create container|StartContainer|runContainer|container start failed/i,
+      /create pod sandbox|RunPodSandbox|create sandbox for pod|CreatePodSandbox|CreateContainer|create container|StartContainer|runContainer|container start failed|Error syncing pod/i,
       /DeadlineExceeded|context deadline exceeded/i,
     ],
+    // kubelet's pod worker reports the CRI call that timed out ("Error syncing pod …, skipping: rpc error: code =
+    // DeadlineExceeded"); stopping and killing are teardown, which the corpus reads as no failure to start.
+    none: [/KillPodSandbox|KillContainer|StopContainer|StopPodSandbox/i],
     filter: ['xceed'],
   },
   {

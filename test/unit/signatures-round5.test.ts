@@ -137,3 +137,34 @@ describe('other IPAMs with nothing left to hand out', () => {
     expect(classOf('Allocated IP 10.0.0.98 in range 10.0.0.96/28 for pod macvlan-pod')).toBe('unknown');
   });
 });
+
+describe("kubelet's pod worker on a CRI deadline", () => {
+  it('reads a sync that timed out in the runtime as a runtime failure, a teardown that timed out as noise', () => {
+    expect(
+      classOf(
+        'E0408 07:44:29.444932    6105 pod_workers.go:191] Error syncing pod 612add33 ("web-1_default(612add33)"), skipping: rpc error: code = DeadlineExceeded desc = context deadline exceeded',
+      ),
+    ).toBe('runtime-failure');
+    expect(
+      classOf(
+        'Error syncing pod 612add33 ("web-1_default(612add33)"), skipping: failed to "KillPodSandbox" for "612add33" with KillPodSandboxError: "rpc error: code = DeadlineExceeded desc = context deadline exceeded"',
+      ),
+    ).toBe('unknown');
+  });
+});
+
+describe("the Kubernetes API server's refusals", () => {
+  it('reads an RBAC denial as no registry refusal, even of secrets or daemonsets', () => {
+    for (const m of [
+      'secrets "regcred" is forbidden: User "system:serviceaccount:default:builder" cannot get resource "secrets" in API group "" in the namespace "default"',
+      'daemonsets.apps is forbidden: User "system:node:ip-10-0-1-2" cannot list resource "daemonsets" in API group "apps" at the cluster scope',
+      'Failed to watch *v1.Secret: failed to list *v1.Secret: secrets is forbidden: User "system:serviceaccount:kube-system:lbc" cannot list resource "secrets"',
+    ])
+      expect(classOf(m), m).toBe('unknown');
+    expect(
+      classOf(
+        'Failed to pull image "123456789012.dkr.ecr.eu-west-1.amazonaws.com/app:1": failed to resolve reference: unexpected status from HEAD request: 403 Forbidden',
+      ),
+    ).toBe('registry-auth');
+  });
+});
