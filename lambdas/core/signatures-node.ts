@@ -244,7 +244,8 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     cause: 'the node ran out of PIDs/threads: fork/exec failed with resource temporarily unavailable',
     all: [
       /resource temporarily unavailable|EAGAIN/i,
-      /fork\/exec|containerd-shim|runc|start shim|clone|thread|pthread_create|fork|exec|spawn|Cannot run program/i,
+      // C++'s std::thread reports a failed pthread_create as std::system_error, printed "what():  Resource …".
+      /fork\/exec|containerd-shim|runc|start shim|clone|thread|pthread_create|fork|exec|spawn|Cannot run program|std::system_error|what\(\):/i,
     ],
     filter: ['navailable', 'rror', 'ailed'],
   },

@@ -108,7 +108,9 @@ const KNOWN_HEALTHY_LOOK_ALIKES: readonly (readonly [string, string, string])[] 
  * Round 5c (33 lines from 11 new sources, 14 of them from 3 held-out sources; the node-CIDR allocator with no
  * range left, Calico strict-affinity block exhaustion, whereabouts' full range, EKS's InsufficientFreeAddresses):
  * 345/358 = 96.4%; the signatures changed no held-out answer. Round 5d (26 lines from 8 sources, 1 held out; kubelet's
- * pod worker on a CRI deadline, the API server's RBAC denials no registry refusal): 346/359 = 96.4%.
+ * pod worker on a CRI deadline, the API server's RBAC denials no registry refusal): 346/359 = 96.4%. Round 5e (3 lines
+ * from 3 credential-provider sources, 1 held out; C++ std::system_error EAGAIN): 346/360 = 96.1% (the new held-out
+ * line is missed).
  * A floor, not the goal (97%).
  */
 const HELD_OUT_FLOOR = 0.95;

@@ -168,3 +168,17 @@ describe("the Kubernetes API server's refusals", () => {
     ).toBe('registry-auth');
   });
 });
+
+describe("C++'s std::thread without a PID left", () => {
+  it('reads std::system_error with EAGAIN as PID exhaustion, as a joined paste and as its what() line', () => {
+    expect(
+      classOf(
+        "terminate called after throwing an instance of 'std::system_error'   what():  Resource temporarily unavailable",
+      ),
+    ).toBe('pid-exhaustion');
+    expect(classOf('  what():  Resource temporarily unavailable')).toBe('pid-exhaustion');
+    expect(classOf("terminate called after throwing an instance of 'std::bad_alloc'   what():  std::bad_alloc")).toBe(
+      'unknown',
+    );
+  });
+});
