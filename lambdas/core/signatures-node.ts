@@ -96,6 +96,9 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     cause: 'the VPC CNI is not authorized to manage ENIs/IPs: AmazonEKS_CNI_Policy missing from the role aws-node uses',
     all: [
       /UnauthorizedOperation|MissingIAMPermissions|not authorized to perform: ec2:|AuthFailure: You are not the owner|Unauthorized operation: failed to call|due to missing permissions/i,
+      // The VPC CNI's call: any other EC2 client (a Lambda, Packer, a reporting tool, the aws CLI) refused alike is
+      // no CNI permission. ipamd names its call, the ENI or ec2:<Action>, or is aws-node / aws-k8s-agent itself.
+      /ipamd|aws-node|aws-k8s-agent|amazon-vpc-cni|aws-cni|ec2:|NetworkInterface|PrivateIp|\bENI|Prefix|MissingIAMPermissions|missing permissions|Initialization failure/i,
     ],
     none: [/ecr:|ecr\.amazonaws/i],
     filter: ['uthori', 'MissingIAM', 'AuthFailure'],

@@ -182,3 +182,24 @@ describe("C++'s std::thread without a PID left", () => {
     );
   });
 });
+
+describe('EC2 refusing a call that is not the VPC CNI', () => {
+  it("reads another client's UnauthorizedOperation as no CNI permission, ipamd's own as one", () => {
+    for (const m of [
+      '[ERROR] aws.ec2.EC2InstancesCollector failed UnauthorizedOperation: You are not authorized to perform this operation.',
+      '"errorMessage": "UnauthorizedOperation: You are not authorized to perform this operation.",',
+      'An error occurred (UnauthorizedOperation) when calling the DescribeInstances operation: You are not authorized to perform this operation.',
+    ])
+      expect(classOf(m), m).toBe('unknown');
+    expect(
+      classOf(
+        'Failed to call ec2:AssignPrivateIpAddresses for eni-0a1b2c3d: UnauthorizedOperation: You are not authorized to perform this operation.',
+      ),
+    ).toBe('cni-permissions');
+    expect(
+      classOf(
+        'Initialization failure: Failed calling DescribeInstanceTypes for `m5.xlarge`: UnauthorizedOperation: You are not authorized to perform this operation.',
+      ),
+    ).toBe('cni-permissions');
+  });
+});
