@@ -109,10 +109,12 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     all: [
       AUTH,
       // The image-credential path, not any AWS SDK client: cert-manager or the autoscaler without credentials is no pull.
-      /pull access denied|not authorized to perform: ecr:|GetAuthorizationToken|credential provider|aws_credentials|while getting AWS credentials|ecr-credential|ECR credentials|docker login|CannotPullECRContainerError|registry|docker|\bdaemon\b|image|pull|\becr|manifest|\/v2\/|token/i,
+      /pull access denied|not authorized to perform: ecr:|GetAuthorizationToken|credential provider|aws_credentials|while getting AWS credentials|ecr-credential|ECR credentials|docker login|CannotPullECRContainerError|registry|docker|\bdaemon\b|image|pull|\becr|manifest|\/v2\/|anonymous token|oauth token|fetch token|\/token|authorization token|auth token/i,
     ],
     // The Kubernetes API server's RBAC denial ('secrets "x" is forbidden: User "…" cannot get resource') is no
-    // registry's answer; nor are "secret" and "daemonset", which only contain the words ecr and daemon.
+    // registry's answer; nor are "secret" and "daemonset", which only contain the words ecr and daemon. A token is
+    // the registry's when its flow is named (anonymous/oauth token, fetch token, the /token endpoint), not any token
+    // (a service account's, a session's).
     none: [/is forbidden: User |cannot get resource|cannot list resource|cannot watch resource/],
     filter: ['401', '403', 'uthori', 'orbidden', 'redential', 'uthenticat', 'enied', 'login', 'token', 'IMDS'],
     when: standaloneRefusal,

@@ -203,3 +203,23 @@ describe('EC2 refusing a call that is not the VPC CNI', () => {
     ).toBe('cni-permissions');
   });
 });
+
+describe("a token that is not the registry's", () => {
+  it("reads a session's or a service account's token refused as no registry refusal, the registry's token flow as one", () => {
+    for (const m of [
+      'rpc error: code = Unauthenticated desc = invalid session: token has invalid claims: token is expired',
+      'Failed to get token for service account default/app: 403 Forbidden',
+    ])
+      expect(classOf(m), m).toBe('unknown');
+    expect(
+      classOf(
+        'failed to authorize: failed to fetch anonymous token: unexpected status from GET request to https://auth.docker.io/token?scope=repository%3Alibrary%2Fx%3Apull&service=registry.docker.io: 401 Unauthorized',
+      ),
+    ).toBe('registry-auth');
+    expect(
+      classOf(
+        'failed to fetch oauth token: unexpected status from POST request to https://quay.io/v2/auth: 403 Forbidden',
+      ),
+    ).toBe('registry-auth');
+  });
+});
