@@ -69,17 +69,22 @@ export const ANCHOR_GROUPS: readonly (readonly string[])[] = SIGNATURES.map((s) 
  * Shortest first, ties in code-unit order (`localeCompare` would load ICU collation at each cold start);
  * an anchor is checked against the kept ones only (one holding a dropped anchor holds a kept one too).
  */
-export const ANCHORS: readonly string[] = minimalAnchors(ANCHOR_GROUPS.flat());
+export const ANCHORS: readonly string[] = /* @__PURE__ */ minimalAnchors(ANCHOR_GROUPS);
 
-function minimalAnchors(anchors: readonly string[]): string[] {
-  const sorted = [...new Set(anchors)].sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
+function minimalAnchors(groups: readonly (readonly string[])[]): string[] {
+  const sorted = [...new Set(groups.flat())].sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
   const kept: string[] = [];
   for (const a of sorted) if (!kept.some((shorter) => a.includes(shorter))) kept.push(a);
   return kept;
 }
 
-/** One pass over the text for all anchors at once (Aho–Corasick, ASCII case folded). */
-const ANCHOR_AUTOMATON = new AnchorAutomaton(ANCHORS);
+/**
+ * One pass over the text for all anchors at once (Aho–Corasick, ASCII case folded). Built at import
+ * by the functions that read raw lines (ingest: {@link cannotMatch}); `@__PURE__` lets the bundler
+ * leave it and {@link ANCHORS} out of a function that never calls cannotMatch (the Kubernetes
+ * functions classify event messages only: {@link candidateSignatures}), ~10 ms of their cold start.
+ */
+const ANCHOR_AUTOMATON = /* @__PURE__ */ new AnchorAutomaton(ANCHORS);
 
 /**
  * Each signature's anchors ({@link ANCHOR_GROUPS}, not only the minimal set): a message a signature

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLE_FILE, bundleHandler } from '../../lib/constructs/bundling.js';
 import { lambdaEntry, PROJECT_ROOT } from '../../lib/constructs/paths.js';
 import { KubeApiServer } from '../../local/kube-api-server.js';
-import { handlerMetafile, invokeBundled, runNode } from '../support/bundles.js';
+import { handlerCode, handlerMetafile, invokeBundled, runNode } from '../support/bundles.js';
 
 /**
  * The Kubernetes bundles load only the parts of @kubernetes/client-node they use (issue 15: deep
@@ -176,6 +176,17 @@ const UNUSED = [
 ];
 
 describe('what the Kubernetes bundles leave out', () => {
+  it('the raw-line prefilter they never call (ingest builds it at import); the signature anchors they do', () => {
+    for (const h of ['kubernetes', 'kubernetes-sweep']) {
+      const code = handlerCode(h);
+      expect(code).toContain('new AnchorGroupAutomaton(ANCHOR_GROUPS)');
+      expect(code).not.toMatch(/new AnchorAutomaton\(|function minimalAnchors/);
+    }
+    expect(handlerCode('ingest')).toMatch(
+      /^var ANCHOR_AUTOMATON = \/\* @__PURE__ \*\/ new AnchorAutomaton\(ANCHORS\);$/m,
+    );
+  });
+
   it.each([
     ['in a temporary directory', () => handlerDir],
     ["under the project's node_modules (the bench's cache)", () => cacheDir],

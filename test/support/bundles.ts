@@ -18,6 +18,21 @@ export function handlerMetafile(handler: string): BundleMetafile {
   return r.metafile as BundleMetafile;
 }
 
+/** A handler's bundle as the deployed options build it, but not minified (names kept): what it carries, readable. */
+export function handlerCode(handler: string): string {
+  const r = buildSync({
+    ...BUNDLE_OPTIONS,
+    minify: false,
+    mainFields: [...BUNDLE_OPTIONS.mainFields],
+    entryPoints: [lambdaEntry(handler).source],
+    outfile: join('/tmp', 'pod-doctor-bundles', handler, 'index.mjs'),
+    write: false,
+  });
+  const code = r.outputFiles.find((f) => f.path.endsWith('.mjs'));
+  if (!code) throw new Error(`no bundle for ${handler}`);
+  return code.text;
+}
+
 type Resource = { Type: string; Properties: Record<string, unknown>; Metadata?: Record<string, unknown> };
 
 /** Each function of a template: its handler (metadata) and the actions its role's policies allow. */
