@@ -1,7 +1,8 @@
 /**
- * An Aho–Corasick automaton over ASCII anchors, folding ASCII case: it answers "does the text contain
- * any anchor, ignoring ASCII case?" in one pass with one table lookup per character. Linear time by
- * construction, no allocation per call (no lower-cased copy of the text).
+ * An Aho–Corasick automaton over GROUPS of ASCII anchors, folding ASCII case: it answers "which groups
+ * have an anchor in the text, ignoring ASCII case?" in one pass over the text, one table lookup per
+ * character plus an OR of a state's group bits where an anchor ends. Linear time by construction, no
+ * lower-cased copy of the text.
  *
  * Case folding is ASCII only, which is what the catalogue's `/i` patterns do: without the `u` flag a
  * JavaScript regex never matches a non-ASCII character against an ASCII letter, so a character at or
@@ -11,39 +12,8 @@ export class AnchorAutomatonError extends Error {
   override readonly name = 'AnchorAutomatonError';
 }
 
-export class AnchorAutomaton {
-  /** UTF-16 code unit → alphabet class (0: a character no anchor contains, every non-ASCII one). */
-  private readonly classes: Uint8Array;
-  /**
-   * Next state as an offset into this table (state × width), or -1 when the next state ends an
-   * anchor: the search stops there, so an accepting state never needs a row of its own.
-   */
-  private readonly delta: Int32Array;
-
-  constructor(anchors: readonly string[]) {
-    const { classes, width } = alphabet(anchors);
-    this.classes = classes;
-    this.delta = transitions(buildTrie(anchors, classes), width);
-  }
-
-  /** True when `text` contains an anchor, ignoring ASCII case. */
-  test(text: string): boolean {
-    const { classes, delta } = this;
-    let s = 0;
-    for (let i = 0; i < text.length; i++) {
-      s = delta[s + classes[text.charCodeAt(i)]];
-      if (s < 0) return true;
-    }
-    return false;
-  }
-}
-
-/**
- * The same search over GROUPS of anchors, answering which groups have an anchor in the text (ASCII
- * case folded): one pass over the whole text, one table lookup per character, plus an OR of the
- * state's group bits where an anchor ends. Linear time by construction.
- */
 export class AnchorGroupAutomaton {
+  /** UTF-16 code unit → alphabet class (0: a character no anchor contains, every non-ASCII one). */
   private readonly classes: Uint8Array;
   /** Next state as an offset (state × width); `~offset` when that state ends an anchor of some group. */
   private readonly delta: Int32Array;
@@ -64,7 +34,7 @@ export class AnchorGroupAutomaton {
     let n = 0;
     for (const [g, group] of groups.entries())
       for (const _ of group) this.groupBits[trie.ends[n++] * this.words + (g >>> 5)] |= 1 << (g & 31);
-    this.delta = groupTransitions(trie, width, this.groupBits, this.words);
+    this.delta = transitions(trie, width, this.groupBits, this.words);
   }
 
   /** The groups with an anchor in `text`: bit g of word g >>> 5; undefined when there are none. */
@@ -110,8 +80,6 @@ interface Trie {
   readonly nextSibling: Int32Array;
   /** Alphabet class of the edge into each state. */
   readonly classOf: Int32Array;
-  /** 1 where an anchor ends. */
-  readonly terminal: Uint8Array;
   /** The state each anchor ends in, in the order given. */
   readonly ends: Int32Array;
 }
@@ -123,7 +91,6 @@ function buildTrie(anchors: readonly string[], classes: Uint8Array): Trie {
     firstChild: new Int32Array(max),
     nextSibling: new Int32Array(max),
     classOf: new Int32Array(max),
-    terminal: new Uint8Array(max),
     ends: new Int32Array(anchors.length),
   };
   const { firstChild, nextSibling, classOf } = trie;
@@ -141,7 +108,6 @@ function buildTrie(anchors: readonly string[], classes: Uint8Array): Trie {
       }
       s = t;
     }
-    trie.terminal[s] = 1;
     trie.ends[n] = s;
   }
   return trie;
@@ -149,44 +115,12 @@ function buildTrie(anchors: readonly string[], classes: Uint8Array): Trie {
 
 /**
  * The transition table, breadth-first (Aho–Corasick): a state's row is its failure state's row (a
- * native copy; that row is complete, its state being shallower) with the state's own edges on top.
- * An edge into a state whose text ends with an anchor (its own, or its failure path's: -1 there) is
- * -1; such states stop the search, so they get no row and their subtrees are never visited.
- * Work: one row copy per state instead of a loop over every (state, class) cell, which cost ~10 ms
- * of each cold start of the functions that classify (issue 15, `npm run bench:init`).
+ * native copy; that row is complete, its state being shallower) with the state's own edges on top,
+ * and its group bits take its failure state's. An edge into a state with any group bit is stored
+ * `~offset`. Work: one row copy per state instead of a loop over every (state, class) cell, which
+ * cost ~10 ms of each cold start of the functions that classify (issue 15, `npm run bench:init`).
  */
-function transitions(trie: Trie, width: number): Int32Array {
-  const { firstChild, nextSibling, classOf, terminal } = trie;
-  // Row 0 (the start state): every class leads back to the start (offset 0) until an edge says otherwise.
-  const delta = new Int32Array(trie.states * width);
-  const fail = new Int32Array(trie.states);
-  const queue = new Int32Array(trie.states);
-  let head = 0;
-  let tail = 1;
-  while (head < tail) {
-    const s = queue[head++];
-    const row = s * width;
-    if (s !== 0) delta.copyWithin(row, fail[s] * width, fail[s] * width + width);
-    for (let u = firstChild[s]; u !== 0; u = nextSibling[u]) {
-      // Where the failure path goes on this class (the row holds it until u's own edge replaces it).
-      const via = s === 0 ? 0 : delta[row + classOf[u]];
-      const accepting = terminal[u] === 1 || via < 0;
-      if (!accepting) {
-        fail[u] = via / width;
-        queue[tail++] = u;
-      }
-      delta[row + classOf[u]] = accepting ? -1 : u * width;
-    }
-  }
-  return delta;
-}
-
-/**
- * The full Aho–Corasick table for {@link AnchorGroupAutomaton}, breadth-first as {@link transitions}
- * builds it, but no state stops the search: each state's group bits take its failure state's (a
- * shallower state, complete already), and an edge into a state with any group bit is stored `~offset`.
- */
-function groupTransitions(trie: Trie, width: number, groupBits: Uint32Array, words: number): Int32Array {
+function transitions(trie: Trie, width: number, groupBits: Uint32Array, words: number): Int32Array {
   const { firstChild, nextSibling, classOf } = trie;
   const delta = new Int32Array(trie.states * width);
   const fail = new Int32Array(trie.states);

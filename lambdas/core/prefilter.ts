@@ -1,27 +1,29 @@
-import { AnchorAutomaton, AnchorGroupAutomaton } from './anchor-automaton.js';
+import { AnchorGroupAutomaton } from './anchor-automaton.js';
 import { SIGNATURES } from './signatures.js';
 
 /**
  * The raw-line pre-filter: decides from the line as read, before any parsing, that no signature can
  * match it. Every signature's first pattern is a flat alternation of literals (a unit test holds it
- * to that); each alternative yields an ANCHOR: its longest literal piece without `:`, `"` or
- * backslash, trimmed of spaces, lower-cased. A message matching a signature contains that signature's anchor.
+ * to that), and so are most of its other patterns; each alternative of such a pattern yields an
+ * ANCHOR: its longest literal piece without `:`, `"` or backslash, trimmed of spaces, lower-cased. A
+ * message matching a signature holds an anchor of each of those patterns of the signature's `all`
+ * ({@link candidateSignatures}); the classifier then tries only the signatures that can match.
  *
  * Why the raw line is enough: the reader only takes substrings of the line (JSON strings, logfmt
  * values, journal and klog bodies), drops the backslash of `\"`, and joins two pieces with ": "
- * (logfmt msg and error, program name and message); other escapes send the line the full path. An anchor holds no ':' and neither
- * starts nor ends with a space, so it cannot take a character of a join: it lies inside one of those
- * substrings, hence inside the raw line. Lines with a backslash take
- * the full path. Matching folds ASCII case only, as the `/i` patterns do (anchor-automaton.ts).
+ * (logfmt msg and error, program name and message); other escapes send the line the full path. An
+ * anchor holds no ':' and neither starts nor ends with a space, so it cannot take a character of a
+ * join: it lies inside one of those substrings, hence inside the raw line. Matching folds ASCII case
+ * only, as the `/i` patterns do (anchor-automaton.ts; a pattern with the `u` or `v` flag has no anchors).
  */
 export class PrefilterError extends Error {
   override readonly name = 'PrefilterError';
 }
 
-/** The alternatives of a flat alternation (no groups, no classes), escapes resolved. */
+/** The alternatives of a flat alternation (no groups, no classes, no repetition), escapes kept. */
 function alternatives(re: RegExp): string[] {
   const src = re.source;
-  if (/(?<!\\)[([]/.test(src)) throw new PrefilterError(`pattern ${src.slice(0, 60)} is not a flat alternation`);
+  if (/(?<!\\)[([?*+{]/.test(src)) throw new PrefilterError(`pattern ${src.slice(0, 60)} is not a flat alternation`);
   return src.split(/(?<!\\)\|/);
 }
 
@@ -58,49 +60,96 @@ export function anchorOf(alternative: string): string {
   return best;
 }
 
-/** Each signature's anchors, in catalogue order: one per alternative of its first pattern. */
-export const ANCHOR_GROUPS: readonly (readonly string[])[] = SIGNATURES.map((s) =>
-  alternatives(s.all[0]).map(anchorOf),
-);
-
-/**
- * Anchors of every signature's first pattern, minimal: an anchor that contains a shorter one is
- * dropped (a line holding the longer holds the shorter, so the test is unchanged and the regex smaller).
- * Shortest first, ties in code-unit order (`localeCompare` would load ICU collation at each cold start);
- * an anchor is checked against the kept ones only (one holding a dropped anchor holds a kept one too).
- */
-export const ANCHORS: readonly string[] = /* @__PURE__ */ minimalAnchors(ANCHOR_GROUPS);
-
-function minimalAnchors(groups: readonly (readonly string[])[]): string[] {
-  const sorted = [...new Set(groups.flat())].sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
-  const kept: string[] = [];
-  for (const a of sorted) if (!kept.some((shorter) => a.includes(shorter))) kept.push(a);
-  return kept;
+/** A pattern's anchors, one per alternative; throws {@link PrefilterError} when it has none to give. */
+function anchorsOf(re: RegExp): string[] {
+  if (/[uv]/.test(re.flags)) throw new PrefilterError(`pattern ${re.source.slice(0, 60)} folds Unicode case`);
+  return [...new Set(alternatives(re).map(anchorOf))];
 }
 
 /**
- * One pass over the text for all anchors at once (Aho–Corasick, ASCII case folded). Built at import
- * by the functions that read raw lines (ingest: {@link cannotMatch}); `@__PURE__` lets the bundler
- * leave it and {@link ANCHORS} out of a function that never calls cannotMatch (the Kubernetes
- * functions classify event messages only: {@link candidateSignatures}), ~10 ms of their cold start.
+ * The anchors of the catalogue's patterns, one group per distinct pattern, and for each signature the
+ * groups a message must all hold an anchor of for it to match: its first pattern's (which must have
+ * anchors) and those of every other pattern of its `all` that is a flat alternation (a pattern that is
+ * not constrains nothing here). A message matching a signature matches each pattern of its `all`,
+ * so it holds an anchor of each such pattern, ignoring case.
  */
-const ANCHOR_AUTOMATON = /* @__PURE__ */ new AnchorAutomaton(ANCHORS);
+function anchorCatalogue(): { groups: string[][]; required: number[][] } {
+  const groupOf = new Map<RegExp, number>();
+  const groups: string[][] = [];
+  const required = SIGNATURES.map((s) =>
+    s.all.flatMap((re, k) => {
+      let g = groupOf.get(re);
+      if (g === undefined) {
+        let anchors: string[];
+        try {
+          anchors = anchorsOf(re);
+        } catch (e) {
+          if (k === 0 || !(e instanceof PrefilterError)) throw e;
+          return [];
+        }
+        g = groups.push(anchors) - 1;
+        groupOf.set(re, g);
+      }
+      return [g];
+    }),
+  );
+  return { groups, required };
+}
+
+/** The catalogue's anchors and their automaton: one pass over a text for every pattern's anchors at once. */
+interface AnchorIndex {
+  /** The anchors of each distinct pattern that has them (see {@link anchorCatalogue}). */
+  readonly groups: readonly (readonly string[])[];
+  /** For SIGNATURES[i], the indices into `groups` of the patterns a text must all hold an anchor of. */
+  readonly required: readonly (readonly number[])[];
+  readonly automaton: AnchorGroupAutomaton;
+}
+
+let index: AnchorIndex | undefined;
 
 /**
- * Each signature's anchors ({@link ANCHOR_GROUPS}, not only the minimal set): a message a signature
- * matches holds one of that signature's anchors, ignoring case (the alternative of its first pattern
- * that matched holds its anchor). Built at the first message that needs it (a few ms), so a cold
- * start whose lines all fail the raw-line test skips it.
+ * Built at the first text that needs it (~10 ms cold, most of it the automaton's table), not at
+ * import: a function that imports the classifier but reads no line pays nothing (issue 15).
  */
-let signatureAnchors: AnchorGroupAutomaton | undefined;
+function anchorIndex(): AnchorIndex {
+  if (index === undefined) {
+    const { groups, required } = anchorCatalogue();
+    index = { groups, required, automaton: new AnchorGroupAutomaton(groups) };
+  }
+  return index;
+}
+
+/** The anchors of each distinct pattern of the catalogue that has them (see {@link anchorCatalogue}). */
+export function patternAnchors(): readonly (readonly string[])[] {
+  return anchorIndex().groups;
+}
+
+/** For SIGNATURES[i], the indices into {@link patternAnchors} of the patterns a text must all hold an anchor of. */
+export function signaturePatterns(): readonly (readonly number[])[] {
+  return anchorIndex().required;
+}
+
+const SIGNATURE_WORDS = Math.ceil(SIGNATURES.length / 32);
 
 /**
- * The signatures that may match a message (already read): bit i of word i >>> 5 for SIGNATURES[i],
- * set when the message holds one of its anchors; undefined when it holds none (no signature can match).
+ * The signatures that may match a text (a message already read, or a raw line: see above): bit i of
+ * word i >>> 5 for SIGNATURES[i], set when the text holds an anchor of each of its patterns that has
+ * anchors; undefined when no signature can match.
  */
-export function candidateSignatures(message: string): Uint32Array | undefined {
-  signatureAnchors ??= new AnchorGroupAutomaton(ANCHOR_GROUPS);
-  return signatureAnchors.groupsIn(message);
+export function candidateSignatures(text: string): Uint32Array | undefined {
+  const { automaton, required } = anchorIndex();
+  const hits = automaton.groupsIn(text);
+  if (hits === undefined) return undefined;
+  let out: Uint32Array | undefined;
+  for (let i = 0; i < required.length; i++) {
+    const needed = required[i];
+    let held = true;
+    for (let k = 0; k < needed.length && held; k++) held = (hits[needed[k] >>> 5] & (1 << (needed[k] & 31))) !== 0;
+    if (!held) continue;
+    out ??= new Uint32Array(SIGNATURE_WORDS);
+    out[i >>> 5] |= 1 << (i & 31);
+  }
+  return out;
 }
 
 /**
@@ -117,6 +166,5 @@ function hasRewritingEscape(line: string): boolean {
 
 /** True when the line certainly matches no signature (the caller may answer `unknown` unparsed). */
 export function cannotMatch(line: string): boolean {
-  if (hasRewritingEscape(line)) return false;
-  return !ANCHOR_AUTOMATON.test(line);
+  return !hasRewritingEscape(line) && candidateSignatures(line) === undefined;
 }
