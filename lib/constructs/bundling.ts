@@ -1,7 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import { runEsbuild } from './esbuild-run.js';
 import { PROJECT_ROOT } from './paths.js';
+
+export { BundlerMissingError } from './esbuild-run.js';
 
 /**
  * How every Lambda handler is bundled, at `npm run build` (pre-bundled assets shipped in the
@@ -49,32 +51,15 @@ export interface BundleMetafile {
   >;
 }
 
-interface Esbuild {
-  buildSync(options: Record<string, unknown>): { errors: unknown[]; metafile?: BundleMetafile };
-}
-
-/** Thrown when a handler must be bundled from sources and esbuild is not installed. */
-export class BundlerMissingError extends Error {
-  override readonly name = 'BundlerMissingError';
-}
-
 /**
  * Bundles one handler's TypeScript source into `outDir/index.mjs` (synchronously: CDK local bundling)
  * and returns esbuild's metafile (bundle composition: bytes per input, external imports).
  */
 export function bundleHandler(source: string, outDir: string): BundleMetafile {
-  let esbuild: Esbuild;
-  try {
-    esbuild = createRequire(import.meta.url)('esbuild') as Esbuild;
-  } catch {
-    throw new BundlerMissingError(
-      `pod-doctor: bundling ${source} needs esbuild (npm install --save-dev esbuild), or use the compiled package`,
-    );
-  }
   const outfile = join(outDir, BUNDLE_FILE);
-  const result = esbuild.buildSync({ ...BUNDLE_OPTIONS, entryPoints: [source], outfile, metafile: true });
+  const meta = runEsbuild({ ...BUNDLE_OPTIONS, entryPoints: [source], outfile, metafile: true }, source);
   withOwnSourcesOnly(`${outfile}.map`);
-  return result.metafile as BundleMetafile;
+  return meta as BundleMetafile;
 }
 
 /**

@@ -1,36 +1,25 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { buildSync } from 'esbuild';
 import { BUNDLE_FILE, BUNDLE_OPTIONS, type BundleMetafile } from '../../lib/constructs/bundling.js';
+import { runEsbuild } from '../../lib/constructs/esbuild-run.js';
 import { lambdaEntry } from '../../lib/constructs/paths.js';
 
-/** The esbuild metafile of a handler bundled with the deployed options (nothing is written). */
+/** The esbuild metafile of a handler bundled as it is deployed (written under /tmp). */
 export function handlerMetafile(handler: string): BundleMetafile {
-  const r = buildSync({
-    ...BUNDLE_OPTIONS,
-    mainFields: [...BUNDLE_OPTIONS.mainFields],
-    entryPoints: [lambdaEntry(handler).source],
-    outfile: join('/tmp', 'pod-doctor-bundles', handler, 'index.mjs'),
-    write: false,
-    metafile: true,
-  });
-  return r.metafile as BundleMetafile;
+  const outfile = join('/tmp', 'pod-doctor-bundles', handler, 'index.mjs');
+  return runEsbuild(
+    { ...BUNDLE_OPTIONS, entryPoints: [lambdaEntry(handler).source], outfile, metafile: true },
+    handler,
+  ) as BundleMetafile;
 }
 
 /** A handler's bundle as the deployed options build it, but not minified (names kept): what it carries, readable. */
 export function handlerCode(handler: string): string {
-  const r = buildSync({
-    ...BUNDLE_OPTIONS,
-    minify: false,
-    mainFields: [...BUNDLE_OPTIONS.mainFields],
-    entryPoints: [lambdaEntry(handler).source],
-    outfile: join('/tmp', 'pod-doctor-bundles', handler, 'index.mjs'),
-    write: false,
-  });
-  const code = r.outputFiles.find((f) => f.path.endsWith('.mjs'));
-  if (!code) throw new Error(`no bundle for ${handler}`);
-  return code.text;
+  const outfile = join('/tmp', 'pod-doctor-bundles', `${handler}-unminified`, 'index.mjs');
+  runEsbuild({ ...BUNDLE_OPTIONS, minify: false, entryPoints: [lambdaEntry(handler).source], outfile }, handler);
+  return readFileSync(outfile, 'utf8');
 }
 
 type Resource = { Type: string; Properties: Record<string, unknown>; Metadata?: Record<string, unknown> };
