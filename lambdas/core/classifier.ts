@@ -1,7 +1,7 @@
 import { type Entities, extractEntities } from './entities.js';
 import type { FailureClass } from './failure-classes.js';
 import { candidateSignatures, cannotMatch } from './prefilter.js';
-import { parseRecord, type RecordFormat, recordError } from './records.js';
+import { type ParsedRecord, parseRecord, type RecordFormat, recordError } from './records.js';
 import { CATALOGUE_VERSION, INFORMATIONAL, SIGNATURES, type Signature } from './signatures.js';
 
 /**
@@ -92,11 +92,20 @@ export function quickUnknown(record: string): { error?: string; format?: RecordF
  */
 function logfmtFallback(
   record: string,
-  format: RecordFormat,
+  parsed: ParsedRecord,
   c: ReturnType<typeof classifyMessage>,
 ): ReturnType<typeof classifyMessage> {
-  if (c.class !== 'unknown' || format !== 'containerd-logfmt' || record.trimStart().startsWith('{')) return c;
+  if (c.class !== 'unknown') return c;
+  // A dataplane envelope's journal message is the same logfmt line, JSON-escaped once.
+  if (parsed.journal?.format === 'containerd-logfmt') return classifyMessage(parsed.journal.text);
+  if (parsed.format !== 'containerd-logfmt' || record.trimStart().startsWith('{')) return c;
   return classifyMessage(record);
+}
+
+/** Free text after a journal prefix, or in a dataplane envelope: the program's name is context. */
+function withProgram(parsed: ParsedRecord): string {
+  const free = parsed.format === 'raw' || parsed.journal?.format === 'raw';
+  return free && parsed.source ? `${parsed.source}: ${parsed.message}` : parsed.message;
 }
 
 /**
@@ -118,11 +127,7 @@ export function classify(record: string): Classification {
     };
   }
   // Free text after a journal prefix: the program's name (pull-sandbox-image.sh, aws-node) is context.
-  const c = logfmtFallback(
-    record,
-    parsed.format,
-    classifyMessage(parsed.format === 'raw' && parsed.source ? `${parsed.source}: ${parsed.message}` : parsed.message),
-  );
+  const c = logfmtFallback(record, parsed, classifyMessage(withProgram(parsed)));
   const known: Entities = {};
   if (parsed.node) known.node = parsed.node;
   if (parsed.instanceId) known.instanceId = parsed.instanceId;

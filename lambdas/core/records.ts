@@ -25,6 +25,11 @@ export interface ParsedRecord {
   readonly source?: string;
   /** kubectl describe event reason (FailedCreatePodSandBox, Failed, BackOff ...). */
   readonly reason?: string;
+  /**
+   * A Container Insights dataplane record's journal message as read on its own (its format and text):
+   * the classifier reads it as it reads the same journal line outside the envelope.
+   */
+  readonly journal?: { readonly format: RecordFormat; readonly text: string };
   /** Set when the record could not be read. */
   readonly error?: string;
 }
@@ -188,13 +193,16 @@ export function parseRecord(input: string, depth = 0): ParsedRecord {
       return parseContainerRecord(shape.o, shape.k8s, depth);
     case 'dataplane': {
       const o = shape.o;
-      const inner = parseText(String(o.message));
+      const text = String(o.message);
+      const inner = parseText(text);
       return {
         ...inner,
         format: 'container-insights',
         node: str(o.hostname) ?? inner.node,
         instanceId: str(o.ec2_instance_id),
-        source: str(o.systemd_unit)?.replace(/\.service$/, '') ?? inner.source,
+        // Fluent Bit's systemd input (lower-cased, underscores stripped): the program, else its unit.
+        source: str(o.syslog_identifier) ?? str(o.systemd_unit)?.replace(/\.service$/, '') ?? inner.source,
+        journal: { format: inner.format, text },
       };
     }
     case 'ipamd':

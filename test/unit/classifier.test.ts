@@ -65,6 +65,29 @@ describe('entity extraction', () => {
     expect(c.entities).toMatchObject({ node: 'ip-10-0-1-2.ec2.internal', instanceId: 'i-0123456789abcdef0' });
   });
 
+  it('reads a dataplane journal message as the same journal line: program context and logfmt fields', () => {
+    const script = 'Unable to locate credentials. You can configure credentials by running "aws configure".';
+    const journal = `Sep 22 12:17:04 ip-10-0-1-2.ec2.internal pull-sandbox-image.sh[3906]: ${script}`;
+    const dataplane = JSON.stringify({
+      hostname: 'ip-10-0-1-2.ec2.internal',
+      systemd_unit: 'sandbox-image.service',
+      syslog_identifier: 'pull-sandbox-image.sh',
+      message: script,
+    });
+    expect(classify(journal).class).toBe('sandbox-image');
+    expect(classify(dataplane)).toMatchObject({ class: 'sandbox-image', format: 'container-insights' });
+    // The same text from a program that names no sandbox image stays unknown.
+    expect(classify(JSON.stringify({ hostname: 'h', systemd_unit: 'backup.service', message: script })).class).toBe(
+      'unknown',
+    );
+    const logfmt =
+      'level=warning msg="Unable to synchronize EC2 interface list" error="UnauthorizedOperation: You are not authorized to perform this operation." subsys=eni';
+    expect(classify(logfmt).class).toBe('cni-permissions');
+    expect(classify(JSON.stringify({ hostname: 'h', systemd_unit: 'cilium.service', message: logfmt })).class).toBe(
+      'cni-permissions',
+    );
+  });
+
   it('takes node and instance id from the Container Insights envelope of aws-node stdout (ipamd JSON inside)', () => {
     const ipamd = JSON.stringify({
       level: 'error',

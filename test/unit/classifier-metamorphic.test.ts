@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { classify } from '../../lambdas/core/classifier.js';
+import { buildFilterPattern } from '../../lambdas/core/filter-pattern.js';
+import { compileFilterPattern } from '../support/cloudwatch-filter.js';
+import { labelledCorpus } from '../support/corpus.js';
+import { carriedOf, ENVELOPES, goQuote, originOf, truncateNote } from '../support/envelopes.js';
+
+/**
+ * Metamorphic generalisation by format, over the TUNE split only (no held-out text is read): every
+ * tune line the classifier gets right is reduced to its message and re-wrapped in each envelope its
+ * origin really produces (test/support/envelopes.ts cites the formats); the class must not change —
+ * failures keep their class, healthy lines stay unknown — and every re-wrapped failure must still pass
+ * the subscription filter, which sees the raw envelope text with its escapes.
+ */
+const tune = labelledCorpus().filter((l) => l.split === 'tune' && originOf(l) !== undefined);
+const right = tune.filter((l) => classify(l.line).class === l.class);
+const pass = compileFilterPattern(buildFilterPattern());
+
+function rewrapped() {
+  return right.flatMap((l) => {
+    const c = carriedOf(l.line);
+    return ENVELOPES.filter((e) => e.origin === originOf(l)).map((e) => ({ l, envelope: e.name, line: e.wrap(c, l) }));
+  });
+}
+
+describe('metamorphic envelopes (tune split)', () => {
+  const cases = rewrapped();
+
+  it('covers most tune lines in several envelopes each', () => {
+    expect(right.length).toBeGreaterThanOrEqual(850);
+    expect(cases.length).toBeGreaterThanOrEqual(5 * right.length);
+    expect(new Set(cases.map((c) => c.envelope)).size).toBe(ENVELOPES.length);
+  });
+
+  it('keeps every class under every envelope its origin produces', () => {
+    const broken = cases
+      .filter((c) => classify(c.line).class !== c.l.class)
+      .map((c) => `${c.l.class} <- ${classify(c.line).class} [${c.envelope}] ${c.line.slice(0, 200)}`);
+    expect(broken).toEqual([]);
+  });
+
+  it('lets every re-wrapped failure line through the subscription filter', () => {
+    const stopped = cases
+      .filter((c) => c.l.class !== 'unknown' && !pass(c.line))
+      .map((c) => `[${c.envelope}] ${c.line.slice(0, 200)}`);
+    expect(stopped).toEqual([]);
+  });
+
+  it('quotes as Go does and cuts event notes as the API limit does', () => {
+    expect(goQuote('a "b"\n\x01')).toBe('"a \\"b\\"\\n\\x01"');
+    expect(truncateNote('x'.repeat(1024))).toHaveLength(1024);
+    expect(truncateNote('x'.repeat(2000))).toBe(`${'x'.repeat(1020)} ...`);
+  });
+});
