@@ -37,8 +37,14 @@ export interface ParsedRecord {
 /** Records longer than this are truncated before classification (CloudWatch's own event limit is 256 KB). */
 export const MAX_RECORD_LENGTH = 256 * 1024;
 
+/** A journal line: time, host name (letters, digits, dots, dashes only), program[pid]: message. */
 const JOURNAL =
-  /^(?:[A-Z][a-z]{2} +\d{1,2} \d{2}:\d{2}:\d{2}|\d{4}-\d{2}-\d{2}T[\d:.]+(?:Z|[+-]\d{2}:?\d{2})?) (\S+) ([\w.@-]+?)(?:\[\d+\])?: (.*)$/s;
+  /^(?:[A-Z][a-z]{2} +\d{1,2} \d{2}:\d{2}:\d{2}|\d{4}-\d{2}-\d{2}T[\d:.]+(?:Z|[+-]\d{2}:?\d{2})?) ([\w.-]+) ([\w.@-]+?)(?:\[\d+\])?: (.*)$/s;
+/**
+ * What `kubectl logs` puts before a container's line: `--prefix` ([pod/<pod>/<container>]) and
+ * `--timestamps` (RFC 3339); a JSON line after them is read as JSON.
+ */
+const KUBECTL_LOGS = /^(?:\[pod\/[\w.-]+\/[\w.-]+\] )?(?:\d{4}-\d{2}-\d{2}T[\d:.]+(?:Z|[+-]\d{2}:?\d{2}) )?(?=\{")/;
 const KLOG = /^([IWEF])\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ [\w.-]+:\d+\] (.*)$/s;
 /** An event row whose first field is kubectl's old From column: "kubelet, <node> <message>". */
 const FROM_KUBELET = /^kubelet, ([a-z0-9][a-z0-9.-]{0,252}) +(.*)$/s;
@@ -151,7 +157,8 @@ type Shape =
 
 function shapeOf(input: string): Shape {
   const raw = input.length > MAX_RECORD_LENGTH ? input.slice(0, MAX_RECORD_LENGTH) : input;
-  const text = raw.trim();
+  const trimmed = raw.trim();
+  const text = trimmed.slice(KUBECTL_LOGS.exec(trimmed)?.[0].length ?? 0);
   if (text.length === 0) return { kind: 'error', format: 'raw', message: '', error: 'empty record' };
   // A JSON object starts with `{"` or `{}`; anything else in braces (a pasted Python dict) is text.
   if (!text.startsWith('{') || !/^\{\s*["}]/.test(text)) return { kind: 'text', text };

@@ -119,6 +119,12 @@ function eventReason(c: Carried, l: LabelledLine): string {
   return isPull(c, l) ? 'Warning  Failed' : 'Warning  FailedCreatePodSandBox';
 }
 
+function withCall(c: Carried, l: LabelledLine): string {
+  const m = eventMessage(c);
+  if (l.class === 'unknown' || /pod sandbox|pull image|Error syncing pod/i.test(m)) return m;
+  return isPull(c, l) ? `Failed to pull image "nginx:1.27": ${m}` : `Failed to create pod sandbox: ${m}`;
+}
+
 /** An event note cut to the API's 1,024-character limit as the scheduler cuts it. */
 export function truncateNote(m: string): string {
   return m.length <= 1024 ? m : `${m.slice(0, 1024 - 4)} ...`;
@@ -167,6 +173,13 @@ export const ENVELOPES: readonly Envelope[] = [
     name: 'kubectl get events',
     origin: 'kubelet',
     wrap: (c, l) => `3m          ${eventReason(c, l)}   pod/web-0   ${truncateNote(eventMessage(c))}`,
+  },
+  {
+    // kubelet's own note for the call that failed (kuberuntime: "Failed to create pod sandbox: %v",
+    // images: "Failed to pull image %q: %v"; before 1.11 "Failed create pod sandbox: %v").
+    name: 'kubectl describe event with the failed call',
+    origin: 'kubelet',
+    wrap: (c, l) => `  ${eventReason(c, l)}  3m (x4 over 5m)  kubelet  ${truncateNote(withCall(c, l))}`,
   },
   {
     name: 'kubectl describe event pasted with CRLF',
@@ -274,3 +287,33 @@ export function carriedOf(line: string): Carried {
   }
   return { err: p.message, program };
 }
+
+/** A way a whole line is pasted or streamed, applied to the line as the corpus holds it. */
+export interface Paste {
+  readonly name: string;
+  readonly applies: (l: LabelledLine) => boolean;
+  readonly paste: (line: string) => string;
+}
+
+const isJson = (l: LabelledLine) => l.line.trimStart().startsWith('{');
+/** Lines a container writes to stdout/stderr (read back with `kubectl logs`): zap JSON, logrus text. */
+const fromContainer = (l: LabelledLine) => originOf(l) === 'ipamd' || originOf(l) === 'logrus';
+
+export const PASTES: readonly Paste[] = [
+  // GitHub issue text quoted in Markdown.
+  { name: 'Markdown quote', applies: (l) => originOf(l) !== undefined, paste: (line) => `> ${line}` },
+  // Markdown outside a code block drops the backslash of an escaped punctuation mark (\" renders ").
+  {
+    name: 'Markdown lost backslashes',
+    applies: (l) => originOf(l) !== undefined && !isJson(l) && l.line.includes('\\"'),
+    paste: (line) => line.replace(/\\"/g, '"'),
+  },
+  // `kubectl logs --timestamps`: RFC 3339 time then the line (kubectl logs help).
+  {
+    name: 'kubectl logs --timestamps',
+    applies: fromContainer,
+    paste: (line) => `2026-11-30T12:00:00.123456789Z ${line}`,
+  },
+  // `kubectl logs --prefix`: [pod/<name>/<container>] then the line.
+  { name: 'kubectl logs --prefix', applies: fromContainer, paste: (line) => `[pod/aws-node-x7k2p/aws-node] ${line}` },
+];

@@ -3,7 +3,8 @@ import { classify } from '../../lambdas/core/classifier.js';
 import { buildFilterPattern } from '../../lambdas/core/filter-pattern.js';
 import { compileFilterPattern } from '../support/cloudwatch-filter.js';
 import { labelledCorpus } from '../support/corpus.js';
-import { carriedOf, ENVELOPES, goQuote, originOf, truncateNote } from '../support/envelopes.js';
+import { carriedOf, ENVELOPES, goQuote, originOf, PASTES, truncateNote } from '../support/envelopes.js';
+import { VARIATIONS } from '../support/variations.js';
 
 /**
  * Metamorphic generalisation by format, over the TUNE split only (no held-out text is read): every
@@ -19,7 +20,10 @@ const pass = compileFilterPattern(buildFilterPattern());
 function rewrapped() {
   return right.flatMap((l) => {
     const c = carriedOf(l.line);
-    return ENVELOPES.filter((e) => e.origin === originOf(l)).map((e) => ({ l, envelope: e.name, line: e.wrap(c, l) }));
+    return [
+      ...ENVELOPES.filter((e) => e.origin === originOf(l)).map((e) => ({ l, envelope: e.name, line: e.wrap(c, l) })),
+      ...PASTES.filter((p) => p.applies(l)).map((p) => ({ l, envelope: p.name, line: p.paste(l.line) })),
+    ];
   });
 }
 
@@ -29,7 +33,7 @@ describe('metamorphic envelopes (tune split)', () => {
   it('covers most tune lines in several envelopes each', () => {
     expect(right.length).toBeGreaterThanOrEqual(850);
     expect(cases.length).toBeGreaterThanOrEqual(5 * right.length);
-    expect(new Set(cases.map((c) => c.envelope)).size).toBe(ENVELOPES.length);
+    expect(new Set(cases.map((c) => c.envelope)).size).toBe(ENVELOPES.length + PASTES.length);
   });
 
   it('keeps every class under every envelope its origin produces', () => {
@@ -44,6 +48,17 @@ describe('metamorphic envelopes (tune split)', () => {
       .filter((c) => c.l.class !== 'unknown' && !pass(c.line))
       .map((c) => `[${c.envelope}] ${c.line.slice(0, 200)}`);
     expect(stopped).toEqual([]);
+  });
+
+  it('keeps every class, healthy lines included, when identifiers, capitals or gRPC codes vary', () => {
+    const all = labelledCorpus().filter((l) => l.split === 'tune' && classify(l.line).class === l.class);
+    const varied = all.flatMap((l) => VARIATIONS.map((v) => ({ l, name: v.name, line: v.vary(l.line) })));
+    const changed = varied.filter((v) => v.line !== v.l.line);
+    expect(changed.length).toBeGreaterThanOrEqual(1000);
+    const broken = changed
+      .filter((v) => classify(v.line).class !== v.l.class)
+      .map((v) => `${v.l.class} <- ${classify(v.line).class} [${v.name}] ${v.line.slice(0, 200)}`);
+    expect(broken).toEqual([]);
   });
 
   it('quotes as Go does and cuts event notes as the API limit does', () => {
