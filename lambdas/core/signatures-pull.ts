@@ -82,6 +82,19 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     filter: ['refused', 'o such', 'rror', 'xceed', 'imeout'],
   },
   {
+    id: 'runtime.cri-unimplemented',
+    class: 'runtime-failure',
+    cause:
+      "the container runtime answers but does not serve the CRI API the caller speaks (containerd's CRI plugin disabled in config.toml, or a runtime older than the kubelet): kubelet 1.26+ cannot start",
+    // grpc-go answers a service the server never registered with Unimplemented "unknown service <name>";
+    // kubelet, kubeadm's preflight and crictl report it as "CRI v1 runtime API is not implemented for endpoint".
+    all: [
+      /unknown service runtime\.v1\.RuntimeService|unknown service runtime\.v1\.ImageService|unknown service runtime\.v1alpha2\.RuntimeService|unknown service runtime\.v1alpha2\.ImageService|CRI v1 runtime API is not implemented|CRI v1 image API is not implemented/i,
+    ],
+    // Both arrive as a gRPC status: "rpc error: code = Unimplemented desc = unknown service …".
+    filter: ['rror'],
+  },
+  {
     id: 'registry.rate-limit',
     class: 'rate-limited',
     cause: 'the registry or kubelet throttled the pull (Docker Hub toomanyrequests, 429, pull QPS)',

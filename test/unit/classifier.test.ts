@@ -200,6 +200,27 @@ describe('precision', () => {
     expect(classify(line).class).toBe(cls);
   });
 
+  it('reads a runtime that does not serve CRI v1 as a runtime failure, in the shapes its callers print', () => {
+    const status = 'rpc error: code = Unimplemented desc = unknown service runtime.v1.RuntimeService';
+    for (const line of [
+      `time="2026-11-30T12:00:00Z" level=fatal msg="validate service connection: CRI v1 runtime API is not implemented for endpoint \\"unix:///run/containerd/containerd.sock\\": ${status}"`,
+      `E1130 12:00:00.000000    1234 run.go:74] "command failed" err="failed to run Kubelet: validate service connection: CRI v1 runtime API is not implemented for endpoint \\"unix:///run/containerd/containerd.sock\\": ${status}"`,
+      `FATA[0000] listing containers: ${status}`,
+    ])
+      expect(classify(line).signature, line).toBe('runtime.cri-unimplemented');
+    // Another gRPC service a server does not register is no container runtime's failure.
+    expect(classify('rpc error: code = Unimplemented desc = unknown service grpc.health.v1.Health').class).toBe(
+      'unknown',
+    );
+  });
+
+  it("reads the Go runtime's newosproc throw as its errno print: EAGAIN unless errno=12 is on the line", () => {
+    expect(classify('fatal error: newosproc').class).toBe('pid-exhaustion');
+    expect(
+      classify('runtime: failed to create new OS thread (have 7 already; errno=12) fatal error: newosproc').class,
+    ).toBe('unknown');
+  });
+
   it('records the catalogue version', () => {
     expect(classify(SEED_401).catalogueVersion).toBe(CATALOGUE_VERSION);
   });
