@@ -51,18 +51,42 @@ export function matchSignatures(message: string): Match {
 }
 
 /**
+ * Each signature in one object shape (absent `none` and `when` filled in), so the matching loop reads
+ * one hidden class however the catalogue writes its entries: property reads there stay monomorphic.
+ */
+interface Matcher {
+  readonly all: readonly RegExp[];
+  readonly none: readonly RegExp[];
+  readonly when: ((message: string) => boolean) | null;
+  readonly signature: Signature;
+}
+const NO_PATTERNS: readonly RegExp[] = [];
+const MATCHERS: readonly Matcher[] = SIGNATURES.map((s) => ({
+  all: s.all,
+  none: s.none ?? NO_PATTERNS,
+  when: s.when ?? null,
+  signature: s,
+}));
+
+/**
  * {@link matchSignatures} among `candidates` only (bit i for SIGNATURES[i]; a signature outside them
  * cannot match, see {@link candidateSignatures}). An informational line is unknown whatever matches
  * it, so INFORMATIONAL is tried only when a signature matches: most lines that reach here match none.
  */
 function firstCandidate(part: string, candidates: Uint32Array): Match {
-  for (let i = 0; i < SIGNATURES.length; i++) {
-    const s = SIGNATURES[i];
-    if ((candidates[i >>> 5] & (1 << (i & 31))) === 0 || !matches(s, part)) continue;
+  for (let i = 0; i < MATCHERS.length; i++) {
+    if ((candidates[i >>> 5] & (1 << (i & 31))) === 0 || !matcherMatches(MATCHERS[i], part)) continue;
     if (INFORMATIONAL.some((re) => re.test(part))) break;
+    const s = MATCHERS[i].signature;
     return { class: s.class, cause: s.cause, signature: s.id };
   }
   return { ...UNKNOWN };
+}
+
+function matcherMatches({ all, none, when }: Matcher, part: string): boolean {
+  for (let k = 0; k < all.length; k++) if (!all[k].test(part)) return false;
+  for (let k = 0; k < none.length; k++) if (none[k].test(part)) return false;
+  return when === null || when(part);
 }
 
 function matches(s: Signature, part: string): boolean {
