@@ -45,6 +45,11 @@ const JOURNAL =
  * `--timestamps` (RFC 3339); a JSON line after them is read as JSON.
  */
 const KUBECTL_LOGS = /^(?:\[pod\/[\w.-]+\/[\w.-]+\] )?(?:\d{4}-\d{2}-\d{2}T[\d:.]+(?:Z|[+-]\d{2}:?\d{2}) )?(?=\{")/;
+/**
+ * A line of a container log file as the kubelet's CRI runtime writes it (/var/log/containers/*.log,
+ * tailed by agents that do not parse it): RFC 3339 time, stream, P(artial)/F(ull) tag, then the line.
+ */
+const CRI_LOG_FILE = /^\d{4}-\d{2}-\d{2}T[\d:.]+(?:Z|[+-]\d{2}:?\d{2}) (?:stdout|stderr) [FP] /;
 const KLOG = /^([IWEF])\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ [\w.-]+:\d+\] (.*)$/s;
 /** An event row whose first field is kubectl's old From column: "kubelet, <node> <message>". */
 const FROM_KUBELET = /^kubelet, ([a-z0-9][a-z0-9.-]{0,252}) +(.*)$/s;
@@ -158,7 +163,8 @@ type Shape =
 function shapeOf(input: string): Shape {
   const raw = input.length > MAX_RECORD_LENGTH ? input.slice(0, MAX_RECORD_LENGTH) : input;
   const trimmed = raw.trim();
-  const text = trimmed.slice(KUBECTL_LOGS.exec(trimmed)?.[0].length ?? 0);
+  const line = trimmed.slice(CRI_LOG_FILE.exec(trimmed)?.[0].length ?? 0);
+  const text = line.slice(KUBECTL_LOGS.exec(line)?.[0].length ?? 0);
   if (text.length === 0) return { kind: 'error', format: 'raw', message: '', error: 'empty record' };
   // A JSON object starts with `{"` or `{}`; anything else in braces (a pasted Python dict) is text.
   if (!text.startsWith('{') || !/^\{\s*["}]/.test(text)) return { kind: 'text', text };

@@ -182,6 +182,31 @@ export const ENVELOPES: readonly Envelope[] = [
     wrap: (c, l) => `  ${eventReason(c, l)}  3m (x4 over 5m)  kubelet  ${truncateNote(withCall(c, l))}`,
   },
   {
+    // client-go's event aggregator (tools/record/events_cache.go EventAggregatorMessageFunc) prefixes a
+    // message it combines from more than 10 similar events in 10 minutes.
+    name: 'kubectl describe event combined from similar events',
+    origin: 'kubelet',
+    wrap: (c, l) =>
+      `  ${eventReason(c, l)}  2m (x31 over 1h)  kubelet  ${truncateNote(`(combined from similar events): ${eventMessage(c)}`)}`,
+  },
+  {
+    // The Event object itself (`kubectl get events -o json` items, event exporters): core/v1 Event fields.
+    name: 'Event object JSON',
+    origin: 'kubelet',
+    wrap: (c, l) => {
+      const [type, reason] = eventReason(c, l).split(/ +/);
+      return JSON.stringify({
+        kind: 'Event',
+        type,
+        reason,
+        message: truncateNote(eventMessage(c)),
+        involvedObject: { kind: 'Pod', namespace: 'default', name: 'web-0' },
+        source: { component: 'kubelet', host: HOST },
+        count: 4,
+      });
+    },
+  },
+  {
     name: 'kubectl describe event pasted with CRLF',
     origin: 'kubelet',
     wrap: (c, l) => `  ${eventReason(c, l)}  3m  kubelet  ${truncateNote(eventMessage(c))}\r`,
@@ -313,6 +338,12 @@ export const PASTES: readonly Paste[] = [
     name: 'kubectl logs --timestamps',
     applies: fromContainer,
     paste: (line) => `2026-11-30T12:00:00.123456789Z ${line}`,
+  },
+  // The container log file the CRI runtime writes (kubelet's CRI logging format: time, stream, P/F tag).
+  {
+    name: 'CRI container log file',
+    applies: fromContainer,
+    paste: (line) => `2026-11-30T12:00:00.123456789Z stderr F ${line}`,
   },
   // `kubectl logs --prefix`: [pod/<name>/<container>] then the line.
   { name: 'kubectl logs --prefix', applies: fromContainer, paste: (line) => `[pod/aws-node-x7k2p/aws-node] ${line}` },

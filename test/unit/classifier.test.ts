@@ -88,7 +88,7 @@ describe('entity extraction', () => {
     );
   });
 
-  it('reads a JSON line behind kubectl logs --timestamps / --prefix as JSON, not as a journal line', () => {
+  it('reads a JSON line behind kubectl logs --timestamps / --prefix or a CRI log-file prefix as JSON, not as a journal line', () => {
     const zap =
       '{"level":"error","ts":"2020-11-21T12:18:10.773Z","caller":"aws-k8s-agent/main.go:28","msg":"Initialization failure: ipamd: can not initialize with AWS SDK interface: refreshSGIDs: unable to update the ENI\'s SG: InvalidNetworkInterfaceID.NotFound: The networkInterface ID \'eni-0a1b2c3d\' does not exist"}';
     const bare = classify(zap);
@@ -96,6 +96,8 @@ describe('entity extraction', () => {
     for (const line of [
       `2026-11-30T12:00:00.123456789Z ${zap}`,
       `[pod/aws-node-x7k2p/aws-node] 2026-11-30T12:00:00.123456789Z ${zap}`,
+      // The CRI runtime's container log file, tailed as text.
+      `2026-11-30T12:00:00.123456789Z stdout F ${zap}`,
     ]) {
       const c = classify(line);
       expect(c).toMatchObject({ class: bare.class, format: 'ipamd-json' });
