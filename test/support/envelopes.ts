@@ -333,6 +333,12 @@ export const PASTES: readonly Paste[] = [
     applies: (l) => originOf(l) !== undefined && !isJson(l) && l.line.includes('\\"'),
     paste: (line) => line.replace(/\\"/g, '"'),
   },
+  // A blog engine's typography outside code blocks (WordPress wptexturize): curly quotes and apostrophes.
+  {
+    name: 'curly quotes',
+    applies: (l) => originOf(l) !== undefined && !isJson(l),
+    paste: (line) => line.replace(/"([^"]*)"/g, '\u201c$1\u201d').replace(/'/g, '\u2019'),
+  },
   // `kubectl logs --timestamps`: RFC 3339 time then the line (kubectl logs help).
   {
     name: 'kubectl logs --timestamps',
