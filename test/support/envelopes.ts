@@ -271,14 +271,18 @@ const KUBELET_FORMATS = new Set([
 /**
  * The program that printed a corpus line, as the line itself and its recorded format tell; undefined:
  * no other envelope applies (CloudTrail arrives through EventBridge; the CNI plugin's own file, the
- * Windows agents, credential-provider stderr and generic JSON reach CloudWatch in one envelope only).
+ * Windows agents' own logs, credential-provider stderr and generic JSON reach CloudWatch in one
+ * envelope only).
  */
 export function originOf(l: LabelledLine): Origin | undefined {
   const p = parseRecord(l.line);
   if (p.format === 'ipamd-json' && l.format === 'ipamd-json') return 'ipamd';
   if (p.format === 'containerd-logfmt' && p.message.length > 0) return 'logrus';
   if (p.format === 'raw' && p.source !== undefined && p.source !== 'kubelet') return 'journal';
-  return KUBELET_FORMATS.has(l.format) ? 'kubelet' : undefined;
+  if (KUBELET_FORMATS.has(l.format)) return 'kubelet';
+  // Windows nodes: the CNI/HNS answers kubelet relays (sandbox and pull failures) and kubelet's own klog lines.
+  if (l.format === 'windows' && (p.format === 'klog' || /pod sandbox|pull image/i.test(p.message))) return 'kubelet';
+  return undefined;
 }
 
 /** The rest of a logfmt line after an unterminated `key="` (journald cuts a multi-line value). */
