@@ -24,7 +24,7 @@ interface Seen {
 }
 const seen: Seen[] = [];
 
-function answer(req: IncomingMessage, body: string, res: ServerResponse): void {
+function answer(req: IncomingMessage, body: string, res: ServerResponse) {
   const target = String(req.headers['x-amz-target'] ?? '');
   const json = (status: number, doc: unknown, type = 'application/x-amz-json-1.0') => {
     res.writeHead(status, { 'content-type': type });
