@@ -153,13 +153,17 @@ export function candidateSignatures(text: string): Uint32Array | undefined {
 }
 
 /**
- * Escapes the reader may rewrite: any backslash except the `\"` of a quoted quote (JSON strings and
- * logfmt values). A quote is never part of an anchor, so removing the backslash before one cannot
- * join an anchor together; `\n`, `\t`, `\uXXXX`, `\/` and `\\` can, so such lines take the full path.
+ * Escapes the reader may rewrite: a run of backslashes followed by anything but a quote. A run that
+ * ends at a quote (`\"`, and `\\\"` where a JSON string holds a quoted quote, as in a Container
+ * Insights envelope of a logfmt line) only ever decodes (JSON, twice for a nested log, then the
+ * reader's quote unescaping) to backslashes and that quote, or ends a JSON string there: the quote
+ * stays between the text on either side, and a quote is never part of an anchor, so no anchor can be
+ * joined across it. `\n`, `\t`, `\uXXXX`, `\/` and `\\n` can join one, so such lines take the full path.
  */
 function hasRewritingEscape(line: string): boolean {
-  for (let i = line.indexOf('\\'); i >= 0; i = line.indexOf('\\', i + 2)) {
-    if (line.charCodeAt(i + 1) !== 34) return true;
+  for (let i = line.indexOf('\\'); i >= 0; i = line.indexOf('\\', i)) {
+    while (line.charCodeAt(i) === 92) i++;
+    if (line.charCodeAt(i) !== 34) return true;
   }
   return false;
 }
