@@ -14,6 +14,7 @@ import { type IngestDeps, type IngestOutcome, ingest } from '../aws/ingest-servi
 import { logger, metrics, tracer, withPowertools } from '../aws/powertools.js';
 import { WorkflowStarter } from '../aws/workflow-starter.js';
 import { ingestConfig, ingestEnvSchema } from '../core/ingest-config.js';
+import { prepareAnchorIndex } from '../core/prefilter.js';
 import '../core/zod-english.js';
 
 /**
@@ -85,3 +86,6 @@ function liveDeps(): IngestDeps {
 }
 
 export const handler = createHandler(liveDeps());
+
+// Every invocation reads log lines: the pre-filter's index is built in the init phase, not at the first event.
+prepareAnchorIndex();

@@ -1,14 +1,22 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BUNDLE_FILE, BUNDLE_OPTIONS, type BundleMetafile } from '../../lib/constructs/bundling.js';
 import { runEsbuild } from '../../lib/constructs/esbuild-run.js';
 import { lambdaEntry } from '../../lib/constructs/paths.js';
 
-/** The esbuild metafile of a handler bundled as it is deployed (written under /tmp). */
+/**
+ * This test process's own directory for bundles: two checkouts testing at once (worktrees, CI
+ * runners sharing a machine) must never read each other's bundles. Removed when the process exits.
+ */
+const BUNDLES = mkdtempSync(join(tmpdir(), 'pod-doctor-bundles-'));
+process.on('exit', () => rmSync(BUNDLES, { recursive: true, force: true }));
+
+/** The esbuild metafile of a handler bundled as it is deployed (written under this process's temporary directory). */
 export function handlerMetafile(handler: string): BundleMetafile {
-  const outfile = join('/tmp', 'pod-doctor-bundles', handler, 'index.mjs');
+  const outfile = join(BUNDLES, handler, 'index.mjs');
   return runEsbuild(
     { ...BUNDLE_OPTIONS, entryPoints: [lambdaEntry(handler).source], outfile, metafile: true },
     handler,
@@ -17,7 +25,7 @@ export function handlerMetafile(handler: string): BundleMetafile {
 
 /** A handler's bundle as the deployed options build it, but not minified (names kept): what it carries, readable. */
 export function handlerCode(handler: string): string {
-  const outfile = join('/tmp', 'pod-doctor-bundles', `${handler}-unminified`, 'index.mjs');
+  const outfile = join(BUNDLES, `${handler}-unminified`, 'index.mjs');
   runEsbuild({ ...BUNDLE_OPTIONS, minify: false, entryPoints: [lambdaEntry(handler).source], outfile }, handler);
   return readFileSync(outfile, 'utf8');
 }
