@@ -7,7 +7,7 @@
 // and one function that reads it. The generated classes cannot be tree-shaken (a class keeps every
 // method): CoreV1Api.js and AppsV1Api.js were 485 KB of each Kubernetes bundle, parsed at every
 // cold start for the eleven operations below (issue 15, `npm run bench:init`).
-// test/unit/kubernetes-operations.test.ts builds every request here and with the generated factory
+// test/handlers/kubernetes-operations.test.ts builds every request here and with the generated factory
 // and compares them (URL, method, headers, body), and the response handling for each status code.
 import type {
   CoreV1EventList,
