@@ -6,7 +6,7 @@
  *    line (same input file, same run, best of three wall times each).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildFilterPattern } from '../lambdas/core/filter-pattern.js';
@@ -113,6 +113,37 @@ function compiledClassify(): string {
   return out;
 }
 
+/** The sources the published bin is compiled from (tsconfig.build.json) that the CLI can load. */
+const BIN_SOURCES = ['bin', 'cli', 'lambdas', 'lib'];
+
+/** Newest modification time (ms) of the TypeScript sources under `dirs`. */
+function newestSource(dirs: readonly string[]): number {
+  let newest = 0;
+  for (const dir of dirs) {
+    for (const f of readdirSync(join(PROJECT_ROOT, dir), { recursive: true, encoding: 'utf8' })) {
+      if (f.endsWith('.ts')) newest = Math.max(newest, statSync(join(PROJECT_ROOT, dir, f)).mtimeMs);
+    }
+  }
+  return newest;
+}
+
+/**
+ * The published bin's path, built first when it is missing or older than its sources: a stale
+ * dist/ (a checkout updated without `npm ci` or `npm run build`) would measure yesterday's code.
+ */
+function currentPublishedBin(): string {
+  const published = (
+    JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> }
+  ).bin['pod-doctor'];
+  const bin = join(PROJECT_ROOT, published);
+  if (!existsSync(bin) || statSync(bin).mtimeMs < newestSource(BIN_SOURCES)) {
+    console.log(`  (${published} missing or older than its sources: npm run build first)`);
+    const b = spawnSync('npm', ['run', '-s', 'build'], { cwd: PROJECT_ROOT, encoding: 'utf8' });
+    if (b.status !== 0) throw new Error(`npm run build failed: ${b.stderr}`);
+  }
+  return bin;
+}
+
 /** The CLI ratio (baseline wall time / CLI wall time); true when the published bin meets >= 0.5. */
 export function benchCli(lines: readonly string[]): boolean {
   const dir = mkdtempSync(join(tmpdir(), 'pod-doctor-bench-'));
@@ -120,12 +151,10 @@ export function benchCli(lines: readonly string[]): boolean {
   writeFileSync(input, `${lines.join('\n')}\n`);
   const baselineScript = join(dir, 'baseline.mjs');
   writeFileSync(baselineScript, BASELINE);
+  // The published bin as package.json names it (compiled JavaScript, current with its sources).
+  const publishedBin = currentPublishedBin();
   const base = bestWall([baselineScript], input);
-  // The published bin as package.json names it (compiled JavaScript once `npm run build` has run).
-  const published = (
-    JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> }
-  ).bin['pod-doctor'];
-  const bin = bestWall([join(PROJECT_ROOT, published), 'classify'], input);
+  const bin = bestWall([publishedBin, 'classify'], input);
   const compiled = bestWall([compiledClassify()], input);
   const mb = Buffer.byteLength(lines.join('\n')) / 1e6;
   console.log(`CLI on ${lines.length} lines (${mb.toFixed(1)} MB), best of 3 wall times:`);
