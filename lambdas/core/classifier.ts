@@ -46,7 +46,7 @@ export function classifyMessage(message: string): Match {
 export function matchSignatures(message: string): Match {
   const part = classifiedPart(message);
   if (INFORMATIONAL.some((re) => re.test(part))) return { ...UNKNOWN };
-  const s = SIGNATURES.find((sig) => matches(sig, part));
+  const s = MATCHERS.find((m) => matcherMatches(m, part))?.signature;
   return s ? { class: s.class, cause: s.cause, signature: s.id } : { ...UNKNOWN };
 }
 
@@ -87,14 +87,6 @@ function matcherMatches({ all, none, when }: Matcher, part: string): boolean {
   for (let k = 0; k < all.length; k++) if (!all[k].test(part)) return false;
   for (let k = 0; k < none.length; k++) if (none[k].test(part)) return false;
   return when === null || when(part);
-}
-
-function matches(s: Signature, part: string): boolean {
-  return (
-    s.all.every((re) => re.test(part)) &&
-    !(s.none ?? []).some((re) => re.test(part)) &&
-    (s.when === undefined || s.when(part))
-  );
 }
 
 /**

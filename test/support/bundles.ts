@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BUNDLE_FILE, BUNDLE_OPTIONS, type BundleMetafile } from '../../lib/constructs/bundling.js';
+import { BUNDLE_FILE, BUNDLE_OPTIONS, type BundleMetafile, bundleHandler } from '../../lib/constructs/bundling.js';
 import { runEsbuild } from '../../lib/constructs/esbuild-run.js';
 import { lambdaEntry } from '../../lib/constructs/paths.js';
 
@@ -16,11 +16,7 @@ process.on('exit', () => rmSync(BUNDLES, { recursive: true, force: true }));
 
 /** The esbuild metafile of a handler bundled as it is deployed (written under this process's temporary directory). */
 export function handlerMetafile(handler: string): BundleMetafile {
-  const outfile = join(BUNDLES, handler, 'index.mjs');
-  return runEsbuild(
-    { ...BUNDLE_OPTIONS, entryPoints: [lambdaEntry(handler).source], outfile, metafile: true },
-    handler,
-  ) as BundleMetafile;
+  return bundleHandler(lambdaEntry(handler).source, join(BUNDLES, handler));
 }
 
 /** A handler's bundle as the deployed options build it, but not minified (names kept): what it carries, readable. */
