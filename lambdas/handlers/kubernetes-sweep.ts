@@ -11,23 +11,15 @@ import { type SweepDeps, sweepClusters } from '../aws/kubernetes/sweep.js';
 import { EksTokenCache } from '../aws/kubernetes/token.js';
 import { logger, withPowertools } from '../aws/powertools.js';
 import { WorkflowStarter } from '../aws/workflow-starter.js';
-import '../core/zod-english.js';
+import { incidentStoreVariables, jsonVariable, trustedSandboxImagesVariable } from '../core/env-variables.js';
 
-const jsonList = (item: z.ZodMiniType<string>) =>
-  z.pipe(
-    z.string(),
-    z.transform((s: string) => z.array(item).parse(JSON.parse(s))),
-  );
-const count = () => z.coerce.number().check(z.int(), z.minimum(1));
 const env = z
   .object({
     AWS_REGION: z._default(z.string(), 'us-east-1'),
-    CLUSTERS: jsonList(z.string().check(z.minLength(1))),
-    INCIDENT_TABLE_NAME: z.string().check(z.minLength(1)),
-    INCIDENT_WINDOW_MINUTES: count(),
-    HISTORY_RETENTION_DAYS: z._default(count(), 365),
+    CLUSTERS: jsonVariable(z.array(z.string().check(z.minLength(1)))),
+    ...incidentStoreVariables,
     WORKFLOW_ARN: z.string().check(z.minLength(1)),
-    TRUSTED_SANDBOX_IMAGES: z._default(jsonList(z.string()), []),
+    TRUSTED_SANDBOX_IMAGES: trustedSandboxImagesVariable(),
   })
   .parse(process.env);
 
