@@ -257,7 +257,7 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     class: 'pid-exhaustion',
     cause: 'the node ran out of PIDs/threads: cannot create a process or OS thread (EAGAIN)',
     all: [
-      /failed to create new OS thread|fatal error: newosproc|pthread_create failed|errno=11\b|errno 11\b|error=11,|max user processes|InsufficientPID|insufficient PID|reclaim pids|cannot allocate memory: fork|Cannot fork|fork: retry|fork rejected by pids controller|create new native thread|create native thread|can't start new thread|Failed to create thread|Cannot create GC thread|Cannot create worker GC thread|pids limit reached|pids cgroup limit|low on resource: pids|node\.kubernetes\.io\/pid-pressure|condition: \[PIDPressure\]/i,
+      /failed to create new OS thread|fatal error: newosproc|pthread_create failed|errno=11\b|errno 11\b|error=11,|max user processes|InsufficientPID|insufficient PID|reclaim pids|resourceName="pids"|resourceName=pids|"resourceName":"pids"|cannot allocate memory: fork|Cannot fork|fork: retry|fork rejected by pids controller|create new native thread|create native thread|can't start new thread|Failed to create thread|Cannot create GC thread|Cannot create worker GC thread|pids limit reached|pids cgroup limit|low on resource: pids|node\.kubernetes\.io\/pid-pressure|condition: \[PIDPressure\]/i,
     ],
     // The Go runtime prints errno=12 (ENOMEM) for memory, not PIDs; it advises ulimit -u only for EAGAIN.
     // It throws "newosproc" right after that print whatever the errno (runtime/os_linux.go newosproc), so

@@ -140,7 +140,8 @@ export const PULL_SIGNATURES: readonly Signature[] = [
       /x509: |tls: failed to verify certificate|certificate signed by unknown authority|remote error: tls:|tls: bad certificate|certificate is not valid|certificate has expired|server gave HTTP response to HTTPS client/i,
       /pull|image|registry|docker|\/v2\/|\/v1\/|manifest|blob|PullImage|resolve reference/i,
     ],
-    filter: ['x509', 'tls:', 'ertificate'],
+    // Go's net/http "http: server gave HTTP response to HTTPS client" names no certificate: 'HTTPS'.
+    filter: ['x509', 'tls:', 'ertificate', 'HTTPS'],
   },
   {
     id: 'registry.unreachable',
@@ -157,6 +158,15 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     all: [UNREACHABLE, REGISTRY, /\bGet https|\bHead https|\bPost https|\bGet "https|\bHead "https|lookup /i],
     none: [API_SERVER],
     filter: UNREACHABLE_TERMS,
+  },
+  {
+    id: 'registry.unavailable',
+    class: 'registry-unreachable',
+    cause: 'the container runtime reports the registry unavailable (CRI RegistryUnavailable)',
+    // kubelet's evalCRIPullErr (pkg/kubelet/images/image_manager.go): "image pull failed for <image> because the
+    // registry is unavailable[: <detail>]", the detail (and so the network error) optional.
+    all: [/because the registry is unavailable|RegistryUnavailable/],
+    filter: ['navailable'],
   },
   {
     id: 'runtime.not-responding',
@@ -209,7 +219,8 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     none: [
       /Handler for POST|No sandbox for pod can be found|container not found|pod not found|ContainerStatus|ExecSync/i,
     ],
-    filter: ['unknown', 'not exist', 'ot found', 'o such', 'NotFound'],
+    // 'Found' also covers NotFound and the HTTP status text "404 Not Found" (case-sensitive terms).
+    filter: ['unknown', 'not exist', 'ot found', 'o such', 'Found'],
   },
   {
     id: 'image.pull-backoff',

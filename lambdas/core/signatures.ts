@@ -21,7 +21,7 @@ import { PULL_SIGNATURES } from './signatures-pull.js';
  * Bump CATALOGUE_VERSION whenever a signature is added, removed or changes meaning: incidents record
  * the version that classified them.
  */
-export const CATALOGUE_VERSION = '2026.11.30-r6';
+export const CATALOGUE_VERSION = '2026.11.30-r7';
 
 export { poolFull, type Signature, standaloneRefusal } from './signature-parts.js';
 
@@ -35,4 +35,7 @@ export const INFORMATIONAL: readonly RegExp[] = [
   // Configuration dumps at start: containerd 1.x prints SandboxImage next to StreamIdleTimeout, kubelet its
   // HardEvictionThresholds and MinReclaim; words of failures, none of them failing.
   /Start cri plugin with config|starting cri plugin|UpdateRuntimeConfig with config|Creating Container Manager object based on Node Config/,
+  // containerd 2.x's resolver logs a host's answer before it tries the NEXT host (core/remotes/docker/resolver.go
+  // nextHostOrFail); the last host's answer says "fetch failed after status", and the pull's error carries the cause.
+  /trying next host after status: /,
 ];
