@@ -77,7 +77,19 @@ export const NODE_SIGNATURES: readonly Signature[] = [
       /vpc\.amazonaws\.com\/PrivateIPv4Address|assign private ipv4 addresses on attached network interface/i,
       /does not have label|Waiting for pod label|missing|fail|error|Unable/i,
     ],
+    // The resource controller's warm-pool events name the resource too: IPs still cooling down or being created are
+    // transient (handler/warm.go requeues), not a missing label.
+    none: [/being cooled down|being created/i],
     filter: ['PrivateIPv4', 'private ipv4'],
+  },
+  {
+    id: 'windows.unsupported-instance',
+    class: 'windows-ipam',
+    cause:
+      "the VPC resource controller does not support the Windows node's instance type: it never advertises vpc.amazonaws.com/PrivateIPv4Address there",
+    // ip/provider.go's Unsupported node event: Windows pods needing an IP from the controller cannot run on the node.
+    all: [/instance type/i, /is not supported for Windows/i],
+    filter: ['pported'],
   },
   {
     id: 'branch-eni.failed',
@@ -86,9 +98,14 @@ export const NODE_SIGNATURES: readonly Signature[] = [
       'the VPC resource controller could not allocate or annotate a branch ENI (security groups for pods): control-plane side',
     all: [
       /branch ENI|BranchENI|branch-eni|trunk ENI|TrunkENI|trunk interface|vpc\.amazonaws\.com\/pod-eni/i,
-      /fail|error|Insufficient|no instance type satisfied|could not schedule/i,
+      // ipamd's AddNetwork for a pod-ENI pod on a node without a trunk (rpc_handler.go), and ipamd finding no free
+      // device slot for the trunk (ipamd.go), fail the pod as surely as the controller's errors.
+      /fail|error|Insufficient|no instance type satisfied|could not schedule|cannot add a pod ENI|No slot available|not supported for trunk interface/i,
     ],
-    filter: ['ENI', 'ailed', 'pod-eni'],
+    // A branch or trunk ENI the subnet has no address for is the subnet's exhaustion (ip.subnet-exhausted).
+    none: [/InsufficientFreeAddresses|not have enough free addresses/i],
+    // 'pported': the controller's Unsupported node event ("… is not supported for trunk interface", branch/provider.go).
+    filter: ['ENI', 'ailed', 'pod-eni', 'pported'],
   },
   {
     id: 'cni.unauthorized',
@@ -98,9 +115,12 @@ export const NODE_SIGNATURES: readonly Signature[] = [
       /UnauthorizedOperation|MissingIAMPermissions|not authorized to perform: ec2:|AuthFailure: You are not the owner|Unauthorized operation: failed to call|due to missing permissions/i,
       // The VPC CNI's call: any other EC2 client (a Lambda, Packer, a reporting tool, the aws CLI) refused alike is
       // no CNI permission. ipamd names its call, the ENI or ec2:<Action>, or is aws-node / aws-k8s-agent itself.
-      /ipamd|aws-node|aws-k8s-agent|amazon-vpc-cni|aws-cni|ec2:|NetworkInterface|PrivateIp|\bENI|Prefix|MissingIAMPermissions|missing permissions|Initialization failure/i,
+      // awsutils' own words around a refused call: awsGetFreeDeviceNumber reading the instance "from EC2 control plane",
+      // "allocate eni", "Failed to allocate a private IP address" (2018-2019 seelog releases).
+      /ipamd|aws-node|aws-k8s-agent|amazon-vpc-cni|aws-cni|ec2:|NetworkInterface|PrivateIp|\bENI|Prefix|MissingIAMPermissions|missing permissions|Initialization failure|awsGetFreeDeviceNumber|EC2 control plane|allocate eni|private IP address/i,
     ],
-    none: [/ecr:|ecr\.amazonaws/i],
+    // The resource controller's own role creating branch and trunk ENIs is no aws-node permission (branch-eni).
+    none: [/ecr:|ecr\.amazonaws|branch ENI|trunk interface|vpc-resource-controller/i],
     filter: ['uthori', 'MissingIAM', 'AuthFailure'],
   },
   {
@@ -156,13 +176,14 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     class: 'ip-exhaustion',
     cause: 'the instance reached its ENI / IP-per-ENI limit',
     all: [
-      /PrivateIpAddressLimitExceeded|AttachmentLimitExceeded|NetworkInterfaceLimitExceeded|private addresses will exceed limit|max ENI already attached|out of ENIs|maximum number of ENIs|ENI limit|eni attachment limit/i,
+      // awsGetFreeDeviceNumber with every device index of the instance taken (awsutils.go): no slot for another ENI.
+      /PrivateIpAddressLimitExceeded|AttachmentLimitExceeded|NetworkInterfaceLimitExceeded|private addresses will exceed limit|max ENI already attached|out of ENIs|maximum number of ENIs|ENI limit|eni attachment limit|no available device number/i,
     ],
     // ipamd's debug "containsPrivateIPAddressLimitExceededError encountered <err>" prints every error it checks;
     // its "AssignPrivateIpAddresses returned PrivateIpAddressLimitExceeded. This can happen if the data store is
     // out of sync" returns without an error and reconciles with EC2 (ipamd.go): neither is the ENI at its limit.
     none: [/less than the maximum|LimitExceededError encountered|data store is out of sync/i],
-    filter: ['xceed', 'ENI'],
+    filter: ['xceed', 'ENI', 'ailed'],
   },
   {
     id: 'ip.datastore-empty',
@@ -218,6 +239,30 @@ export const NODE_SIGNATURES: readonly Signature[] = [
       /Error while dialing|error dialing|connection error|failed to connect|connect: connection refused|connect: no such file|timeout|code = Unavailable|code = DeadlineExceeded|deadline exceeded|transport is closing/i,
     ],
     filter: ['50051', 'ipamd', 'rror', 'ailed'],
+  },
+  {
+    id: 'ipamd.cannot-serve',
+    class: 'ipamd-unavailable',
+    cause: 'ipamd cannot serve the aws-cni plugin: it failed to listen on its gRPC port or socket',
+    // rpc_handler.go: "Failed to listen gRPC port" / "Failed to listen on Unix socket <ipamd.sock>", "Failed to start
+    // server on gRPC port", and their wrapped returns; aws-node then exits or never becomes ready.
+    all: [
+      /:50051|ipamd\.sock|gRPC port|gPRC port/i,
+      /failed to listen|Failed to listen|failed to start server|Failed to start server|address already in use/i,
+    ],
+    filter: ['50051', 'ipamd', 'ailed'],
+  },
+  {
+    id: 'ipamd.health-probe',
+    class: 'ipamd-unavailable',
+    cause: "aws-node's gRPC health probe cannot get a SERVING answer from ipamd (aws-node not ready)",
+    // grpc-health-probe's failures (cmd/grpc-health-probe/main.go) in aws-node's readiness/liveness probe; the probe
+    // serves other programs too, so aws-node, ipamd or its port must be named on the line.
+    all: [
+      /health rpc failed|health rpc did not complete|service unhealthy \(responded with|failed to connect service/i,
+      /aws-node|ipamd|:50051|aws-k8s-agent/i,
+    ],
+    filter: ['aws-node', 'ipamd', '50051', 'ailed'],
   },
   {
     id: 'cni.not-initialized',
