@@ -80,6 +80,15 @@ export const UNREACHABLE_TERMS: readonly string[] = [
   'Bad Gateway',
   'ailed',
 ];
+/**
+ * Words that say a refusal is no image pull: Argo CD's repo server rendering manifests from a Git or Helm source
+ * (GenerateManifest, "Manifest generation error": Kubernetes manifests, not a registry's), and ECR API actions no
+ * pull makes (a pull calls GetAuthorizationToken, BatchGetImage, GetDownloadUrlForLayer, BatchCheckLayerAvailability,
+ * and through a pull-through cache CreateRepository/BatchImportUpstreamImage; listing, describing, pushing and
+ * managing repositories is a CLI's or an application's call).
+ */
+export const NOT_A_PULL =
+  /GenerateManifest|generate manifests|Manifest generation error|RepoServerService|ecr:ListImages|ecr:DescribeRepositories|ecr:DescribeImage|ecr:PutImage|ecr:InitiateLayerUpload|ecr:UploadLayerPart|ecr:CompleteLayerUpload|ecr:BatchDeleteImage|ecr:DeleteRepository|ecr:SetRepositoryPolicy|ecr:GetRepositoryPolicy|ecr:PutLifecyclePolicy|ecr:GetLifecyclePolicy|ecr:ListTagsForResource|ecr:TagResource|ecr:StartImageScan|ecr:DescribeRegistry|the ListImages operation|the DescribeRepositories operation|the DescribeImages operation|the PutImage operation/i;
 /** Calls to the Kubernetes API server (their network errors are not registry errors). */
 export const API_SERVER =
   /\.eks\.amazonaws\.com|\/apis\/|\/api\/v1|\/version|\/healthz|\/leases\/|node-lease|update lease|ensure lease|apiserver/i;

@@ -1,6 +1,14 @@
 import { poolFull, type Signature } from './signature-parts.js';
 
 /**
+ * A node launcher's own EC2 calls (Karpenter, cluster-autoscaler, EMR, a fleet): RunInstances/CreateFleet and
+ * the launch they serve. Refused or without credentials alike they are no VPC CNI permission: the VPC CNI never
+ * launches instances.
+ */
+const NODE_LAUNCH =
+  /ec2:RunInstances|ec2:CreateFleet|ec2:CreateLaunchTemplate|ec2:TerminateInstances|fleet error|nodeclaim|NodeClass|launching node|launch node|launching instance|launching machine|controller\.provisioning|RunInstancesAuth/i;
+
+/**
  * Node-level causes, in priority order: the node's disk, the VPC CNI's permissions, IP addresses and
  * ipamd, and the node's process table. Part of the catalogue (signatures.ts): same rules, quantifier-free.
  */
@@ -120,7 +128,7 @@ export const NODE_SIGNATURES: readonly Signature[] = [
       /ipamd|aws-node|aws-k8s-agent|amazon-vpc-cni|aws-cni|ec2:|NetworkInterface|PrivateIp|\bENI|Prefix|MissingIAMPermissions|missing permissions|Initialization failure|awsGetFreeDeviceNumber|EC2 control plane|allocate eni|private IP address/i,
     ],
     // The resource controller's own role creating branch and trunk ENIs is no aws-node permission (branch-eni).
-    none: [/ecr:|ecr\.amazonaws|branch ENI|trunk interface|vpc-resource-controller/i],
+    none: [/ecr:|ecr\.amazonaws|branch ENI|trunk interface|vpc-resource-controller/i, NODE_LAUNCH],
     filter: ['uthori', 'MissingIAM', 'AuthFailure'],
   },
   {
@@ -133,7 +141,7 @@ export const NODE_SIGNATURES: readonly Signature[] = [
       /You are not authorized to perform this operation|Encoded authorization failure message/i,
       /ipamd|aws-node|aws-k8s-agent|amazon-vpc-cni|aws-cni|ec2:|NetworkInterface|PrivateIp|\bENI|Prefix/i,
     ],
-    none: [/ecr:|ecr\.amazonaws|branch ENI|vpc-resource-controller/i],
+    none: [/ecr:|ecr\.amazonaws|branch ENI|vpc-resource-controller/i, NODE_LAUNCH],
     filter: ['uthori'],
   },
   {
@@ -145,7 +153,7 @@ export const NODE_SIGNATURES: readonly Signature[] = [
       /WebIdentityErr|AssumeRoleWithWebIdentity|InvalidIdentityToken|NoCredentialProviders|EC2RoleRequestError|failed to refresh cached credentials|no EC2 IMDS role found|InvalidClientTokenId|ExpiredToken|SignatureDoesNotMatch|security token included in the request is invalid|169\.254\.170\.23|AWS was not able to validate the provided access credentials/i,
       /ipamd|aws-node|aws-k8s-agent|amazon-vpc-cni|aws-cni|ec2:|NetworkInterface|DescribeInstances|AssignPrivateIp|\bENI/i,
     ],
-    none: [/ecr:|ecr\.amazonaws|branch ENI|vpc-resource-controller/i],
+    none: [/ecr:|ecr\.amazonaws|branch ENI|vpc-resource-controller/i, NODE_LAUNCH],
     filter: ['redential', 'ailed', 'uthori', 'rror'],
   },
   {

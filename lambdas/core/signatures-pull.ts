@@ -2,6 +2,7 @@ import {
   API_SERVER,
   AUTH,
   FAILURE,
+  NOT_A_PULL,
   NOT_FOUND,
   PULL,
   REGISTRY,
@@ -127,8 +128,9 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     // The Kubernetes API server's RBAC denial ('secrets "x" is forbidden: User "…" cannot get resource') is no
     // registry's answer; nor are "secret" and "daemonset", which only contain the words ecr and daemon. A token is
     // the registry's when its flow is named (anonymous/oauth token, fetch token, the /token endpoint), not any token
-    // (a service account's, a session's).
-    none: [/is forbidden: User |cannot get resource|cannot list resource|cannot watch resource/],
+    // (a service account's, a session's). NOT_A_PULL: a Git/Helm source refused while Argo CD renders manifests
+    // ("manifest" there is a Kubernetes manifest), and ECR API calls no pull makes (listing, describing, pushing).
+    none: [/is forbidden: User |cannot get resource|cannot list resource|cannot watch resource/, NOT_A_PULL],
     filter: ['401', '403', 'uthori', 'orbidden', 'redential', 'uthenticat', 'enied', 'login', 'token', 'IMDS'],
     when: standaloneRefusal,
   },
