@@ -111,11 +111,27 @@ function logfmtFallback(
   parsed: ParsedRecord,
   c: ReturnType<typeof classifyMessage>,
 ): ReturnType<typeof classifyMessage> {
+  if (c.class === 'image-pull-failed') return causeAsWritten(record, parsed, c);
   if (c.class !== 'unknown') return c;
   // A dataplane envelope's journal message is the same logfmt line, JSON-escaped once.
   if (parsed.journal?.format === 'containerd-logfmt') return classifyMessage(parsed.journal.text);
   if (parsed.format !== 'containerd-logfmt' || record.trimStart().startsWith('{')) return c;
   return classifyMessage(record);
+}
+
+/**
+ * `image-pull-failed` says the message names no cause; when the reader cut the logfmt `error` value at an inner
+ * quote that lost its backslash ("Failed to pull image" in msg, the cause after the cut), the record as written
+ * may name it: that cause wins, else the message's answer stands.
+ */
+function causeAsWritten(
+  record: string,
+  parsed: ParsedRecord,
+  c: ReturnType<typeof classifyMessage>,
+): ReturnType<typeof classifyMessage> {
+  if (parsed.format !== 'containerd-logfmt' || record.trimStart().startsWith('{')) return c;
+  const whole = classifyMessage(record);
+  return whole.class === 'unknown' ? c : whole;
 }
 
 /** Free text after a journal prefix, or in a dataplane envelope: the program's name is context. */

@@ -63,3 +63,16 @@ describe('a refusal that is no image pull is no registry-auth', () => {
       expect(classOf(line), line).toBe('registry-auth');
   });
 });
+
+describe('a logfmt line whose error value lost the backslashes of its inner quotes', () => {
+  it('reads the cause after the cut, and keeps a pull without a cause as image-pull-failed', () => {
+    // bottlerocket-os/bottlerocket#479 (host-ctr) pasted where Markdown dropped the backslashes.
+    const cut =
+      'time="2019-10-29T15:33:25-07:00" level=warning msg="Failed to pull image. Waiting 4.273s before retrying..." error="failed to resolve reference "328549459982.dkr.ecrus-west-2.amazonaws.com/thar-admin:0.2": failed to do request: Head "https://328549459982.dkr.ecrus-west-2.amazonaws.com/v2/thar-admin/manifests/0.2": dial tcp: lookup 328549459982.dkr.ecrus-west-2.amazonaws.com on 127.0.1.1:53: no such host"';
+    expect(classify(cut).format).toBe('containerd-logfmt');
+    expect(classify(cut).class).toBe('registry-unreachable');
+    const noCause =
+      'time="2019-10-29T15:33:25-07:00" level=warning msg="Failed to pull image. Waiting 4.273s before retrying..." error="failed to resolve reference "app:1": giving up"';
+    expect(classify(noCause).class).toBe('image-pull-failed');
+  });
+});
