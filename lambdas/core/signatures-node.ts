@@ -110,8 +110,11 @@ export const NODE_SIGNATURES: readonly Signature[] = [
       // device slot for the trunk (ipamd.go), fail the pod as surely as the controller's errors.
       /fail|error|Insufficient|no instance type satisfied|could not schedule|cannot add a pod ENI|No slot available|not supported for trunk interface/i,
     ],
-    // A branch or trunk ENI the subnet has no address for is the subnet's exhaustion (ip.subnet-exhausted).
-    none: [/InsufficientFreeAddresses|not have enough free addresses/i],
+    // A branch or trunk ENI the subnet has no address for is the subnet's exhaustion (ip.subnet-exhausted); the
+    // plugin's own VLAN and routes for a branch-ENI pod failing on the node is the node's CNI (cni.add-failed).
+    none: [
+      /InsufficientFreeAddresses|not have enough free addresses|SetupBranchENIPodNetwork|TeardownBranchENIPodNetwork|SetupPodENINetwork/i,
+    ],
     // 'pported': the controller's Unsupported node event ("… is not supported for trunk interface", branch/provider.go).
     filter: ['ENI', 'ailed', 'pod-eni', 'pported'],
   },
@@ -285,11 +288,24 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     filter: ['NotReady', 'ot ready', 'o networks', 'ailed'],
   },
   {
+    id: 'cni.eniconfig',
+    class: 'cni-failure',
+    cause:
+      'custom networking is on but ipamd finds no ENIConfig for the node (missing CR, wrong zone name or label), so it attaches no ENI for pods',
+    // ipamd.go's nodeInit and tryAllocateENI, eniconfig.go's MyENIConfig (ErrNoENIConfig).
+    all: [
+      /No ENIConfig could be found|Failed to get pod ENI config|error while retrieving eniconfig|eniconfig is not available/i,
+    ],
+    filter: ['ENI', 'rror'],
+  },
+  {
     id: 'ipamd.startup',
     class: 'ipamd-unavailable',
     cause: 'ipamd (aws-node) did not start or cannot reach the API server, so the node hands out no pod IPs',
     all: [
-      /Unable to reach API Server|Initialization failure: ipamd|ipamd init|waiting for IPAM-D|IPAM daemon|IPAM connectivity|Failed to communicate with K8S Server|Failed to check API server connectivity|error communicating with apiserver|ipamd init: failed|ipamd is not running|aws-node is not ready/i,
+      // aws-k8s-agent's "Initialization failure: <err>" for nodeInit's own errors (custom networking without ENIs, a
+      // failed first pool increase), awsutils without IMDS (no region), and the init container without its binaries.
+      /Unable to reach API Server|Initialization failure: ipamd|ipamd init|waiting for IPAM-D|IPAM daemon|IPAM connectivity|Failed to communicate with K8S Server|Failed to check API server connectivity|error communicating with apiserver|ipamd init: failed|ipamd is not running|aws-node is not ready|Failed to attach any ENIs for custom networking|error while trying to increase datastore pool|region data from instance metadata|failed to retrieve region data|Failed to install CNI binar|Failed to install binaries|Init container failed to complete/i,
       /retrying|fail|timed out|timeout|error|not running|not ready/i,
     ],
     filter: ['IPAM', 'ipamd', 'ailed', 'rror', 'aws-node'],
