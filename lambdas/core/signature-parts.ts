@@ -26,9 +26,12 @@ export interface Signature {
   readonly filter: readonly string[];
 }
 
-/** Lines that talk about pulling or fetching an image (kubelet, containerd, dockerd, CRI, ECS agent). */
+/**
+ * Lines that talk about pulling or fetching an image (kubelet, containerd, dockerd, CRI, ECS agent); dockerd's API
+ * handler names a pull by its endpoint (POST /images/create) and its puller says "… with pull after error".
+ */
 export const PULL =
-  /failed to pull|failed pulling|pulling from host|failed to resolve reference|failed to do request|PullImage|ErrImagePull|ImagePullBackOff|failed to copy|fetch manifest|fetching manifest|fetch blob|fetching blob|Back-off pulling|pull access denied|error pulling|Error while pulling|image pull|pulling image|pull image|can't pull|cannot pull|CannotPull|Error response from daemon|Download failed|Error writing blob|writing blob|copying blob|reading blob|reading manifest|reading image|manifest for|image service failed/i;
+  /failed to pull|failed pulling|pulling from host|failed to resolve reference|failed to do request|PullImage|ErrImagePull|ImagePullBackOff|failed to copy|fetch manifest|fetching manifest|fetch blob|fetching blob|Back-off pulling|pull access denied|error pulling|Error while pulling|image pull|pulling image|pull image|can't pull|cannot pull|CannotPull|Error response from daemon|Download failed|Error writing blob|writing blob|copying blob|reading blob|reading manifest|reading image|manifest for|image service failed|images\/create|pull after error/i;
 /** Lines that name a registry endpoint (so a network or TLS error is about the registry). */
 export const REGISTRY =
   /\/v2\/|\/v1\/|registry|docker|\.dkr\.ecr\.|ecr\.[a-z][a-z]-|public\.ecr\.aws|gcr\.io|quay\.io|ghcr\.io|mcr\.microsoft|manifest|blob|credential provider/i;
@@ -92,6 +95,11 @@ export const NOT_A_PULL =
 /** Calls to the Kubernetes API server (their network errors are not registry errors). */
 export const API_SERVER =
   /\.eks\.amazonaws\.com|\/apis\/|\/api\/v1|\/version|\/healthz|\/leases\/|node-lease|update lease|ensure lease|apiserver/i;
+/**
+ * A read or write on a local unix socket (dockerd answering its API client, a CRI client and its runtime): its broken
+ * pipe or reset is between two programs on the node, not on the path to a registry.
+ */
+export const LOCAL_SOCKET = /write unix |read unix /;
 /** The registry does not have it. */
 export const NOT_FOUND =
   /manifest unknown|name unknown|repository does not exist|does not exist in the registry|not found|no such image|NotFound/i;

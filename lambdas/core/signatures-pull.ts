@@ -2,6 +2,7 @@ import {
   API_SERVER,
   AUTH,
   FAILURE,
+  LOCAL_SOCKET,
   NOT_A_PULL,
   NOT_FOUND,
   PULL,
@@ -43,7 +44,7 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     class: 'image-platform',
     cause: "the image has no variant for the node's OS/architecture",
     all: [
-      /no match for platform|no match for current platform|no matching manifest for|could not find platform|does not match the specified platform|exec format error|image operating system|cannot be used on this platform|does not match the host operating system|does not match the detected host platform|does not match the operating system of the host|no image found in manifest list for architecture|no image found in image index for architecture/i,
+      /no match for platform|no match for current platform|no matching manifest for|could not find platform|does not match the specified platform|exec format error|image operating system|cannot be used on this platform|does not match the host operating system|does not match the detected host platform|does not match the operating system of the host|no image found in manifest list for architecture|no image found in image index for architecture|cannot download image with operating system/i,
     ],
     filter: ['latform', 'matching manifest', 'rror', 'operating system'],
   },
@@ -94,6 +95,16 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     ],
     // Both arrive as a gRPC status: "rpc error: code = Unimplemented desc = unknown service …".
     filter: ['rror'],
+  },
+  {
+    id: 'runtime.config',
+    class: 'runtime-failure',
+    cause: 'containerd cannot read its configuration (/etc/containerd/config.toml) and does not start',
+    // containerd's main prints "containerd: <err>" (cmd/containerd/main.go); its config loader wraps every error,
+    // a v1-form plugin URI in a v2+ config included, in "failed to load TOML from <path>" (2.x; "failed to load
+    // TOML: <path>" in 1.x).
+    all: [/failed to load TOML/, /containerd/i],
+    filter: ['ailed'],
   },
   {
     id: 'registry.rate-limit',
@@ -150,7 +161,7 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     class: 'registry-unreachable',
     cause: 'the node cannot reach the registry (timeout, reset, refused connection or DNS)',
     all: [UNREACHABLE, PULL],
-    none: [API_SERVER],
+    none: [API_SERVER, LOCAL_SOCKET],
     filter: UNREACHABLE_TERMS,
   },
   {
@@ -158,7 +169,7 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     class: 'registry-unreachable',
     cause: 'the node cannot resolve or reach the registry host',
     all: [UNREACHABLE, REGISTRY, /\bGet https|\bHead https|\bPost https|\bGet "https|\bHead "https|lookup /i],
-    none: [API_SERVER],
+    none: [API_SERVER, LOCAL_SOCKET],
     filter: UNREACHABLE_TERMS,
   },
   {
@@ -216,10 +227,15 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     id: 'image.not-found',
     class: 'image-not-found',
     cause: 'the image name or tag does not exist in the registry',
-    // The program is not the context: dockerd logs "not found" for sandboxes and containers it tears down.
+    // The program is not the context: dockerd logs "not found" for sandboxes and containers it tears down or creates
+    // (a container's create finds no local image and the client pulls it), but its image pulls (POST /images/create)
+    // are pulls.
     all: [NOT_FOUND, /pull|image|registry|manifest|repository|docker\.io|\/v2\//i],
     none: [
-      /Handler for POST|No sandbox for pod can be found|container not found|pod not found|ContainerStatus|ExecSync/i,
+      /Handler for POST \/containers\/|Handler for POST \/v1\.\d\/containers\/|Handler for POST \/v1\.\d\d\/containers\/|Handler for GET|Handler for DELETE|No sandbox for pod can be found|container not found|pod not found|ContainerStatus|ExecSync/i,
+      // containerd's own content store lost a blob it had (metadata/content.go "content digest <d>: not found", read
+      // by the unpacker "failed to get reader from content store"): the node's store, not the registry's answer.
+      /content digest sha256:|failed to get reader from content store/,
     ],
     // 'Found' also covers NotFound and the HTTP status text "404 Not Found" (case-sensitive terms).
     filter: ['unknown', 'not exist', 'ot found', 'o such', 'Found'],
