@@ -254,11 +254,13 @@ export const NODE_SIGNATURES: readonly Signature[] = [
   {
     id: 'ipamd.cannot-serve',
     class: 'ipamd-unavailable',
-    cause: 'ipamd cannot serve the aws-cni plugin: it failed to listen on its gRPC port or socket',
+    cause:
+      "ipamd (or aws-node's network policy agent) cannot serve: it failed to listen on its gRPC port or socket, so aws-node never becomes ready",
     // rpc_handler.go: "Failed to listen gRPC port" / "Failed to listen on Unix socket <ipamd.sock>", "Failed to start
-    // server on gRPC port", and their wrapped returns; aws-node then exits or never becomes ready.
+    // server on gRPC port", and their wrapped returns; aws-node then exits or never becomes ready. ipamd binds
+    // 127.0.0.1:50051 (any other server on :50051, grpc-go's quickstart, is no ipamd).
     all: [
-      /:50051|ipamd\.sock|gRPC port|gPRC port/i,
+      /127\.0\.0\.1:50051|ipamd|network policy agent/i,
       /failed to listen|Failed to listen|failed to start server|Failed to start server|address already in use/i,
     ],
     filter: ['50051', 'ipamd', 'ailed'],
@@ -304,8 +306,9 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     cause: 'ipamd (aws-node) did not start or cannot reach the API server, so the node hands out no pod IPs',
     all: [
       // aws-k8s-agent's "Initialization failure: <err>" for nodeInit's own errors (custom networking without ENIs, a
-      // failed first pool increase), awsutils without IMDS (no region), and the init container without its binaries.
-      /Unable to reach API Server|Initialization failure: ipamd|ipamd init|waiting for IPAM-D|IPAM daemon|IPAM connectivity|Failed to communicate with K8S Server|Failed to check API server connectivity|error communicating with apiserver|ipamd init: failed|ipamd is not running|aws-node is not ready|Failed to attach any ENIs for custom networking|error while trying to increase datastore pool|region data from instance metadata|failed to retrieve region data|Failed to install CNI binar|Failed to install binaries|Init container failed to complete/i,
+      // failed first pool increase), awsutils without IMDS (no region), the init container without its binaries, and
+      // nodeInit retrying an attached ENI's setup before ipamd serves anything ("Error trying to set up ENI").
+      /Unable to reach API Server|Initialization failure: ipamd|ipamd init|waiting for IPAM-D|IPAM daemon|IPAM connectivity|Failed to communicate with K8S Server|Failed to check API server connectivity|error communicating with apiserver|ipamd init: failed|ipamd is not running|aws-node is not ready|Failed to attach any ENIs for custom networking|error while trying to increase datastore pool|region data from instance metadata|failed to retrieve region data|Failed to install CNI binar|Failed to install binaries|Init container failed to complete|Error trying to set up ENI/i,
       /retrying|fail|timed out|timeout|error|not running|not ready/i,
     ],
     filter: ['IPAM', 'ipamd', 'ailed', 'rror', 'aws-node'],
