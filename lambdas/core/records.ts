@@ -92,6 +92,17 @@ function withError(message: string, o: Record<string, unknown>): string {
   return err === undefined ? message : `${message}: ${err}`;
 }
 
+/**
+ * A logfmt line's image reference field joined to its message when the message does not name it: Bottlerocket's
+ * host-ctr and the ECR resolver log the image they pull as `ref="…"` / `img="…"` beside a msg and error that do not
+ * ("Failed while calling BatchGetImage" error="NoCredentialProviders: …" ref="…/eks/pause:3.9"), and which image
+ * failed (the node's sandbox image or another) decides the class.
+ */
+function withReference(message: string, body: string): string {
+  const ref = quotedValue(body, 'ref') ?? quotedValue(body, 'img');
+  return ref === undefined || message.includes(ref) ? message : `${message} (ref ${ref})`;
+}
+
 function parseText(text: string): ParsedRecord {
   let node: string | undefined;
   let source: string | undefined;
@@ -113,7 +124,7 @@ function parseText(text: string): ParsedRecord {
   const msg = quotedValue(body, 'msg');
   if (msg !== undefined && LOGFMT_LEVEL.test(body)) {
     const err = quotedValue(body, 'error') ?? quotedValue(body, 'err');
-    const message = unescapeQuotes(err !== undefined ? `${msg}: ${err}` : msg);
+    const message = unescapeQuotes(withReference(err !== undefined ? `${msg}: ${err}` : msg, body));
     return { format: 'containerd-logfmt', level: LOGFMT_LEVEL.exec(body)?.[1], message, node, source };
   }
   const d = DESCRIBE.exec(body);
