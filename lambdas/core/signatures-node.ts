@@ -91,6 +91,17 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     filter: ['PrivateIPv4', 'private ipv4'],
   },
   {
+    id: 'cni.windows-pod-ip',
+    class: 'cni-failure',
+    cause:
+      "the Windows CNI (vpc-bridge) could not get the pod's IP from the VPC CNI's k8s connector (the named pipe or the connector binary failed on the node)",
+    // amazon-vpc-cni-plugins vpc-bridge (config/k8s_connector.go, config/k8s/connector.go, pipe.go) since 2023 wraps
+    // every GetPodIP error alike: pipe errors are node-local, the connector's own error is its stderr. Nothing here
+    // says the controller assigned no IP, so it is the plugin failing, not Windows IPAM (windows.ipam-label).
+    all: [/failed to get pod IP address/i, /connector|named pipe|Kubernetes args/i],
+    filter: ['ailed'],
+  },
+  {
     id: 'windows.unsupported-instance',
     class: 'windows-ipam',
     cause:

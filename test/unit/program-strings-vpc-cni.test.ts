@@ -9,9 +9,10 @@ import { compileFilterPattern } from '../support/cloudwatch-filter.js';
 
 /**
  * The strings amazon-vpc-cni-k8s (ipamd, its datastore and EC2 wrapper, the aws-cni plugin, aws-node's entrypoint
- * and grpc-health-probe) and amazon-vpc-resource-controller-k8s print on their failure paths, and the healthy
- * lines that share their words: each format string as the program prints it (ipamd's zap JSON or, before 2019,
- * seelog text; the kubelet event the plugin's error becomes; the controller's Kubernetes events), its arguments
+ * and grpc-health-probe), amazon-vpc-resource-controller-k8s and amazon-vpc-cni-plugins (the Windows CNI) print on
+ * their failure paths, and the healthy lines that share their words: each format string as the program prints it
+ * (ipamd's zap JSON or, before 2019, seelog text; aws-node's logrus text; the kubelet event the plugin's error
+ * becomes; the controller's Kubernetes events), its arguments
  * filled with realistic values, the class read from what the program is doing when it prints it, and the file at
  * the commit read. Program strings, not field lines: they are never part of the field corpus or its split.
  */
@@ -49,13 +50,13 @@ const literals = (format: string): string[] =>
     .map((s) => s.trim())
     .filter((s) => s.length >= 4);
 
-describe('program strings of the VPC CNI and the VPC resource controller', () => {
+describe('program strings of the VPC CNI, the VPC resource controller and the Windows CNI', () => {
   it('name a class, the format string and the source file at a pinned commit for every line', () => {
     expect(strings.length).toBeGreaterThanOrEqual(120);
     for (const s of strings) {
       expect(FAILURE_CLASSES, s.line).toContain(s.class);
       expect(s.url, s.line).toMatch(
-        /^https:\/\/github\.com\/aws\/amazon-vpc-(cni|resource-controller)-k8s\/blob\/[0-9a-f]{40}\/\S+#L\d+$/,
+        /^https:\/\/github\.com\/aws\/amazon-vpc-(cni-k8s|resource-controller-k8s|cni-plugins)\/blob\/[0-9a-f]{40}\/\S+#L\d+$/,
       );
       expect(s.format.length, s.line).toBeGreaterThan(0);
     }
