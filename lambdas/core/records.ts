@@ -4,6 +4,7 @@
  */
 
 export type RecordFormat =
+  | 'cloudtrail'
   | 'container-insights'
   | 'ipamd-json'
   | 'json'
@@ -42,9 +43,11 @@ const JOURNAL =
   /^(?:[A-Z][a-z]{2} +\d{1,2} \d{2}:\d{2}:\d{2}|\d{4}-\d{2}-\d{2}T[\d:.]+(?:Z|[+-]\d{2}:?\d{2})?) ([\w.-]+) ([\w.@-]+?)(?:\[\d+\])?: (.*)$/s;
 /**
  * What `kubectl logs` puts before a container's line: `--prefix` ([pod/<pod>/<container>]) and
- * `--timestamps` (RFC 3339); a JSON line after them is read as JSON.
+ * `--timestamps` (RFC 3339); what `aws logs tail` puts before a CloudWatch Logs event: its time and log
+ * stream name. A JSON line after them is read as JSON.
  */
-const KUBECTL_LOGS = /^(?:\[pod\/[\w.-]+\/[\w.-]+\] )?(?:\d{4}-\d{2}-\d{2}T[\d:.]+(?:Z|[+-]\d{2}:?\d{2}) )?(?=\{")/;
+const KUBECTL_LOGS =
+  /^(?:\[pod\/[\w.-]+\/[\w.-]+\] )?(?:\d{4}-\d{2}-\d{2}T[\d:.]+(?:Z|[+-]\d{2}:?\d{2}) (?:[\w./$[\]-]+ )?)?(?=\{")/;
 /**
  * A line of a container log file as the kubelet's CRI runtime writes it (/var/log/containers/*.log,
  * tailed by agents that do not parse it): RFC 3339 time, stream, P(artial)/F(ull) tag, then the line.
@@ -103,7 +106,7 @@ function withReference(message: string, body: string): string {
   return ref === undefined || message.includes(ref) ? message : `${message} (ref ${ref})`;
 }
 
-function parseText(text: string): ParsedRecord {
+function parseText(text: string, depth = 0): ParsedRecord {
   let node: string | undefined;
   let source: string | undefined;
   let body = text;
@@ -119,6 +122,9 @@ function parseText(text: string): ParsedRecord {
     source = 'kubelet';
     body = from[2];
   }
+  // kubelet's JSON logging (and any JSON program) behind a journal prefix or as a dataplane message.
+  const json = depth === 0 && body.startsWith('{"') ? parseRecord(body, 1) : undefined;
+  if (json && !json.error) return { ...json, node: node ?? json.node, source: source ?? json.source };
   const k = KLOG.exec(body);
   if (k) return { format: 'klog', level: k[1], message: unescapeQuotes(k[2]), node, source };
   const msg = quotedValue(body, 'msg');
@@ -149,7 +155,7 @@ function parseText(text: string): ParsedRecord {
  */
 function parseContainerRecord(o: Record<string, unknown>, k8s: Record<string, unknown>, depth: number): ParsedRecord {
   const log = containerLog(o);
-  const inner = depth === 0 && log.trimStart().startsWith('{') ? parseRecord(log, 1) : parseText(log.trim());
+  const inner = depth === 0 && log.trimStart().startsWith('{') ? parseRecord(log, 1) : parseText(log.trim(), depth);
   return {
     ...inner,
     format: 'container-insights',
@@ -163,12 +169,38 @@ function containerLog(o: Record<string, unknown>): string {
   return str(o.log) ?? str(o.message) ?? '';
 }
 
+/**
+ * A CloudTrail record: a trail's event as CloudWatch Logs holds it, or the `detail` of EventBridge's "AWS API
+ * Call via CloudTrail" event. Undefined for any other object.
+ */
+function cloudTrailRecord(o: Record<string, unknown>): Record<string, unknown> | undefined {
+  if (str(o.eventSource) !== undefined && str(o.eventName) !== undefined) return o;
+  const d = o.detail;
+  if (typeof d !== 'object' || d === null || Array.isArray(d)) return undefined;
+  const detail = d as Record<string, unknown>;
+  return str(detail.eventSource) !== undefined && str(detail.eventName) !== undefined ? detail : undefined;
+}
+
+/**
+ * The call and its error, joined as the reader joins pieces (": "): `ec2.amazonaws.com: AssignPrivateIpAddresses:
+ * Client.InsufficientFreeAddressesInSubnet: <errorMessage>`. A call that succeeded says only what was called.
+ */
+function readCloudTrail(o: Record<string, unknown>): ParsedRecord {
+  const parts = [o.eventSource, o.eventName, o.errorCode, o.errorMessage].map(str).filter((p) => p !== undefined);
+  return {
+    format: 'cloudtrail',
+    message: parts.join(': '),
+    level: str(o.errorCode) === undefined ? undefined : 'error',
+    source: str(o.eventSource),
+  };
+}
+
 /** What a record is, decided once for both the reader and {@link recordError}. */
 type Shape =
   | { readonly kind: 'text'; readonly text: string }
   | { readonly kind: 'error'; readonly format: RecordFormat; readonly message: string; readonly error: string }
   | { readonly kind: 'container'; readonly o: Record<string, unknown>; readonly k8s: Record<string, unknown> }
-  | { readonly kind: 'dataplane' | 'ipamd'; readonly o: Record<string, unknown> }
+  | { readonly kind: 'dataplane' | 'ipamd' | 'cloudtrail'; readonly o: Record<string, unknown> }
   | { readonly kind: 'generic'; readonly message: string; readonly o: Record<string, unknown> };
 
 function shapeOf(input: string): Shape {
@@ -192,13 +224,20 @@ function shapeOf(input: string): Shape {
   if (typeof k8s === 'object' && k8s !== null && (str(o.log) ?? str(o.message)) !== undefined)
     return { kind: 'container', o, k8s: k8s as Record<string, unknown> };
   // Container Insights dataplane (Fluent Bit): the journal message plus host metadata.
+  // Container Insights dataplane (Fluent Bit): the journal message plus host metadata; the host log group's
+  // syslog records name the host and program as host and ident.
   if (
     str(o.message) !== undefined &&
-    (o.systemd_unit !== undefined || o.hostname !== undefined || o.ec2_instance_id !== undefined)
+    (o.systemd_unit !== undefined ||
+      o.hostname !== undefined ||
+      o.ec2_instance_id !== undefined ||
+      (o.host !== undefined && o.ident !== undefined))
   )
     return { kind: 'dataplane', o };
   // ipamd / aws-cni plugin zap JSON.
   if (str(o.msg) !== undefined && o.level !== undefined && o.ts !== undefined) return { kind: 'ipamd', o };
+  const trail = cloudTrailRecord(o);
+  if (trail) return { kind: 'cloudtrail', o: trail };
   const message = str(o.message) ?? str(o.msg) ?? str(o.log);
   if (message === undefined)
     return { kind: 'error', format: 'json', message: text, error: 'JSON record has no message, msg or log field' };
@@ -210,7 +249,7 @@ export function parseRecord(input: string, depth = 0): ParsedRecord {
   const shape = shapeOf(input);
   switch (shape.kind) {
     case 'text':
-      return parseText(shape.text);
+      return parseText(shape.text, depth);
     case 'error':
       return { format: shape.format, message: shape.message, error: shape.error };
     case 'container':
@@ -218,17 +257,20 @@ export function parseRecord(input: string, depth = 0): ParsedRecord {
     case 'dataplane': {
       const o = shape.o;
       const text = String(o.message);
-      const inner = parseText(text);
+      const inner = parseText(text, depth);
       return {
         ...inner,
         format: 'container-insights',
-        node: str(o.hostname) ?? inner.node,
+        node: str(o.hostname) ?? str(o.host) ?? inner.node,
         instanceId: str(o.ec2_instance_id),
         // Fluent Bit's systemd input (lower-cased, underscores stripped): the program, else its unit.
-        source: str(o.syslog_identifier) ?? str(o.systemd_unit)?.replace(/\.service$/, '') ?? inner.source,
+        source:
+          str(o.syslog_identifier) ?? str(o.ident) ?? str(o.systemd_unit)?.replace(/\.service$/, '') ?? inner.source,
         journal: { format: inner.format, text },
       };
     }
+    case 'cloudtrail':
+      return readCloudTrail(shape.o);
     case 'ipamd':
       return {
         format: 'ipamd-json',
@@ -237,7 +279,7 @@ export function parseRecord(input: string, depth = 0): ParsedRecord {
         source: str(shape.o.caller) ?? 'ipamd',
       };
     case 'generic': {
-      const inner = parseText(withError(shape.message, shape.o));
+      const inner = parseText(withError(shape.message, shape.o), depth);
       return { ...inner, format: inner.format === 'raw' ? 'json' : inner.format };
     }
   }
