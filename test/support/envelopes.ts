@@ -278,7 +278,10 @@ export function originOf(l: LabelledLine): Origin | undefined {
   const p = parseRecord(l.line);
   if (p.format === 'ipamd-json' && l.format === 'ipamd-json') return 'ipamd';
   if (p.format === 'containerd-logfmt' && p.message.length > 0) return 'logrus';
-  if (p.format === 'raw' && p.source !== undefined && p.source !== 'kubelet') return 'journal';
+  // A journal line: free text, or a JSON object (zap, kubelet's JSON format) the reader takes after the prefix.
+  const behindPrefix =
+    p.format === 'raw' || ((p.format === 'ipamd-json' || p.format === 'json') && !l.line.startsWith('{'));
+  if (behindPrefix && p.source !== undefined && p.source !== 'kubelet') return 'journal';
   if (KUBELET_FORMATS.has(l.format)) return 'kubelet';
   // Windows nodes: the CNI/HNS answers kubelet relays (sandbox and pull failures) and kubelet's own klog lines.
   if (l.format === 'windows' && (p.format === 'klog' || /pod sandbox|pull image/i.test(p.message))) return 'kubelet';
@@ -299,7 +302,8 @@ export function carriedOf(line: string): Carried {
   const p = parseRecord(line);
   const program = p.source;
   if (p.format === 'ipamd-json') {
-    const o = JSON.parse(line.trim()) as Record<string, unknown>;
+    // The JSON object itself, also behind a journal prefix.
+    const o = JSON.parse(line.slice(line.indexOf('{')).trim()) as Record<string, unknown>;
     const err = typeof o.error === 'string' ? o.error : typeof o.err === 'string' ? o.err : undefined;
     return err === undefined ? { err: String(o.msg), level: p.level } : { msg: String(o.msg), err, level: p.level };
   }
