@@ -99,7 +99,7 @@ export const API_SERVER =
  * A read or write on a local unix socket (dockerd answering its API client, a CRI client and its runtime): its broken
  * pipe or reset is between two programs on the node, not on the path to a registry.
  */
-export const LOCAL_SOCKET = /write unix |read unix /;
+export const LOCAL_SOCKET = /write unix |read unix /i;
 /** The registry does not have it. */
 export const NOT_FOUND =
   /manifest unknown|name unknown|repository does not exist|does not exist in the registry|not found|no such image|NotFound/i;

@@ -84,6 +84,20 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     filter: ['refused', 'o such', 'rror', 'xceed', 'imeout'],
   },
   {
+    id: 'runtime.connection-lost',
+    class: 'runtime-failure',
+    cause:
+      "the connection between kubelet (or dockerd's API client) and the container runtime broke mid-call: the runtime restarted, crashed or stalled",
+    // grpc-go's "error reading from server" / "transport is closing" on kubelet's CRI connection (code Unavailable),
+    // a reset or broken pipe on the runtime's unix socket; only in a CRI call or the runtime's own API handler.
+    all: [
+      /code = Unavailable desc = error reading from server|code = Unavailable desc = transport is closing|read unix @->|write unix \/var\/run\/docker\.sock|write unix \/run\/containerd|write unix \/run\/docker\.sock/i,
+      /PullImage|RunPodSandbox|pod sandbox|CreateContainer|StartContainer|image service|runtime service|containerd|docker\.sock|dockershim|Failed to pull image|Handler for/i,
+      /rror|ailed|navailable|reset/,
+    ],
+    filter: ['rror', 'ailed', 'navailable', 'reset'],
+  },
+  {
     id: 'runtime.cri-unimplemented',
     class: 'runtime-failure',
     cause:
