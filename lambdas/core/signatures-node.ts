@@ -189,9 +189,12 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     cause: 'the subnet has no free IP addresses (InsufficientFreeAddressesInSubnet)',
     // EC2's code, and the EKS managed node group health code InsufficientFreeAddresses for the same cause.
     all: [
-      /InsufficientFreeAddresses|does not have enough free addresses|not enough free addresses|not have enough available IP addresses|doesn't seem to have enough IPs|sufficient free Ipv4 addresses|sufficient free Ipv6 addresses/i,
+      // awsutils' AllocENI with subnet discovery when no tagged subnet could give the ENI (each tried subnet failed, or
+      // every subnet is excluded with kubernetes.io/role/cni=0): the pool cannot grow; ipamd only ever logs it wrapped in
+      // "Failed to increase pool size …" / "Failed to allocate … on an ENI" / "Error trying to allocate ENI".
+      /InsufficientFreeAddresses|does not have enough free addresses|not enough free addresses|not have enough available IP addresses|doesn't seem to have enough IPs|sufficient free Ipv4 addresses|sufficient free Ipv6 addresses|no valid subnets available for ENI creation/i,
     ],
-    filter: ['sufficient', 'available IP'],
+    filter: ['sufficient', 'available IP', 'ailed', 'rror'],
   },
   {
     id: 'ip.eni-limit',
@@ -204,7 +207,11 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     // ipamd's debug "containsPrivateIPAddressLimitExceededError encountered <err>" prints every error it checks;
     // its "AssignPrivateIpAddresses returned PrivateIpAddressLimitExceeded. This can happen if the data store is
     // out of sync" returns without an error and reconciles with EC2 (ipamd.go): neither is the ENI at its limit.
-    none: [/less than the maximum|LimitExceededError encountered|data store is out of sync/i],
+    // ipamd not knowing the instance type's limits ("Failed to get ENI limit(s) …", awsutils' "unknown instance type")
+    // stops its start (ipamd.startup), whatever the pool.
+    none: [
+      /less than the maximum|LimitExceededError encountered|data store is out of sync|Failed to get ENI limit|Failed to get IPs per ENI limit/i,
+    ],
     filter: ['xceed', 'ENI', 'ailed'],
   },
   {
@@ -318,9 +325,10 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     all: [
       // aws-k8s-agent's "Initialization failure: <err>" for nodeInit's own errors (custom networking without ENIs, a
       // failed first pool increase), awsutils without IMDS (no region), the init container without its binaries, and
-      // nodeInit retrying an attached ENI's setup before ipamd serves anything ("Error trying to set up ENI").
-      /Unable to reach API Server|Initialization failure: ipamd|ipamd init|waiting for IPAM-D|IPAM daemon|IPAM connectivity|Failed to communicate with K8S Server|Failed to check API server connectivity|error communicating with apiserver|ipamd init: failed|ipamd is not running|aws-node is not ready|Failed to attach any ENIs for custom networking|error while trying to increase datastore pool|region data from instance metadata|failed to retrieve region data|Failed to install CNI binar|Failed to install binaries|Init container failed to complete|Error trying to set up ENI/i,
-      /retrying|fail|timed out|timeout|error|not running|not ready/i,
+      // nodeInit retrying an attached ENI's setup before ipamd serves anything ("Error trying to set up ENI"), and no
+      // ENI/IP limits for the instance type (vpc_ip_limits or DescribeInstanceTypes: New() returns, aws-node exits).
+      /Unable to reach API Server|Initialization failure: ipamd|ipamd init|waiting for IPAM-D|IPAM daemon|IPAM connectivity|Failed to communicate with K8S Server|Failed to check API server connectivity|error communicating with apiserver|ipamd init: failed|ipamd is not running|aws-node is not ready|Failed to attach any ENIs for custom networking|error while trying to increase datastore pool|region data from instance metadata|failed to retrieve region data|Failed to install CNI binar|Failed to install binaries|Init container failed to complete|Error trying to set up ENI|Failed to get ENI limit|Failed to get IPs per ENI limit|Failed to get eni IP limit|vpc ip resource/i,
+      /retrying|fail|timed out|timeout|error|not running|not ready|unknown instance type/i,
     ],
     filter: ['IPAM', 'ipamd', 'ailed', 'rror', 'aws-node'],
   },
