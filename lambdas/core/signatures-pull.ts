@@ -250,6 +250,9 @@ export const PULL_SIGNATURES: readonly Signature[] = [
       // containerd's own content store lost a blob it had (metadata/content.go "content digest <d>: not found", read
       // by the unpacker "failed to get reader from content store"): the node's store, not the registry's answer.
       /content digest sha256:|failed to get reader from content store/,
+      // kubelet's warning that a listed imagePullSecret does not exist names a secret not found, not the image: the
+      // pull is still tried (kubelet_pods.go "Unable to retrieve pull secret …", event FailedToRetrieveImagePullSecret).
+      /Unable to retrieve pull secret|Unable to retrieve some image pull secrets|FailedToRetrieveImagePullSecret/i,
     ],
     // 'Found' also covers NotFound and the HTTP status text "404 Not Found" (case-sensitive terms).
     filter: ['unknown', 'not exist', 'ot found', 'o such', 'Found'],

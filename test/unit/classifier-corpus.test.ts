@@ -117,6 +117,9 @@ const KNOWN_HEALTHY_LOOK_ALIKES: readonly (readonly [string, string, string])[] 
  * Round 7a (test/fixtures/field/lookalike.jsonl: 138 lines from 54 new sources, 13 of them held out; healthy
  * look-alikes of controllers, applications and CLIs; a node launcher's EC2 denials no CNI permission, Argo CD's
  * manifest rendering and ECR API calls no pull makes no registry-auth): 382/397 = 96.2%.
+ * Round 7f (41 more look-alike lines from 12 new sources, 1 held out: kubelet's missing-imagePullSecret warning no
+ * image-not-found, the network policy agent's probes, a Calico felix line): 382/398 = 96.0% (the new held-out line is
+ * missed; it was not looked at and changed nothing).
  * A floor, not the goal (97%).
  */
 const HELD_OUT_FLOOR = 0.95;

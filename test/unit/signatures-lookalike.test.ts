@@ -76,3 +76,18 @@ describe('a logfmt line whose error value lost the backslashes of its inner quot
     expect(classify(noCause).class).toBe('image-pull-failed');
   });
 });
+
+describe("kubelet's missing imagePullSecret warning", () => {
+  it('is no image-not-found: the secret is missing, the pull is still tried', () => {
+    for (const line of [
+      'W0707 09:20:09.034548   59778 kubelet_pods.go:883] Unable to retrieve pull secret default/docker-registry-poseidon for default/v2ray-x86-r5m29 due to secret "docker-registry-poseidon" not found.  The image pull may not succeed.',
+      'Unable to retrieve some image pull secrets (qryn-write-test-regcred); attempting to pull the image may not succeed.',
+    ])
+      expect(classify(line).class, line).toBe('unknown');
+    expect(
+      classOf(
+        'Failed to pull image "nginx:1.999": rpc error: code = NotFound desc = failed to pull and unpack image "docker.io/library/nginx:1.999": failed to resolve reference "docker.io/library/nginx:1.999": docker.io/library/nginx:1.999: not found',
+      ),
+    ).toBe('image-not-found');
+  });
+});
