@@ -38,9 +38,12 @@ export const REGISTRY =
 /** The node's sandbox (pause) image: any registry, any tag, and the scripts/units that fetch it. */
 export const SANDBOX =
   /sandbox image|sandbox-image|sandbox_image|pause image|pod-infra-container-image|pod infra container image|\/pause\b|\bpause:\d|pause-windows|-pause:|-pause"|-pause@|pause.tar|cache-pause-container|kubernetes-pause|"pause"|for pause,|sandboxImage|pod_infra_container_image|podInfraContainerImage/i;
-/** The line reports a failure, not progress. */
+/**
+ * The line reports a failure, not progress (botocore's endpoint errors, which the aws CLI prints in the sandbox-image
+ * script, say "Could not connect to the endpoint URL" and "Connection was closed before …").
+ */
 export const FAILURE =
-  /fail|error|unable|cannot|can't|denied|refused|timeout|timed out|unavailable|exceeded|not found|unknown|BackOff|no space|panic|exited|no such|unauthorized|forbidden|EOF|reset by peer|unreachable|no route to host|x509|toomanyrequests|Too Many Requests|expired|connectex/i;
+  /fail|error|unable|cannot|can't|could not connect|connection was closed|denied|refused|timeout|timed out|unavailable|exceeded|not found|unknown|BackOff|no space|panic|exited|no such|unauthorized|forbidden|EOF|reset by peer|unreachable|no route to host|x509|toomanyrequests|Too Many Requests|expired|connectex/i;
 /** Refusals no name can contain by accident. */
 const AUTH_PHRASES =
   /no basic auth credentials|authorization failed|authentication required|pull access denied|denied: requested access|access to the resource is denied|may require 'docker login'|not authorized to perform: ecr:|AccessDenied|Unable to locate credentials|credential provider|NoCredentialProviders|Status 403|Status 401|failed to authorize|anonymous token|oauth token|unauthenticated|failed to retrieve credentials|no EC2 IMDS role found|: denied$|: denied\.$|: denied: |daemon: denied|registry: denied/i;
