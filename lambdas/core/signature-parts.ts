@@ -95,6 +95,14 @@ export const UNREACHABLE_TERMS: readonly string[] = [
  */
 export const NOT_A_PULL =
   /GenerateManifest|generate manifests|Manifest generation error|RepoServerService|ecr:ListImages|ecr:DescribeRepositories|ecr:DescribeImage|ecr:PutImage|ecr:InitiateLayerUpload|ecr:UploadLayerPart|ecr:CompleteLayerUpload|ecr:BatchDeleteImage|ecr:DeleteRepository|ecr:SetRepositoryPolicy|ecr:GetRepositoryPolicy|ecr:PutLifecyclePolicy|ecr:GetLifecyclePolicy|ecr:ListTagsForResource|ecr:TagResource|ecr:StartImageScan|ecr:DescribeRegistry|the ListImages operation|the DescribeRepositories operation|the DescribeImages operation|the PutImage operation/i;
+/**
+ * containerd's resolver at debug level reading the registry's token challenge: every response is logged ("fetch
+ * response received", 401 included) and a 401 carrying Www-Authenticate is answered with a token on the next request
+ * ("Unauthorized" header="Bearer realm=…"; remotes/docker/resolver.go). A refusal is reported otherwise (unexpected
+ * status code, failed to authorize, pull access denied).
+ */
+export const AUTH_CHALLENGE =
+  /fetch response received|header="Bearer realm|header="Basic realm|header=\\"Bearer realm|header=\\"Basic realm/;
 /** Calls to the Kubernetes API server (their network errors are not registry errors). */
 export const API_SERVER =
   /\.eks\.amazonaws\.com|\/apis\/|\/api\/v1|\/version|\/healthz|\/leases\/|node-lease|update lease|ensure lease|apiserver/i;

@@ -1,6 +1,7 @@
 import {
   API_SERVER,
   AUTH,
+  AUTH_CHALLENGE,
   FAILURE,
   LOCAL_SOCKET,
   NOT_A_PULL,
@@ -155,7 +156,11 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     // the registry's when its flow is named (anonymous/oauth token, fetch token, the /token endpoint), not any token
     // (a service account's, a session's). NOT_A_PULL: a Git/Helm source refused while Argo CD renders manifests
     // ("manifest" there is a Kubernetes manifest), and ECR API calls no pull makes (listing, describing, pushing).
-    none: [/is forbidden: User |cannot get resource|cannot list resource|cannot watch resource/, NOT_A_PULL],
+    none: [
+      /is forbidden: User |cannot get resource|cannot list resource|cannot watch resource/,
+      NOT_A_PULL,
+      AUTH_CHALLENGE,
+    ],
     filter: ['401', '403', 'uthori', 'orbidden', 'redential', 'uthenticat', 'enied', 'login', 'token', 'IMDS'],
     when: standaloneRefusal,
   },

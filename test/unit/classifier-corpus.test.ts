@@ -120,6 +120,8 @@ const KNOWN_HEALTHY_LOOK_ALIKES: readonly (readonly [string, string, string])[] 
  * Round 7f (41 more look-alike lines from 12 new sources, 1 held out: kubelet's missing-imagePullSecret warning no
  * image-not-found, the network policy agent's probes, a Calico felix line): 382/398 = 96.0% (the new held-out line is
  * missed; it was not looked at and changed nothing).
+ * Round 7g (24 lines from 7 new tune sources: containerd's resolver reading the registry's token challenge is no
+ * registry-auth): 382/398 = 96.0%.
  * A floor, not the goal (97%).
  */
 const HELD_OUT_FLOOR = 0.95;

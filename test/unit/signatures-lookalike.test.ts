@@ -91,3 +91,22 @@ describe("kubelet's missing imagePullSecret warning", () => {
     ).toBe('image-not-found');
   });
 });
+
+describe("containerd's resolver reading the registry's token challenge", () => {
+  it('is no registry-auth: the 401 with Www-Authenticate is answered with a token on the next request', () => {
+    for (const line of [
+      'time="2018-01-17T06:05:33-05:00" level=debug msg="fetch response received" response.headers=map[Www-Authenticate:[Bearer realm="https://auth.docker.io/token",service="registry.docker.io",scope="repository:library/alpine:pull"]] status="401 Unauthorized" url="https://registry-1.docker.io/v2/library/alpine/manifests/latest"',
+      'time="2018-01-17T06:05:33-05:00" level=debug msg=Unauthorized header="Bearer realm="https://auth.docker.io/token",service="registry.docker.io",scope="repository:library/alpine:pull""',
+      'Jan 19 18:35:51 node containerd[1253]: time="2021-01-19T18:35:51.635972673Z" level=debug msg=Unauthorized header="Bearer realm=\\"https://r.example.com/v2/token\\",service=\\"r.example.com\\",scope=\\"repository:app:pull\\"" host=r.example.com',
+    ])
+      expect(classify(line).class, line).toBe('unknown');
+  });
+
+  it('keeps the refusal containerd reports as registry-auth', () => {
+    for (const line of [
+      'ctr: failed to resolve reference "artifactory.local/node:14.17.5-alpine": unexpected status code [manifests 14.17.5-alpine]: 401 Unauthorized',
+      'failed to pull and unpack image "r.example.com/app:1": failed to resolve reference "r.example.com/app:1": failed to authorize: failed to fetch oauth token: unexpected status: 401 Unauthorized',
+    ])
+      expect(classify(line).class, line).toBe('registry-auth');
+  });
+});
