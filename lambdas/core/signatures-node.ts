@@ -325,9 +325,10 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     all: [
       // aws-k8s-agent's "Initialization failure: <err>" for nodeInit's own errors (custom networking without ENIs, a
       // failed first pool increase), awsutils without IMDS (no region), the init container without its binaries, and
-      // nodeInit retrying an attached ENI's setup before ipamd serves anything ("Error trying to set up ENI"), and no
+      // nodeInit retrying an attached ENI's setup before ipamd serves anything ("Error trying to set up ENI"), the init
+      // container exiting 1 (aws-vpc-cni-init: binaries, IMDS for the primary MAC, sysctls), and no
       // ENI/IP limits for the instance type (vpc_ip_limits or DescribeInstanceTypes: New() returns, aws-node exits).
-      /Unable to reach API Server|Initialization failure: ipamd|ipamd init|waiting for IPAM-D|IPAM daemon|IPAM connectivity|Failed to communicate with K8S Server|Failed to check API server connectivity|error communicating with apiserver|ipamd init: failed|ipamd is not running|aws-node is not ready|Failed to attach any ENIs for custom networking|error while trying to increase datastore pool|region data from instance metadata|failed to retrieve region data|Failed to install CNI binar|Failed to install binaries|Init container failed to complete|Error trying to set up ENI|Failed to get ENI limit|Failed to get IPs per ENI limit|Failed to get eni IP limit|vpc ip resource/i,
+      /Unable to reach API Server|Initialization failure: ipamd|ipamd init|waiting for IPAM-D|IPAM daemon|IPAM connectivity|Failed to communicate with K8S Server|Failed to check API server connectivity|error communicating with apiserver|ipamd init: failed|ipamd is not running|aws-node is not ready|Failed to attach any ENIs for custom networking|error while trying to increase datastore pool|region data from instance metadata|failed to retrieve region data|Failed to install CNI binar|Failed to install binaries|Init container failed to complete|Failed to get primary MAC from IMDS|Failed to configure system parameters|Failed to configure IPv6 settings|Error trying to set up ENI|Failed to get ENI limit|Failed to get IPs per ENI limit|Failed to get eni IP limit|vpc ip resource/i,
       /retrying|fail|timed out|timeout|error|not running|not ready|unknown instance type/i,
     ],
     filter: ['IPAM', 'ipamd', 'ailed', 'rror', 'aws-node'],
