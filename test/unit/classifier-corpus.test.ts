@@ -122,6 +122,8 @@ const KNOWN_HEALTHY_LOOK_ALIKES: readonly (readonly [string, string, string])[] 
  * missed; it was not looked at and changed nothing).
  * Round 7g (24 lines from 7 new tune sources: containerd's resolver reading the registry's token challenge is no
  * registry-auth): 382/398 = 96.0%.
+ * Round 7h (28 lines from 7 new sources, 1 held out: probe failures of running containers, registry pods included, and
+ * Normal events): 384/400 = 96.0%.
  * A floor, not the goal (97%).
  */
 const HELD_OUT_FLOOR = 0.95;
