@@ -50,6 +50,16 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     filter: ['latform', 'matching manifest', 'rror', 'operating system'],
   },
   {
+    id: 'image.platform-windows-version',
+    class: 'image-platform',
+    cause:
+      "the Windows image was built for another Windows version than the node's (process isolation needs the same build)",
+    // moby's Windows puller (distribution/pull_v2_windows.go): "a Windows version X-based image is incompatible with a
+    // Y host", reported as an error by dockerd's handler and kubelet (no platform word, hence its own terms).
+    all: [/-based image is incompatible with a /, /rror|ailed/],
+    filter: ['rror', 'ailed'],
+  },
+  {
     id: 'cni.add-failed',
     class: 'cni-failure',
     cause: 'the CNI plugin failed to set up the pod network',
@@ -261,6 +271,16 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     ],
     // 'Found' also covers NotFound and the HTTP status text "404 Not Found" (case-sensitive terms).
     filter: ['unknown', 'not exist', 'ot found', 'o such', 'Found'],
+  },
+  {
+    id: 'image.invalid-name',
+    class: 'image-not-found',
+    cause: 'the image reference is not a valid name (kubelet InvalidImageName): no registry can have it',
+    // kubelet's EnsureImageExists (pkg/kubelet/images/image_manager.go): "Failed to apply default image tag %q: %v" with
+    // the reference parser's "couldn't parse image reference" / "invalid reference format", and the InvalidImageName
+    // waiting reason; only where an error is reported.
+    all: [/Failed to apply default image tag|InvalidImageName|couldn't parse image reference/, /rror|ailed/],
+    filter: ['rror', 'ailed'],
   },
   {
     id: 'image.pull-backoff',
