@@ -111,6 +111,12 @@ export const API_SERVER =
  * pipe or reset is between two programs on the node, not on the path to a registry.
  */
 export const LOCAL_SOCKET = /write unix |read unix /i;
+/**
+ * crictl (cri-tools before 1.24) probing its default endpoints in turn: each endpoint but the last that does not answer
+ * is logged at error and crictl goes on ("connect endpoint '<sock>', make sure you are running as root …"); only the
+ * last one's failure is fatal, prefixed "connect: ". The probe of an absent socket is no failure.
+ */
+export const CRICTL_PROBE = /^connect endpoint '|msg="connect endpoint '|ERRO\[\d\d\d\d\] connect endpoint '/;
 /** The registry does not have it. */
 export const NOT_FOUND =
   /manifest unknown|name unknown|repository does not exist|does not exist in the registry|not found|no such image|NotFound/i;

@@ -2,6 +2,7 @@ import {
   API_SERVER,
   AUTH,
   AUTH_CHALLENGE,
+  CRICTL_PROBE,
   FAILURE,
   LOCAL_SOCKET,
   NOT_A_PULL,
@@ -37,7 +38,7 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     cause: "the node's sandbox (pause) image is missing or cannot be pulled (credentials, network or deleted image)",
     all: [SANDBOX, FAILURE],
     // kubelet's "No sandbox for pod can be found" and progress of the pull script are not failures.
-    none: [/Successfully pulled|already present on machine|Starting pull sandbox image/i],
+    none: [/Successfully pulled|already present on machine|Starting pull sandbox image/i, CRICTL_PROBE],
     filter: ['andbox image', 'andbox-image', 'pause'],
   },
   {
@@ -92,6 +93,7 @@ export const PULL_SIGNATURES: readonly Signature[] = [
       /containerd\.sock|dockershim\.sock|cri-dockerd\.sock|crio\.sock|docker\.sock|\/run\/containerd\/s\//i,
       /connection refused|no such file or directory|Error while dialing|connection error|transport is closing|deadline exceeded|i\/o timeout/i,
     ],
+    none: [CRICTL_PROBE],
     filter: ['refused', 'o such', 'rror', 'xceed', 'imeout'],
   },
   {
