@@ -223,7 +223,6 @@ function shapeOf(input: string): Shape {
   const k8s = o.kubernetes;
   if (typeof k8s === 'object' && k8s !== null && (str(o.log) ?? str(o.message)) !== undefined)
     return { kind: 'container', o, k8s: k8s as Record<string, unknown> };
-  // Container Insights dataplane (Fluent Bit): the journal message plus host metadata.
   // Container Insights dataplane (Fluent Bit): the journal message plus host metadata; the host log group's
   // syslog records name the host and program as host and ident.
   if (
