@@ -21,7 +21,7 @@ import { PULL_SIGNATURES } from './signatures-pull.js';
  * Bump CATALOGUE_VERSION whenever a signature is added, removed or changes meaning: incidents record
  * the version that classified them.
  */
-export const CATALOGUE_VERSION = '2026.11.30-r17';
+export const CATALOGUE_VERSION = '2026.11.30-r18';
 
 export { poolFull, type Signature, standaloneRefusal } from './signature-parts.js';
 
