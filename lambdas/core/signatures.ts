@@ -19,7 +19,8 @@ import { PULL_SIGNATURES } from './signatures-pull.js';
  * matches contains at least one of them): the subscription filter is built from them (filter.ts).
  *
  * Bump CATALOGUE_VERSION whenever a signature is added, removed or changes meaning: incidents record
- * the version that classified them.
+ * the version that classified them. test/fixtures/catalogue-versions.json records each version's
+ * fingerprint (test/unit/catalogue-version.test.ts fails on a change without a new version).
  */
 export const CATALOGUE_VERSION = '2026.11.30-r18';
 
