@@ -29,7 +29,7 @@ describe('IP exhaustion by any IPAM', () => {
     expect(classOf('failed to allocate for range 0: no IP addresses available in range set: 10.1.0.1-10.1.0.62')).toBe(
       'ip-exhaustion',
     );
-    // One full ENI on ipamd's walk is not an empty pool (signatures-round5.test.ts): the walk's end is.
+    // One full ENI on ipamd's walk is not an empty pool (signatures-vpc-cni.test.ts): the walk's end is.
     expect(classOf('AssignPodIPv4Address: ENI eni-0a1b2c3d4e5f60718 does not have available addresses')).toBe(
       'unknown',
     );
