@@ -1,11 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { classify } from '../../lambdas/core/classifier.js';
 import { FAILURE_CLASSES } from '../../lambdas/core/failure-classes.js';
 import { buildFilterPattern } from '../../lambdas/core/filter-pattern.js';
-import { PROJECT_ROOT } from '../../lib/constructs/paths.js';
 import { compileFilterPattern } from '../support/cloudwatch-filter.js';
+import { programStrings } from '../support/program-strings.js';
 
 /**
  * The strings amazon-vpc-cni-k8s (ipamd, its datastore and EC2 wrapper, the aws-cni plugin, aws-node's entrypoint
@@ -16,19 +14,7 @@ import { compileFilterPattern } from '../support/cloudwatch-filter.js';
  * filled with realistic values, the class read from what the program is doing when it prints it, and the file at
  * the commit read. Program strings, not field lines: they are never part of the field corpus or its split.
  */
-interface ProgramString {
-  readonly line: string;
-  readonly class: string;
-  readonly form: string;
-  readonly program: string;
-  readonly format: string;
-  readonly url: string;
-}
-
-const strings: ProgramString[] = readFileSync(join(PROJECT_ROOT, 'test/fixtures/program/vpc-cni.jsonl'), 'utf8')
-  .split('\n')
-  .filter((l) => l.trim().length > 0)
-  .map((l) => JSON.parse(l) as ProgramString);
+const strings = programStrings('vpc-cni');
 const failures = strings.filter((s) => s.class !== 'unknown');
 const passes = compileFilterPattern(buildFilterPattern());
 
@@ -55,10 +41,10 @@ describe('program strings of the VPC CNI, the VPC resource controller and the Wi
     expect(strings.length).toBeGreaterThanOrEqual(120);
     for (const s of strings) {
       expect(FAILURE_CLASSES, s.line).toContain(s.class);
-      expect(s.url, s.line).toMatch(
+      expect(s.source, s.line).toMatch(
         /^https:\/\/github\.com\/aws\/amazon-vpc-(cni-k8s|resource-controller-k8s|cni-plugins)\/blob\/[0-9a-f]{40}\/\S+#L\d+$/,
       );
-      expect(s.format.length, s.line).toBeGreaterThan(0);
+      expect(s.template.length, s.line).toBeGreaterThan(0);
     }
   });
 
@@ -66,7 +52,7 @@ describe('program strings of the VPC CNI, the VPC resource controller and the Wi
     for (const s of strings) {
       const { message } = classify(s.line);
       let from = 0;
-      for (const part of literals(s.format.split('\\n')[0])) {
+      for (const part of literals(s.template.split('\\n')[0])) {
         const at = message.indexOf(part, from);
         expect(at, `${part} in ${s.line}`).toBeGreaterThanOrEqual(0);
         from = at + part.length;
@@ -90,7 +76,7 @@ describe('program strings of the VPC CNI, the VPC resource controller and the Wi
     expect(strings.filter((s) => s.class === 'unknown').length).toBeGreaterThanOrEqual(30);
   });
 
-  it.each(strings.map((s) => [`${s.class} <- ${s.form}: ${s.format.slice(0, 90)}`, s] as const))('%s', (_, s) => {
+  it.each(strings.map((s) => [`${s.class} <- ${s.format}: ${s.template.slice(0, 90)}`, s] as const))('%s', (_, s) => {
     const c = classify(s.line);
     expect(c.error).toBeUndefined();
     expect(c.class, s.line).toBe(s.class);
