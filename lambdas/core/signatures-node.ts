@@ -8,6 +8,9 @@ import { poolFull, type Signature } from './signature-parts.js';
 const NODE_LAUNCH =
   /ec2:RunInstances|ec2:CreateFleet|ec2:CreateLaunchTemplate|ec2:TerminateInstances|fleet error|nodeclaim|NodeClass|launching node|launch node|launching instance|launching machine|controller\.provisioning|RunInstancesAuth/i;
 
+/** Callers that are not aws-node, refused or without credentials alike: ECR clients, the VPC resource controller, node launchers. */
+const NOT_AWS_NODE_CALLS: readonly RegExp[] = [/ecr:|ecr\.amazonaws|branch ENI|vpc-resource-controller/i, NODE_LAUNCH];
+
 /**
  * Node-level causes, in priority order: the node's disk, the VPC CNI's permissions, IP addresses and
  * ipamd, and the node's process table. Part of the catalogue (signatures.ts): same rules, quantifier-free.
@@ -155,7 +158,7 @@ export const NODE_SIGNATURES: readonly Signature[] = [
       /You are not authorized to perform this operation|Encoded authorization failure message/i,
       /ipamd|aws-node|aws-k8s-agent|amazon-vpc-cni|aws-cni|ec2:|NetworkInterface|PrivateIp|\bENI|Prefix/i,
     ],
-    none: [/ecr:|ecr\.amazonaws|branch ENI|vpc-resource-controller/i, NODE_LAUNCH],
+    none: NOT_AWS_NODE_CALLS,
     filter: ['uthori'],
   },
   {
@@ -167,7 +170,7 @@ export const NODE_SIGNATURES: readonly Signature[] = [
       /WebIdentityErr|AssumeRoleWithWebIdentity|InvalidIdentityToken|NoCredentialProviders|EC2RoleRequestError|failed to refresh cached credentials|no EC2 IMDS role found|InvalidClientTokenId|ExpiredToken|SignatureDoesNotMatch|security token included in the request is invalid|169\.254\.170\.23|AWS was not able to validate the provided access credentials/i,
       /ipamd|aws-node|aws-k8s-agent|amazon-vpc-cni|aws-cni|ec2:|NetworkInterface|DescribeInstances|AssignPrivateIp|\bENI/i,
     ],
-    none: [/ecr:|ecr\.amazonaws|branch ENI|vpc-resource-controller/i, NODE_LAUNCH],
+    none: NOT_AWS_NODE_CALLS,
     filter: ['redential', 'ailed', 'uthori', 'rror'],
   },
   {
