@@ -67,7 +67,7 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     // cool-down says "InsufficientCidr error"; its debug "containsInsufficientCIDRsOrSubnetIPs encountered <err>"
     // prints EVERY EC2 error it checks, so the function's name alone is no cause.
     all: [/InsufficientCidrBlocks|enough free cidr blocks|InsufficientCidr error/i],
-    filter: ['sufficient', 'cidr blocks'],
+    filter: ['sufficient', 'idr blocks'],
   },
   {
     id: 'windows.warm-pool',
@@ -91,7 +91,7 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     // The resource controller's warm-pool events name the resource too: IPs still cooling down or being created are
     // transient (handler/warm.go requeues), not a missing label.
     none: [/being cooled down|being created/i],
-    filter: ['PrivateIPv4', 'private ipv4'],
+    filter: ['rivateIPv4', 'rivate ipv4'],
   },
   {
     id: 'cni.windows-pod-ip',
@@ -195,9 +195,11 @@ export const NODE_SIGNATURES: readonly Signature[] = [
       // awsutils' AllocENI with subnet discovery when no tagged subnet could give the ENI (each tried subnet failed, or
       // every subnet is excluded with kubernetes.io/role/cni=0): the pool cannot grow; ipamd only ever logs it wrapped in
       // "Failed to increase pool size …" / "Failed to allocate … on an ENI" / "Error trying to allocate ENI".
-      /InsufficientFreeAddresses|does not have enough free addresses|not enough free addresses|not have enough available IP addresses|doesn't seem to have enough IPs|sufficient free Ipv4 addresses|sufficient free Ipv6 addresses|no valid subnets available for ENI creation/i,
+      // Azure's code for the same cause (a Karpenter or CNI IP request against a full subnet): "SubnetIsFull: Subnet …
+      // does not have enough capacity for 1 IP addresses".
+      /InsufficientFreeAddresses|does not have enough free addresses|not enough free addresses|not have enough available IP addresses|doesn't seem to have enough IPs|sufficient free Ipv4 addresses|sufficient free Ipv6 addresses|no valid subnets available for ENI creation|SubnetIsFull/i,
     ],
-    filter: ['sufficient', 'available IP', 'ailed', 'rror'],
+    filter: ['sufficient', 'vailable IP', 'ailed', 'rror', 'IsFull'],
   },
   {
     id: 'ip.eni-limit',
@@ -239,18 +241,18 @@ export const NODE_SIGNATURES: readonly Signature[] = [
       /Get free IP from prefix failed|Unable to get IP address from CIDR|Unable to get IP address from prefix|does not have available addresses|Insufficient IP Addresses due to/i,
     ],
     filter: [
-      'available IP',
+      'vailable IP',
       'ailed',
       'PodIP',
       'free IP',
       'xhausted',
-      'out of IP',
-      'address pool',
+      'ut of IP',
+      'ddress pool',
       'sufficient',
       'IPAM',
       'igned 0',
       'CIDRNot',
-      'allocate IP',
+      'llocate IP',
     ],
   },
   {
@@ -259,7 +261,7 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     cause: 'ipamd is asked for a pod IP while every IP in its pool is assigned (pool stats: assigned = total)',
     all: [/AssignPodIPv4Address: IP address pool stats|AssignIPv4Address: IP address pool stats/i],
     when: poolFull,
-    filter: ['address pool'],
+    filter: ['ddress pool'],
   },
   {
     id: 'ipamd.unreachable',
@@ -361,6 +363,6 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     // the throw alone reads as the print alone does: EAGAIN unless errno=12 is on the line.
     none: [/errno=12\b/],
     // kubelet's PID pressure as disk.pressure reads disk pressure: its taint and the eviction's node condition.
-    filter: ['ailed', 'errno', 'user processes', 'sufficient', 'pids', 'fork', 'rror', 'ressure'],
+    filter: ['ailed', 'errno', 'r processes', 'sufficient', 'pids', 'fork', 'rror', 'ressure'],
   },
 ];
