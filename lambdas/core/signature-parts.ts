@@ -63,16 +63,22 @@ export function standaloneRefusal(message: string): boolean {
   }
   return false;
 }
-/** The network path to the registry failed. */
+/**
+ * The network path to the registry failed. containerd's resolver says "failed to do request" only when the HTTP
+ * client's Do fails (core/remotes/docker/resolver.go: dial, TLS, reset, timeout; a registry's status is reported as
+ * "unexpected status"), whatever the wrapped error; a pull that makes no progress is cancelled "because of no progress
+ * in" (containerd) or "for" (kubelet's dockershim).
+ */
 export const UNREACHABLE =
-  /i\/o timeout|Client\.Timeout exceeded|request canceled|connection refused|no such host|network is unreachable|TLS handshake timeout|context deadline exceeded|connection reset|no route to host|Temporary failure in name resolution|unexpected EOF|: EOF\b|server misbehaving|dial tcp|timed out|API error \(5|500 Internal Server Error|502 Bad Gateway|503 Service Unavailable|504 Gateway Time|unexpected status code 5|unexpected HTTP status: 5|awaiting response headers|client connection lost|GOAWAY|stream error: stream ID|transport connection broken|because of no progress in|broken pipe|connectex|wsarecv|forcibly closed|proxyconnect tcp/i;
+  /failed to do request|because of no progress for|i\/o timeout|Client\.Timeout exceeded|request canceled|connection refused|no such host|network is unreachable|TLS handshake timeout|context deadline exceeded|connection reset|no route to host|Temporary failure in name resolution|unexpected EOF|: EOF\b|server misbehaving|dial tcp|timed out|API error \(5|500 Internal Server Error|502 Bad Gateway|503 Service Unavailable|504 Gateway Time|unexpected status code 5|unexpected HTTP status: 5|awaiting response headers|client connection lost|GOAWAY|stream error: stream ID|transport connection broken|because of no progress in|broken pipe|connectex|wsarecv|forcibly closed|proxyconnect tcp/i;
 /**
  * The subscription-filter terms of both registry-unreachable signatures: case-sensitive substrings
  * of {@link UNREACHABLE}'s phrases and of the error words printed around them.
  */
 export const UNREACHABLE_TERMS: readonly string[] = [
   'imeout',
-  'cancel',
+  // Both spellings: "request canceled" and kubelet's "Cancel pulling image".
+  'ancel',
   'refused',
   'o such',
   'unreachable',
@@ -99,10 +105,11 @@ export const NOT_A_PULL =
  * containerd's resolver at debug level reading the registry's token challenge: every response is logged ("fetch
  * response received", 401 included) and a 401 carrying Www-Authenticate is answered with a token on the next request
  * ("Unauthorized" header="Bearer realm=…"; remotes/docker/resolver.go). A refusal is reported otherwise (unexpected
- * status code, failed to authorize, pull access denied).
+ * status code, failed to authorize, pull access denied). SOCI's remote snapshotter logs the same step at info
+ * ("Received status code: 403 Forbidden. Authorizing...") before it retries with a token.
  */
 export const AUTH_CHALLENGE =
-  /fetch response received|header="Bearer realm|header="Basic realm|header=\\"Bearer realm|header=\\"Basic realm/;
+  /fetch response received|Forbidden. Authorizing\.\.\.|Unauthorized. Authorizing\.\.\.|header="Bearer realm|header="Basic realm|header=\\"Bearer realm|header=\\"Basic realm/;
 /** Calls to the Kubernetes API server (their network errors are not registry errors). */
 export const API_SERVER =
   /\.eks\.amazonaws\.com|\/apis\/|\/api\/v1|\/version|\/healthz|\/leases\/|node-lease|update lease|ensure lease|apiserver/i;

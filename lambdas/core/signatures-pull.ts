@@ -42,6 +42,21 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     filter: ['andbox image', 'andbox-image', 'pause'],
   },
   {
+    id: 'sandbox.image-dockershim',
+    class: 'sandbox-image',
+    cause:
+      "the node's sandbox (pause) image cannot be pulled: dockershim pulls it inside RunPodSandbox and returns the pull error unnamed",
+    // kubelet's dockershim (pkg/kubelet/dockershim/helpers.go ensureSandboxImageExists) returns dockerd's pull error
+    // as is when the keyring has credentials (ECR), so "Failed create pod sandbox: … error pulling image configuration"
+    // names no image: the only image a sandbox pulls is the pause image. containerd names it ("failed to get sandbox
+    // image"), which sandbox.image reads.
+    all: [
+      /Failed create pod sandbox|Failed to create pod sandbox|FailedCreatePodSandBox|RunPodSandbox from runtime service failed|CreatePodSandbox for pod/i,
+      /error pulling image configuration|Error response from daemon: Get |Error response from daemon: Head |Error response from daemon: pull access denied/i,
+    ],
+    filter: ['ailed'],
+  },
+  {
     id: 'image.platform',
     class: 'image-platform',
     cause: "the image has no variant for the node's OS/architecture",
@@ -161,7 +176,8 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     all: [
       AUTH,
       // The image-credential path, not any AWS SDK client: cert-manager or the autoscaler without credentials is no pull.
-      /pull access denied|not authorized to perform: ecr:|GetAuthorizationToken|credential provider|aws_credentials|while getting AWS credentials|ecr-credential|ECR credentials|docker login|CannotPullECRContainerError|registry|docker|\bdaemon\b|image|pull|\becr|manifest|\/v2\/|anonymous token|oauth token|fetch token|\/token|authorization token|auth token/i,
+      // A remote snapshotter (SOCI, stargz) fetches layer blobs from the registry lazily: its refusals are the registry's.
+      /pull access denied|not authorized to perform: ecr:|GetAuthorizationToken|credential provider|aws_credentials|while getting AWS credentials|ecr-credential|ECR credentials|docker login|CannotPullECRContainerError|connect to blob|fetch blob|fetching blob|snapshotter|registry|docker|\bdaemon\b|image|pull|\becr|manifest|\/v2\/|anonymous token|oauth token|fetch token|\/token|authorization token|auth token/i,
     ],
     // The Kubernetes API server's RBAC denial ('secrets "x" is forbidden: User "…" cannot get resource') is no
     // registry's answer; nor are "secret" and "daemonset", which only contain the words ecr and daemon. A token is
