@@ -309,8 +309,9 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     ],
     // containerd logs this on every rename of the CNI config file; only kubelet's condition counts.
     none: [/failed to reload cni configuration/i],
-    // kubelet and containerd print the uninitialized plugin inside NetworkPluginNotReady or a 'failed' error.
-    filter: ['NotReady', 'ot ready', 'o networks', 'ailed'],
+    // kubelet and containerd print the uninitialized plugin inside NetworkPluginNotReady or a 'failed' error; the CRI
+    // status message alone is "Network plugin returns error: <cause>" (containerd internal/cri/server/status.go).
+    filter: ['NotReady', 'ot ready', 'o networks', 'ailed', 'rror'],
   },
   {
     id: 'cni.eniconfig',
@@ -358,10 +359,12 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     all: [
       /failed to create new OS thread|fatal error: newosproc|pthread_create failed|errno=11\b|errno 11\b|error=11,|max user processes|InsufficientPID|insufficient PID|reclaim pids|resourceName="pids"|resourceName=pids|"resourceName":"pids"|cannot allocate memory: fork|Cannot fork|fork: retry|fork rejected by pids controller|create new native thread|create native thread|can't start new thread|Failed to create thread|Cannot create GC thread|Cannot create worker GC thread|pids limit reached|pids cgroup limit|low on resource: pids|node\.kubernetes\.io\/pid-pressure|condition: \[PIDPressure\]/i,
     ],
-    // The Go runtime prints errno=12 (ENOMEM) for memory, not PIDs; it advises ulimit -u only for EAGAIN.
-    // It throws "newosproc" right after that print whatever the errno (runtime/os_linux.go newosproc), so
-    // the throw alone reads as the print alone does: EAGAIN unless errno=12 is on the line.
-    none: [/errno=12\b/],
+    // The Go runtime prints the errno newosproc got and advises ulimit -u only for EAGAIN (runtime/os_linux.go:
+    // `if ret == -_EAGAIN { println("runtime: may need to increase max user processes (ulimit -u)") }`): any other
+    // errno is no process limit (12 ENOMEM is memory, 22 EINVAL an emulated clone under QEMU, IBM/istio101#185).
+    // It throws "newosproc" right after that print whatever the errno, so the throw alone reads as the print alone
+    // does: EAGAIN unless another errno is on the line.
+    none: [/errno=([0-9]|1[02-9]|[2-9][0-9]|[1-9][0-9][0-9])\b/],
     // kubelet's PID pressure as disk.pressure reads disk pressure: its taint and the eviction's node condition.
     filter: ['ailed', 'errno', 'r processes', 'sufficient', 'pids', 'fork', 'rror', 'ressure'],
   },

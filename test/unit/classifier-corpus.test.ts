@@ -81,6 +81,11 @@ const KNOWN_HEALTHY_LOOK_ALIKES: readonly (readonly [string, string, string])[] 
     'https://github.com/aws/aws-sdk-js-v3/issues/2477',
     "an application's ECR API client without its IRSA role ('Unable to get image: nginx. AccessDenied'), not a pull",
   ],
+  [
+    'runtime-failure',
+    'https://github.com/rancher-sandbox/rancher-desktop/issues/3743',
+    "a desktop notification's title, the event's reason and pod without its message ('FailedCreatePodSandBox: Pod …'): labelled unknown as it names no cause, read as a sandbox failure no more specific signature names",
+  ],
 ];
 
 /**

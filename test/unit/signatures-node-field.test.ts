@@ -22,3 +22,26 @@ describe('a full subnet is IP exhaustion whatever the cloud names it', () => {
     }
   });
 });
+
+describe("the Go runtime's failed thread is PID exhaustion only for EAGAIN", () => {
+  it('reads newosproc with errno=22 (EINVAL, an amd64 binary under emulation) as no process limit', () => {
+    // https://github.com/IBM/istio101/issues/185
+    expect(classOf('runtime: failed to create new OS thread (have 2 already; errno=22)')).toBe('unknown');
+    expect(classOf('runtime: failed to create new OS thread (have 3 already; errno=1)')).toBe('unknown');
+    expect(classOf('runtime: failed to create new OS thread (have 11 already; errno=12)')).toBe('unknown');
+  });
+
+  it('keeps errno=11 (EAGAIN) and the bare throw as pid-exhaustion', () => {
+    expect(classOf('runtime: failed to create new OS thread (have 772 already; errno=11)')).toBe('pid-exhaustion');
+    expect(classOf('fatal error: newosproc')).toBe('pid-exhaustion');
+  });
+});
+
+describe("the CRI's network status message alone is the plugin not ready", () => {
+  it("reads 'Network plugin returns error: cni plugin not initialized' as ipamd-unavailable and lets it through", () => {
+    // https://github.com/Azure/karpenter-provider-azure/issues/1639 (containerd internal/cri/server/status.go)
+    const line = 'Network plugin returns error: cni plugin not initialized';
+    expect(classOf(line)).toBe('ipamd-unavailable');
+    expect(passes(line)).toBe(true);
+  });
+});
