@@ -224,7 +224,7 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     class: 'ip-exhaustion',
     cause: 'ipamd has no free IP address or prefix for the pod (warm pool empty)',
     all: [
-      /no available IP|no available IPs|failed to assign an IP address|failed to assign an IPv4 address|failed to assign an IPv6 address|AssignPodIPv4Address: no|assignPodIPAddress: no|no free IP available in the|IP address pool is exhausted|ran out of IP|range is full|no IP addresses available|Insufficient IP Addresses|no IPs available|no more IPs|no more free IP|IP addresses available: 0|pools are likely exhausted|IPAM allocated only 0|IPAM block limit reached|Assigned 0 out of|no remaining CIDRs left|CIDRNotAvailable|no more free affine blocks|Could not allocate IP in range/i,
+      /no available IP|no available IPs|failed to assign an IP address|failed to assign IP address|failed to assign an IPv4 address|failed to assign an IPv6 address|AssignPodIPv4Address: no|assignPodIPAddress: no|no free IP available in the|IP address pool is exhausted|ran out of IP|range is full|no IP addresses available|Insufficient IP Addresses|no IPs available|no more IPs|no more free IP|IP addresses available: 0|pools are likely exhausted|IPAM allocated only 0|IPAM block limit reached|Assigned 0 out of|no remaining CIDRs left|CIDRNotAvailable|no more free affine blocks|Could not allocate IP in range/i,
     ],
     // Walking its pool for one pod, ipamd logs each full CIDR ("Get free IP from prefix failed", "Unable to get IP
     // address from CIDR/prefix": one line per assigned /32 in secondary-IP mode) and each full ENI ("ENI … does not
@@ -348,7 +348,9 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     all: [
       /resource temporarily unavailable|EAGAIN/i,
       // C++'s std::thread reports a failed pthread_create as std::system_error, printed "what():  Resource …".
-      /fork\/exec|containerd-shim|runc|start shim|clone|thread|pthread_create|fork|exec|spawn|Cannot run program|std::system_error|what\(\):/i,
+      // systemd's setup_pam forks its (sd-pam) session child: "PAM failed: %m" is errno (PAM's own errors print
+      // pam_strerror), then "Failed to set up PAM session: %m" / "Failed at step PAM spawning …" (src/core/execute.c).
+      /fork\/exec|containerd-shim|runc|start shim|clone|thread|pthread_create|fork|exec|spawn|Cannot run program|std::system_error|what\(\):|PAM failed|PAM session|step PAM/i,
     ],
     filter: ['navailable', 'rror', 'ailed'],
   },

@@ -79,8 +79,9 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     id: 'cni.add-failed',
     class: 'cni-failure',
     cause: 'the CNI plugin failed to set up the pod network',
+    // dockershim-era kubelet wraps any plugin error as "Error while adding to cni network: <err>" (its cni.go).
     all: [
-      /failed to set up sandbox container|failed to find plugin|failed to set bridge addr|failed to call cni|Error adding network|HNSEndpoint|hnsCall failed|hcn endpoint|hcnOpenNamespace|of network plugin|failed to setup network for sandbox|failed to set up network for sandbox|failed \(add\)|networkPlugin cni failed|NetworkPlugin cni failed|failed to set up pod network|failed to setup network|add cmd: |plugin type=|netplugin failed|SetupPodNetwork|failed to setup veth|network policy agent|default network policy/i,
+      /failed to set up sandbox container|failed to find plugin|failed to set bridge addr|failed to call cni|Error adding network|HNSEndpoint|hnsCall failed|hcn endpoint|hcnOpenNamespace|of network plugin|failed to setup network for sandbox|failed to set up network for sandbox|failed \(add\)|networkPlugin cni failed|NetworkPlugin cni failed|failed to set up pod network|failed to setup network|add cmd: |plugin type=|netplugin failed|SetupPodNetwork|failed to setup veth|network policy agent|default network policy|adding to cni network/i,
       /fail|error/i,
     ],
     filter: ['ailed', 'rror', 'HNS', 'hcn', 'network plugin', 'add cmd', 'plugin type'],

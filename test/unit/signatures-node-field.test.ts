@@ -45,3 +45,31 @@ describe("the CRI's network status message alone is the plugin not ready", () =>
     expect(passes(line)).toBe(true);
   });
 });
+
+describe('wording variants of the same failure paths', () => {
+  it("reads dockershim kubelet's 'Error while adding to cni network' as the CNI plugin failing", () => {
+    // https://github.com/projectcalico/cni-plugin/issues/271
+    const line =
+      'E0215 12:17:49.099351    4933 cni.go:209] Error while adding to cni network: Failed to get IPv6 addresses for container veth';
+    expect(classOf(line)).toBe('cni-failure');
+    expect(passes(line)).toBe(true);
+  });
+
+  it("reads 'failed to assign IP address' without the article as the CNI's empty pool", () => {
+    // https://www.cloudkeeper.com/insights/blog/why-your-amazon-eks-pods-are-stuck-pending-despite-available-ips
+    expect(classOf('failed to assign IP address.')).toBe('ip-exhaustion');
+  });
+
+  it("reads systemd's PAM session setup failing with EAGAIN (its fork of the session child) as pid-exhaustion", () => {
+    // https://yelogs.com/u/u_14529165/story/983b6c05-d8fa-424b-8b15-c53655d3fa92
+    for (const line of [
+      'Nov 18 14:09:51 localhost systemd[8911]: PAM failed: Resource temporarily unavailable',
+      'Nov 18 14:09:51 localhost systemd[8911]: user@0.service: Failed to set up PAM session: Resource temporarily unavailable',
+    ]) {
+      expect(classOf(line), line).toBe('pid-exhaustion');
+      expect(passes(line), line).toBe(true);
+    }
+    // A PAM module's own error is PAM's string, not an errno: no process limit.
+    expect(classOf('systemd[1]: PAM failed: Authentication failure')).toBe('unknown');
+  });
+});
