@@ -119,10 +119,12 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     cause:
       'the VPC resource controller could not allocate or annotate a branch ENI (security groups for pods): control-plane side',
     all: [
-      /branch ENI|BranchENI|branch-eni|trunk ENI|TrunkENI|trunk interface|vpc\.amazonaws\.com\/pod-eni/i,
+      // node.go's Unsupported event for an instance type the controller does not know at all ("… is not supported yet by
+      // the vpc resource controller"): no trunk and no pod ENI on the node, whatever the pod asks for.
+      /branch ENI|BranchENI|branch-eni|trunk ENI|TrunkENI|trunk interface|vpc\.amazonaws\.com\/pod-eni|not supported yet by the vpc resource controller/i,
       // ipamd's AddNetwork for a pod-ENI pod on a node without a trunk (rpc_handler.go), and ipamd finding no free
       // device slot for the trunk (ipamd.go), fail the pod as surely as the controller's errors.
-      /fail|error|Insufficient|no instance type satisfied|could not schedule|cannot add a pod ENI|No slot available|not supported for trunk interface/i,
+      /fail|error|Insufficient|no instance type satisfied|could not schedule|cannot add a pod ENI|No slot available|not supported for trunk interface|not supported yet/i,
     ],
     // A branch or trunk ENI the subnet has no address for is the subnet's exhaustion (ip.subnet-exhausted); the
     // plugin's own VLAN and routes for a branch-ENI pod failing on the node is the node's CNI (cni.add-failed).

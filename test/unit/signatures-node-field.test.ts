@@ -73,3 +73,14 @@ describe('wording variants of the same failure paths', () => {
     expect(classOf('systemd[1]: PAM failed: Authentication failure')).toBe('unknown');
   });
 });
+
+describe("the VPC resource controller's unsupported instance type", () => {
+  it("reads node.go's 'not supported yet by the vpc resource controller' event as branch-eni and lets it through", () => {
+    // https://github.com/aws/karpenter-provider-aws/issues/8981 (amazon-vpc-resource-controller-k8s pkg/node/node.go)
+    const line = 'Unsupported: The instance type r8a.xlarge is not supported yet by the vpc resource controller';
+    expect(classOf(line)).toBe('branch-eni');
+    expect(passes(line)).toBe(true);
+    // The Windows provider's own event for the same cause stays windows-ipam.
+    expect(classOf('The instance type t3.nano is not supported for Windows')).toBe('windows-ipam');
+  });
+});
