@@ -57,8 +57,12 @@ const KLOG = /^([IWEF])\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ [\w.-]+:\d+\] (.*)$/s;
 /** An event row whose first field is kubectl's old From column: "kubelet, <node> <message>". */
 const FROM_KUBELET = /^kubelet, ([a-z0-9][a-z0-9.-]{0,252}) +(.*)$/s;
 const LOGFMT_LEVEL = /(?:^|\s)level=(\w+)/;
+/**
+ * A kubectl describe event row: type, reason, age (a duration such as "3m" or "3m (x4 over 5m)", "<unknown>",
+ * "<invalid>"; left out in some pastes), from ("kubelet" or old kubectl's "kubelet, <node>"), message.
+ */
 const DESCRIBE =
-  /^\s*(Warning|Normal)\s+([A-Za-z]+)\s+(?:\S+(?: \(x\d+ over \S+\))?|<unknown>)\s+(\S+(?:, (\S+))?)\s+(.*)$/s;
+  /^\s*(Warning|Normal)\s+([A-Za-z]+)\s+(?:(?:\d\S*(?: \(x\d+ over \S+\))?|<unknown>|<invalid>)\s+)?(\S+(?:, (\S+))?)\s+(.*)$/s;
 
 export function unescapeQuotes(s: string): string {
   return s.includes('\\') ? s.replace(/\\\\"/g, '"').replace(/\\"/g, '"').replace(/\\n/g, ' ') : s;

@@ -46,7 +46,7 @@ export const FAILURE =
   /fail|error|unable|cannot|can't|could not connect|connection was closed|denied|refused|timeout|timed out|unavailable|exceeded|not found|unknown|BackOff|no space|panic|exited|no such|unauthorized|forbidden|EOF|reset by peer|unreachable|no route to host|x509|toomanyrequests|Too Many Requests|expired|connectex/i;
 /** Refusals no name can contain by accident. */
 const AUTH_PHRASES =
-  /no basic auth credentials|authorization failed|authentication required|pull access denied|denied: requested access|access to the resource is denied|may require 'docker login'|not authorized to perform: ecr:|AccessDenied|Unable to locate credentials|credential provider|NoCredentialProviders|Status 403|Status 401|failed to authorize|anonymous token|oauth token|unauthenticated|failed to retrieve credentials|no EC2 IMDS role found|: denied$|: denied\.$|: denied: |daemon: denied|registry: denied/i;
+  /no basic auth credentials|retrieve ecr registry auth|authorization failed|authentication required|pull access denied|denied: requested access|access to the resource is denied|may require 'docker login'|not authorized to perform: ecr:|AccessDenied|Unable to locate credentials|credential provider|NoCredentialProviders|Status 403|Status 401|failed to authorize|anonymous token|oauth token|unauthenticated|failed to retrieve credentials|no EC2 IMDS role found|: denied$|: denied\.$|: denied: |daemon: denied|registry: denied/i;
 /** Registry refused the credentials (or had none): also bare status codes and words (see {@link standaloneRefusal}). */
 export const AUTH = new RegExp(`\\b401\\b|\\b403\\b|Unauthorized|Forbidden|${AUTH_PHRASES.source}`, 'i');
 
@@ -67,10 +67,11 @@ export function standaloneRefusal(message: string): boolean {
  * The network path to the registry failed. containerd's resolver says "failed to do request" only when the HTTP
  * client's Do fails (core/remotes/docker/resolver.go: dial, TLS, reset, timeout; a registry's status is reported as
  * "unexpected status"), whatever the wrapped error; a pull that makes no progress is cancelled "because of no progress
- * in" (containerd) or "for" (kubelet's dockershim).
+ * in" (containerd) or "for" (kubelet's dockershim); the pull's context is then cancelled ("context canceled", as
+ * the ECS agent reports a pull that never reached the registry).
  */
 export const UNREACHABLE =
-  /failed to do request|because of no progress for|i\/o timeout|Client\.Timeout exceeded|request canceled|connection refused|no such host|network is unreachable|TLS handshake timeout|context deadline exceeded|connection reset|no route to host|Temporary failure in name resolution|unexpected EOF|: EOF\b|server misbehaving|dial tcp|timed out|API error \(5|500 Internal Server Error|502 Bad Gateway|503 Service Unavailable|504 Gateway Time|unexpected status code 5|unexpected HTTP status: 5|awaiting response headers|client connection lost|GOAWAY|stream error: stream ID|transport connection broken|because of no progress in|broken pipe|connectex|wsarecv|forcibly closed|proxyconnect tcp/i;
+  /failed to do request|because of no progress for|context canceled|i\/o timeout|Client\.Timeout exceeded|request canceled|connection refused|no such host|network is unreachable|TLS handshake timeout|context deadline exceeded|connection reset|no route to host|Temporary failure in name resolution|unexpected EOF|: EOF\b|server misbehaving|dial tcp|timed out|API error \(5|500 Internal Server Error|502 Bad Gateway|503 Service Unavailable|504 Gateway Time|unexpected status code 5|unexpected HTTP status: 5|awaiting response headers|client connection lost|GOAWAY|stream error: stream ID|transport connection broken|because of no progress in|broken pipe|connectex|wsarecv|forcibly closed|proxyconnect tcp/i;
 /**
  * The subscription-filter terms of both registry-unreachable signatures: case-sensitive substrings
  * of {@link UNREACHABLE}'s phrases and of the error words printed around them.
@@ -110,9 +111,12 @@ export const NOT_A_PULL =
  */
 export const AUTH_CHALLENGE =
   /fetch response received|Forbidden. Authorizing\.\.\.|Unauthorized. Authorizing\.\.\.|header="Bearer realm|header="Basic realm|header=\\"Bearer realm|header=\\"Basic realm/;
-/** Calls to the Kubernetes API server (their network errors are not registry errors). */
+/**
+ * Calls to the Kubernetes API server (their network errors are not registry errors). "apiserver" as a word, not
+ * as the last part of an image's name (registry.k8s.io/kube-apiserver, …/apiserver:v1), which a pull names.
+ */
 export const API_SERVER =
-  /\.eks\.amazonaws\.com|\/apis\/|\/api\/v1|\/version|\/healthz|\/leases\/|node-lease|update lease|ensure lease|apiserver/i;
+  /\.eks\.amazonaws\.com|\/apis\/|\/api\/v1|\/version|\/healthz|\/leases\/|node-lease|update lease|ensure lease|(?<![-/])apiserver/i;
 /**
  * A read or write on a local unix socket (dockerd answering its API client, a CRI client and its runtime): its broken
  * pipe or reset is between two programs on the node, not on the path to a registry.
@@ -124,9 +128,12 @@ export const LOCAL_SOCKET = /write unix |read unix /i;
  * last one's failure is fatal, prefixed "connect: ". The probe of an absent socket is no failure.
  */
 export const CRICTL_PROBE = /^connect endpoint '|msg="connect endpoint '|ERRO\[\d\d\d\d\] connect endpoint '/;
-/** The registry does not have it. */
+/**
+ * The registry does not have it. Not dockerd's "No such image: <ref>" (daemon/images/image.go ErrImageDoesNotExist):
+ * its own image store, looked up by a create, inspect or tag, never a registry's answer.
+ */
 export const NOT_FOUND =
-  /manifest unknown|name unknown|repository does not exist|does not exist in the registry|not found|no such image|NotFound/i;
+  /manifest unknown|name unknown|repository does not exist|does not exist in the registry|not found|NotFound/i;
 
 /** The number after `key` (then optional `:` and spaces) in `text`, or undefined. Linear time. */
 function numberAfter(text: string, key: string): number | undefined {

@@ -40,12 +40,15 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     id: 'disk.eviction',
     class: 'disk-full',
     cause: 'kubelet is evicting pods to reclaim node disk (ephemeral storage, nodefs or imagefs below threshold)',
-    // The eviction manager acting, not kubelet's configuration (HardEvictionThresholds, MinReclaim) at start.
+    // The eviction manager acting, not kubelet's configuration (HardEvictionThresholds, MinReclaim) at start; its
+    // node-level reclaim (image and container GC) failing is "unexpected error when attempting to reduce <fs> pressure".
     all: [
       /ephemeral-storage|nodefs|imagefs|inodes/i,
-      /to reclaim|must evict|low on resource|evicted|evicting|EvictionThresholdMet|no ranking function for resource/i,
+      /to reclaim|must evict|low on resource|evicted|evicting|EvictionThresholdMet|no ranking function for resource|attempting to reduce/i,
     ],
-    filter: ['ephemeral', 'nodefs', 'imagefs', 'inodes'],
+    // 'evict': the eviction manager's own words ("must evict", "eviction thresholds have been met, but no pods are active
+    // to evict"), some of which name no filesystem.
+    filter: ['ephemeral', 'nodefs', 'imagefs', 'inodes', 'evict'],
   },
   {
     id: 'disk.pressure',

@@ -60,10 +60,12 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     id: 'image.platform',
     class: 'image-platform',
     cause: "the image has no variant for the node's OS/architecture",
+    // dockerd before 17.03 said "no supported platform found in manifest list" (distribution/pull_v2.go).
     all: [
-      /no match for platform|no match for current platform|no matching manifest for|could not find platform|does not match the specified platform|exec format error|image operating system|cannot be used on this platform|does not match the host operating system|does not match the detected host platform|does not match the operating system of the host|no image found in manifest list for architecture|no image found in image index for architecture|cannot download image with operating system/i,
+      /no match for platform|no match for current platform|no supported platform found|no matching manifest for|could not find platform|does not match the specified platform|exec format error|image operating system|cannot be used on this platform|does not match the host operating system|does not match the detected host platform|does not match the operating system of the host|no image found in manifest list for architecture|no image found in image index for architecture|cannot download image with operating system/i,
     ],
-    filter: ['latform', 'matching manifest', 'rror', 'operating system'],
+    // Substrings of 'matching manifest' and 'operating system' (room for disk.eviction's 'evict').
+    filter: ['latform', 'ching manifest', 'rror', 'rating system'],
   },
   {
     id: 'image.platform-windows-version',
@@ -100,6 +102,16 @@ export const PULL_SIGNATURES: readonly Signature[] = [
       /authentication required|401 Unauthorized|403 Forbidden|pull access denied|no basic auth credentials|no valid executable found for OCI runtime/i,
     ],
     filter: ['OCI runtime', 'ailed', 'rror', 'o such', 'EOF'],
+  },
+  {
+    id: 'runtime.content-store',
+    class: 'runtime-failure',
+    cause:
+      "containerd cannot read a blob from its own content store while unpacking an image (lost or unreadable content, or a layer media type the unpacker does not handle): the node's runtime, not the registry's answer",
+    // metadata/content.go "content digest <d>: not found" read by the unpacker ("failed to get reader from content
+    // store", pull.go "failed to unpack image on snapshotter"); a registry's missing blob is "content at <url> not found".
+    all: [/failed to get reader from content store|content digest sha256:/i, /not found|failed/i],
+    filter: ['ailed', 'ot found'],
   },
   {
     id: 'runtime.unreachable',
@@ -156,7 +168,8 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     all: [
       /toomanyrequests|pull rate limit|Too Many Requests|pull QPS exceeded|rate limit exceeded|ThrottlingException/i,
     ],
-    filter: ['toomanyrequests', 'ate limit', '429', 'xceed'],
+    // 'anyrequests': toomanyrequests, shortened to make room for disk.eviction's 'evict' (a substring: same lines pass).
+    filter: ['anyrequests', 'ate limit', '429', 'xceed'],
   },
   {
     id: 'registry.credential-network',
@@ -164,7 +177,7 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     cause: 'the node cannot reach the registry credential endpoint (ECR API) to get a pull token',
     all: [
       /request send failed|dial tcp|no such host|i\/o timeout|connection refused|network is unreachable/i,
-      /authorization token|GetAuthorizationToken|retrieving credentials|credential provider|anonymous token|oauth token/i,
+      /authorization token|GetAuthorizationToken|retrieving credentials|credential provider|anonymous token|oauth token|retrieve ecr registry auth/i,
     ],
     // No role from the instance metadata service is a credentials problem, not a network one.
     none: [/IMDS|169\.254\.169\.254|security-credentials/i],
@@ -190,7 +203,8 @@ export const PULL_SIGNATURES: readonly Signature[] = [
       NOT_A_PULL,
       AUTH_CHALLENGE,
     ],
-    filter: ['401', '403', 'uthori', 'orbidden', 'redential', 'uthenticat', 'enied', 'login', 'token', 'IMDS'],
+    // 'ailed': the ECS agent's "execution resource retrieval failed: unable to retrieve ecr registry auth".
+    filter: ['401', '403', 'uthori', 'orbidden', 'redential', 'uthenticat', 'enied', 'login', 'token', 'IMDS', 'ailed'],
     when: standaloneRefusal,
   },
   {
@@ -235,9 +249,13 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     cause:
       'kubelet reports the container runtime down or its pod lifecycle events stale (PLEG): the node stops starting pods',
     // Only a stale PLEG ("last seen active … ago"); "pleg has yet to be successful" is every kubelet's first seconds.
-    all: [/pleg was last seen active|container runtime is down|RuntimeReady=false/i],
-    // kubelet reports a down runtime in its KubeletNotReady condition and next to the stale PLEG.
-    filter: ['pleg', 'NotReady', 'ot ready'],
+    // kubelet's runtime state wraps the PLEG check as "PLEG is not healthy: <why>" (kubelet/runtime.go); pastes cut
+    // the reason off, so the wrapper alone counts unless it says the first relist is still pending.
+    all: [/pleg was last seen active|container runtime is down|RuntimeReady=false|PLEG is not healthy/i],
+    none: [/pleg has yet to be successful/i],
+    // kubelet reports a down runtime in its KubeletNotReady condition and next to the stale PLEG; the wrapper cut from
+    // its reason arrives in an error record ("Error updating node status" err="PLEG is not healthy").
+    filter: ['pleg', 'NotReady', 'ot ready', 'rror'],
   },
   {
     id: 'runtime.sandbox-timeout',
@@ -277,8 +295,9 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     cause: 'the image name or tag does not exist in the registry',
     // The program is not the context: dockerd logs "not found" for sandboxes and containers it tears down or creates
     // (a container's create finds no local image and the client pulls it), but its image pulls (POST /images/create)
-    // are pulls.
-    all: [NOT_FOUND, /pull|image|registry|manifest|repository|docker\.io|\/v2\//i],
+    // are pulls. containerd's resolver ("failed to resolve reference", the ECS agent's "failed to resolve ref") names
+    // only the reference, which nerdctl and ctr print as is.
+    all: [NOT_FOUND, /pull|image|registry|manifest|repository|docker\.io|\/v2\/|resolve reference|resolve ref /i],
     none: [
       /Handler for POST \/containers\/|Handler for POST \/v1\.\d\/containers\/|Handler for POST \/v1\.\d\d\/containers\/|Handler for GET|Handler for DELETE|No sandbox for pod can be found|container not found|pod not found|ContainerStatus|ExecSync/i,
       // containerd's own content store lost a blob it had (metadata/content.go "content digest <d>: not found", read
@@ -289,7 +308,7 @@ export const PULL_SIGNATURES: readonly Signature[] = [
       /Unable to retrieve pull secret|Unable to retrieve some image pull secrets|FailedToRetrieveImagePullSecret/i,
     ],
     // 'Found' also covers NotFound and the HTTP status text "404 Not Found" (case-sensitive terms).
-    filter: ['unknown', 'not exist', 'ot found', 'o such', 'Found'],
+    filter: ['unknown', 'not exist', 'ot found', 'Found'],
   },
   {
     id: 'image.invalid-name',
