@@ -338,10 +338,11 @@ export const NODE_SIGNATURES: readonly Signature[] = [
       // failed first pool increase), awsutils without IMDS (no region), the init container without its binaries, and
       // nodeInit retrying an attached ENI's setup before ipamd serves anything ("Error trying to set up ENI"), the init
       // container exiting 1 (aws-vpc-cni-init: binaries, IMDS for the primary MAC, sysctls), and no
-      // ENI/IP limits for the instance type (vpc_ip_limits or DescribeInstanceTypes: New() returns, aws-node exits).
+      // ENI/IP limits for the instance type (vpc_ip_limits or DescribeInstanceTypes: New() returns, aws-node exits), nor
+      // its hypervisor family ("Failed to get hypervisor info due to unknown instance type", aws/amazon-vpc-cni-k8s#1601).
       // Not entrypoint.sh's "Retrying waiting for IPAM-D": wait_for_ipam's step, printed each time the health probe
       // gets no answer yet, for seconds at every normal start; the loop's failing end is "Timed out waiting for IPAM daemon".
-      /Unable to reach API Server|Initialization failure: ipamd|ipamd init|IPAM daemon|IPAM connectivity|Failed to communicate with K8S Server|Failed to check API server connectivity|error communicating with apiserver|ipamd init: failed|ipamd is not running|aws-node is not ready|Failed to attach any ENIs for custom networking|error while trying to increase datastore pool|region data from instance metadata|failed to retrieve region data|Failed to install CNI binar|Failed to install binaries|Init container failed to complete|Failed to get primary MAC from IMDS|Failed to configure system parameters|Failed to configure IPv6 settings|Error trying to set up ENI|Failed to get ENI limit|Failed to get IPs per ENI limit|Failed to get eni IP limit|vpc ip resource/i,
+      /Unable to reach API Server|Initialization failure: ipamd|ipamd init|IPAM daemon|IPAM connectivity|Failed to communicate with K8S Server|Failed to check API server connectivity|error communicating with apiserver|ipamd init: failed|ipamd is not running|aws-node is not ready|Failed to attach any ENIs for custom networking|error while trying to increase datastore pool|region data from instance metadata|failed to retrieve region data|Failed to install CNI binar|Failed to install binaries|Init container failed to complete|Failed to get primary MAC from IMDS|Failed to configure system parameters|Failed to configure IPv6 settings|Error trying to set up ENI|Failed to get ENI limit|Failed to get IPs per ENI limit|Failed to get eni IP limit|vpc ip resource|Failed to get hypervisor/i,
       /retrying|fail|timed out|timeout|error|not running|not ready|unknown instance type/i,
     ],
     filter: ['IPAM', 'ipamd', 'ailed', 'rror', 'aws-node'],

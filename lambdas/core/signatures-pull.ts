@@ -86,6 +86,9 @@ export const PULL_SIGNATURES: readonly Signature[] = [
       /failed to set up sandbox container|failed to find plugin|failed to set bridge addr|failed to call cni|Error adding network|HNSEndpoint|hnsCall failed|hcn endpoint|hcnOpenNamespace|of network plugin|failed to setup network for sandbox|failed to set up network for sandbox|failed \(add\)|networkPlugin cni failed|NetworkPlugin cni failed|failed to set up pod network|failed to setup network|add cmd: |plugin type=|netplugin failed|SetupPodNetwork|failed to setup veth|network policy agent|default network policy|adding to cni network/i,
       /fail|error/i,
     ],
+    // kubelet tearing a sandbox down ("error killing pod: failed to \"KillPodSandbox\" … failed to teardown pod"): the
+    // CNI DEL of a pod already gone, no pod start failing (aws/amazon-vpc-cni-k8s#155).
+    none: [/KillPodSandbox|error killing pod/],
     filter: ['ailed', 'rror', 'HNS', 'hcn', 'network plugin', 'add cmd', 'plugin type'],
   },
   {

@@ -84,3 +84,30 @@ describe("the VPC resource controller's unsupported instance type", () => {
     expect(classOf('The instance type t3.nano is not supported for Windows')).toBe('windows-ipam');
   });
 });
+
+describe('ipamd without limits for its instance type, and a sandbox torn down', () => {
+  it("reads ipamd's failed hypervisor lookup for an unknown instance type as ipamd not starting", () => {
+    // https://github.com/aws/amazon-vpc-cni-k8s/pull/1601
+    for (const line of [
+      'Failed to get hypervisor info due to unknown instance type m6i.large',
+      '{"level":"error","ts":"2021-09-03T15:24:56.448Z","caller":"aws-k8s-agent/main.go:56","msg":"Failed to get hypervisor type"}',
+    ]) {
+      expect(classOf(line), line).toBe('ipamd-unavailable');
+      expect(passes(line), line).toBe(true);
+    }
+  });
+
+  it("reads kubelet's KillPodSandbox teardown failure as no pod start failing, but keeps a set-up failure beside a teardown", () => {
+    // https://github.com/aws/amazon-vpc-cni-k8s/issues/155
+    expect(
+      classOf(
+        'error killing pod: failed to "KillPodSandbox" for "7b36ece3" with KillPodSandboxError: "rpc error: code = Unknown desc = NetworkPlugin cni failed to teardown pod \\"x_lumo\\" network: rpc error: code = Unavailable desc = grpc: the connection is unavailable"',
+      ),
+    ).toBe('unknown');
+    expect(
+      classOf(
+        'Failed create pod sandbox: rpc error: code = Unknown desc = NetworkPlugin cni failed to set up pod "x_lumo" network: add command: failed to setup network: setup NS network: failed to Statfs "/proc/1577/ns/net": no such file or directory',
+      ),
+    ).toBe('cni-failure');
+  });
+});
