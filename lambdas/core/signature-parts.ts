@@ -68,10 +68,12 @@ export function standaloneRefusal(message: string): boolean {
  * client's Do fails (core/remotes/docker/resolver.go: dial, TLS, reset, timeout; a registry's status is reported as
  * "unexpected status"), whatever the wrapped error; a pull that makes no progress is cancelled "because of no progress
  * in" (containerd) or "for" (kubelet's dockershim); the pull's context is then cancelled ("context canceled", as
- * the ECS agent reports a pull that never reached the registry).
+ * the ECS agent reports a pull that never reached the registry). A proxy's or registry front's 502 is "Bad Gateway" with
+ * the code, without it (dockerd: 'Get "https://registry.k8s.io/v2/": Bad Gateway') or in brackets (CRI-O: "502 (Bad
+ * Gateway)").
  */
 export const UNREACHABLE =
-  /failed to do request|because of no progress for|context canceled|i\/o timeout|Client\.Timeout exceeded|request canceled|connection refused|no such host|network is unreachable|TLS handshake timeout|context deadline exceeded|connection reset|no route to host|Temporary failure in name resolution|unexpected EOF|: EOF\b|server misbehaving|dial tcp|timed out|API error \(5|500 Internal Server Error|502 Bad Gateway|503 Service Unavailable|504 Gateway Time|unexpected status code 5|unexpected HTTP status: 5|awaiting response headers|client connection lost|GOAWAY|stream error: stream ID|transport connection broken|because of no progress in|broken pipe|connectex|wsarecv|forcibly closed|proxyconnect tcp/i;
+  /failed to do request|because of no progress for|context canceled|i\/o timeout|Client\.Timeout exceeded|request canceled|connection refused|no such host|network is unreachable|TLS handshake timeout|context deadline exceeded|connection reset|no route to host|Temporary failure in name resolution|unexpected EOF|: EOF\b|server misbehaving|dial tcp|timed out|API error \(5|500 Internal Server Error|Bad Gateway|503 Service Unavailable|504 Gateway Time|unexpected status code 5|unexpected HTTP status: 5|awaiting response headers|client connection lost|GOAWAY|stream error: stream ID|transport connection broken|because of no progress in|broken pipe|connectex|wsarecv|forcibly closed|proxyconnect tcp/i;
 /**
  * The subscription-filter terms of both registry-unreachable signatures: case-sensitive substrings
  * of {@link UNREACHABLE}'s phrases and of the error words printed around them.

@@ -227,3 +227,20 @@ describe("the eviction manager's node-level reclaim", () => {
     ).toBe('unknown');
   });
 });
+
+describe("a proxy's or registry front's 502 in any spelling", () => {
+  // https://github.com/rpardini/docker-registry-proxy/issues/136 and https://github.com/cri-o/cri-o/issues/3863
+  it('reads Bad Gateway without its code or with it in brackets as the registry path failing', () => {
+    expect(
+      classOf(
+        'Failed to pull image "registry.k8s.io/ingress-nginx/kube-webhook-certgen:v1.1.1": rpc error: code = Unknown desc = Error response from daemon: Get "https://registry.k8s.io/v2/": Bad Gateway',
+      ),
+    ).toBe('registry-unreachable');
+    expect(
+      classOf(
+        'FATA[0001] pulling image failed: rpc error: code = Unknown desc = error pinging docker registry 10.0.0.5:5000: invalid status code from registry 502 (Bad Gateway)',
+      ),
+    ).toBe('registry-unreachable');
+    expect(classOf('GET /healthz 502 Bad Gateway upstream=app:8080')).toBe('unknown');
+  });
+});
