@@ -365,8 +365,10 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     class: 'pid-exhaustion',
     cause: 'the node ran out of PIDs/threads: cannot create a process or OS thread (EAGAIN)',
     all: [
-      /failed to create new OS thread|fatal error: newosproc|pthread_create failed|errno=11\b|errno 11\b|error=11,|max user processes|InsufficientPID|insufficient PID|reclaim pids|resourceName="pids"|resourceName=pids|"resourceName":"pids"|cannot allocate memory: fork|Cannot fork|fork: retry|fork rejected by pids controller|create new native thread|create native thread|can't start new thread|Failed to create thread|Cannot create GC thread|Cannot create worker GC thread|pids limit reached|pids cgroup limit|low on resource: pids|node\.kubernetes\.io\/pid-pressure|condition: \[PIDPressure\]/i,
+      /failed to create new OS thread|fatal error: newosproc|pthread_create failed|errno=11\b|errno 11\b|error=11,|max user processes|InsufficientPID|insufficient PID|reclaim pids|resourceName="pids"|resourceName=pids|"resourceName":"pids"|cannot allocate memory: fork|Cannot fork|fork: retry|fork rejected by pids controller|create new native thread|create native thread|can't start new thread|Failed to create thread|== \(uv_thread_create|Cannot create GC thread|Cannot create worker GC thread|pids limit reached|pids cgroup limit|low on resource: pids|node\.kubernetes\.io\/pid-pressure|condition: \[PIDPressure\]/i,
     ],
+    // Node.js asserts its libuv worker threads start ("Assertion failed: (0) == (uv_thread_create(…))", node_platform.cc):
+    // a thread the process could not create, as "Failed to create thread" is.
     // The Go runtime prints the errno newosproc got and advises ulimit -u only for EAGAIN (runtime/os_linux.go:
     // `if ret == -_EAGAIN { println("runtime: may need to increase max user processes (ulimit -u)") }`): any other
     // errno is no process limit (12 ENOMEM is memory, 22 EINVAL an emulated clone under QEMU, IBM/istio101#185).

@@ -111,3 +111,13 @@ describe('ipamd without limits for its instance type, and a sandbox torn down', 
     ).toBe('cni-failure');
   });
 });
+
+describe("Node.js failing to start its libuv worker thread", () => {
+  it("reads node_platform.cc's uv_thread_create assertion as a thread the process could not create", () => {
+    // https://github.com/opensandbox-group/OpenSandbox/issues/493
+    const line = '#  Assertion failed: (0) == (uv_thread_create(t.get(), start_thread, this))';
+    expect(classOf(line)).toBe('pid-exhaustion');
+    expect(passes(line)).toBe(true);
+    expect(classOf('uv_thread_create returned 0, worker started')).toBe('unknown');
+  });
+});
