@@ -112,7 +112,7 @@ describe('ipamd without limits for its instance type, and a sandbox torn down', 
   });
 });
 
-describe("Node.js failing to start its libuv worker thread", () => {
+describe('Node.js failing to start its libuv worker thread', () => {
   it("reads node_platform.cc's uv_thread_create assertion as a thread the process could not create", () => {
     // https://github.com/opensandbox-group/OpenSandbox/issues/493
     const line = '#  Assertion failed: (0) == (uv_thread_create(t.get(), start_thread, this))';
