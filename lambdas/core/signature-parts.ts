@@ -28,10 +28,11 @@ export interface Signature {
 
 /**
  * Lines that talk about pulling or fetching an image (kubelet, containerd, dockerd, CRI, ECS agent); dockerd's API
- * handler names a pull by its endpoint (POST /images/create) and its puller says "… with pull after error".
+ * handler names a pull by its endpoint (POST /images/create) and its puller says "… with pull after error"; a remote
+ * snapshotter (SOCI) fetches layers itself ("unable to create remote fetcher: … request to registry failed").
  */
 export const PULL =
-  /failed to pull|failed pulling|pulling from host|failed to resolve reference|failed to do request|PullImage|ErrImagePull|ImagePullBackOff|failed to copy|fetch manifest|fetching manifest|fetch blob|fetching blob|Back-off pulling|pull access denied|error pulling|Error while pulling|image pull|pulling image|pull image|can't pull|cannot pull|CannotPull|Error response from daemon|Download failed|Error writing blob|writing blob|copying blob|reading blob|reading manifest|reading image|manifest for|image service failed|images\/create|pull after error/i;
+  /failed to pull|remote fetcher|request to registry|failed pulling|pulling from host|failed to resolve reference|failed to do request|PullImage|ErrImagePull|ImagePullBackOff|failed to copy|fetch manifest|fetching manifest|fetch blob|fetching blob|Back-off pulling|pull access denied|error pulling|Error while pulling|image pull|pulling image|pull image|can't pull|cannot pull|CannotPull|Error response from daemon|Download failed|Error writing blob|writing blob|copying blob|reading blob|reading manifest|reading image|manifest for|image service failed|images\/create|pull after error/i;
 /** Lines that name a registry endpoint (so a network or TLS error is about the registry). */
 export const REGISTRY =
   /\/v2\/|\/v1\/|registry|docker|\.dkr\.ecr\.|ecr\.[a-z][a-z]-|public\.ecr\.aws|gcr\.io|quay\.io|ghcr\.io|mcr\.microsoft|manifest|blob|credential provider/i;

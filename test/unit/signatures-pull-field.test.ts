@@ -244,3 +244,15 @@ describe("a proxy's or registry front's 502 in any spelling", () => {
     expect(classOf('GET /healthz 502 Bad Gateway upstream=app:8080')).toBe('unknown');
   });
 });
+
+describe("a remote snapshotter's own layer fetch (SOCI)", () => {
+  // https://github.com/awslabs/soci-snapshotter/issues/1084
+  it('reads a layer request to the registry given up on as the registry path failing', () => {
+    expect(
+      classOf(
+        '{"error":"unable to create remote fetcher: failed to redirect: request to registry failed: unknown \\"unknown\\": giving up request after 1 attempt(s): context canceled (host \\"111111.dkr.ecr.eu-west-1.amazonaws.com\\"): failed to refresh connection","level":"warning","msg":"layer is unavailable"}',
+      ),
+    ).toBe('registry-unreachable');
+    expect(classOf('{"level":"info","msg":"creating remote fetcher for layer sha256:1c74"}')).toBe('unknown');
+  });
+});
