@@ -205,6 +205,10 @@ export const PULL_SIGNATURES: readonly Signature[] = [
       /is forbidden: User |cannot get resource|cannot list resource|cannot watch resource/,
       NOT_A_PULL,
       AUTH_CHALLENGE,
+      // aws-sdk-go v1 (< 1.47.11) refusing the EKS Pod Identity agent's link-local credentials endpoint ("Ignoring, HTTP
+      // credential provider invalid endpoint host, \"169.254.170.23\", only loopback hosts are allowed"): an
+      // application's SDK too old for Pod Identity, no image credential provider (kubernetes/autoscaler#6392).
+      /HTTP credential provider invalid endpoint host/,
     ],
     // 'ailed': the ECS agent's "execution resource retrieval failed: unable to retrieve ecr registry auth".
     filter: ['401', '403', 'uthori', 'orbidden', 'redential', 'uthenticat', 'enied', 'login', 'token', 'IMDS', 'ailed'],

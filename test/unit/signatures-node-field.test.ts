@@ -121,3 +121,14 @@ describe('Node.js failing to start its libuv worker thread', () => {
     expect(classOf('uv_thread_create returned 0, worker started')).toBe('unknown');
   });
 });
+
+describe("an application's AWS SDK refusing the Pod Identity endpoint", () => {
+  it("reads aws-sdk-go's 'HTTP credential provider invalid endpoint host' as no image pull refused", () => {
+    // https://github.com/kubernetes/autoscaler/issues/6392, https://github.com/getsentry/vroom/issues/661
+    expect(
+      classOf(
+        'Ignoring, HTTP credential provider invalid endpoint host, "169.254.170.23", only loopback hosts are allowed.',
+      ),
+    ).toBe('unknown');
+  });
+});
