@@ -331,8 +331,10 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     id: 'image.pull-backoff',
     class: 'image-pull-failed',
     cause: 'the image could not be pulled (no cause in this line)',
+    // dockerd's puller storing a layer it fetched ("failed to register layer: …", distribution/pull_v2.go): a full disk
+    // is disk-full first; any other reason (a blob that is no tar) leaves the pull failed without a class of its own.
     all: [
-      /Back-off pulling image|ErrImagePull|ImagePullBackOff|Failed to pull image|failed to pull and unpack image|image pull failed|Error while pulling|Error pulling|failed pulling image|Failed to pull|failing to pull|CannotPullContainerError|pull QPS/i,
+      /Back-off pulling image|ErrImagePull|ImagePullBackOff|Failed to pull image|failed to pull and unpack image|image pull failed|Error while pulling|Error pulling|failed pulling image|Failed to pull|failing to pull|CannotPullContainerError|pull QPS|failed to register layer/i,
     ],
     filter: ['ailed', 'rror', 'ErrImagePull', 'BackOff', 'Back-off', 'ailing', 'xceed'],
   },

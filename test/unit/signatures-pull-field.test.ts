@@ -256,3 +256,13 @@ describe("a remote snapshotter's own layer fetch (SOCI)", () => {
     expect(classOf('{"level":"info","msg":"creating remote fetcher for layer sha256:1c74"}')).toBe('unknown');
   });
 });
+
+describe("dockerd's layer store during a pull", () => {
+  // https://github.com/helm/chartmuseum/issues/572 (an SBOM tag pulled as an image)
+  it('reads a layer it could not register as a failed pull, and as disk-full when the disk is the reason', () => {
+    expect(
+      classOf('failed to register layer: Error processing tar file(exit status 1): archive/tar: invalid tar header'),
+    ).toBe('image-pull-failed');
+    expect(classOf('failed to register layer: no space left on device')).toBe('disk-full');
+  });
+});
