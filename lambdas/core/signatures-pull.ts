@@ -333,8 +333,9 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     cause: 'the image could not be pulled (no cause in this line)',
     // dockerd's puller storing a layer it fetched ("failed to register layer: …", distribution/pull_v2.go): a full disk
     // is disk-full first; any other reason (a blob that is no tar) leaves the pull failed without a class of its own.
+    // podman and CRI-O's image library say "unable to pull <ref>: …" before the cause, which may follow on other lines.
     all: [
-      /Back-off pulling image|ErrImagePull|ImagePullBackOff|Failed to pull image|failed to pull and unpack image|image pull failed|Error while pulling|Error pulling|failed pulling image|Failed to pull|failing to pull|CannotPullContainerError|pull QPS|failed to register layer/i,
+      /Back-off pulling image|ErrImagePull|ImagePullBackOff|Failed to pull image|failed to pull and unpack image|image pull failed|Error while pulling|Error pulling|failed pulling image|Failed to pull|failing to pull|CannotPullContainerError|pull QPS|failed to register layer|unable to pull/i,
     ],
     filter: ['ailed', 'rror', 'ErrImagePull', 'BackOff', 'Back-off', 'ailing', 'xceed'],
   },

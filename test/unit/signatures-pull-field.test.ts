@@ -266,3 +266,11 @@ describe("dockerd's layer store during a pull", () => {
     expect(classOf('failed to register layer: no space left on device')).toBe('disk-full');
   });
 });
+
+describe("podman's pull summary", () => {
+  // https://github.com/containers/image/issues/1145
+  it('reads "unable to pull" with its cause on the next line as a failed pull', () => {
+    expect(classOf('Error: unable to pull octoprint/octoprint: 1 error occurred:')).toBe('image-pull-failed');
+    expect(classOf('Trying to pull docker.io/octoprint/octoprint...')).toBe('unknown');
+  });
+});
