@@ -241,7 +241,9 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     // kube-controller-manager's range allocator with no node CIDR left in the cluster CIDR (cidrset's
     // ErrCIDRRangeNoCIDRsRemaining, the node's CIDRNotAvailable event): the node gets no pod range. Calico with
     // strict affinity and no block left ("No more free affine blocks"), whereabouts' AssignmentError ("Could not
-    // allocate IP in range").
+    // allocate IP in range"). Cilium's agent logs the allocator's "range is full" (k8s ipallocator ErrFull) as
+    // logfmt error="…" with no "failed" ("Error while allocating cilium-health IP", cilium#5517): 'rror' is that
+    // key, already a term of the catalogue (the pattern is unchanged).
     none: [
       /Get free IP from prefix failed|Unable to get IP address from CIDR|Unable to get IP address from prefix|does not have available addresses|Insufficient IP Addresses due to/i,
     ],
@@ -258,6 +260,7 @@ export const NODE_SIGNATURES: readonly Signature[] = [
       'igned 0',
       'CIDRNot',
       'llocate IP',
+      'rror',
     ],
   },
   {

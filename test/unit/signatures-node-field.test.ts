@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { classifyMessage } from '../../lambdas/core/classifier.js';
 import { buildFilterPattern } from '../../lambdas/core/filter-pattern.js';
+import { SIGNATURES } from '../../lambdas/core/signatures.js';
 import { compileFilterPattern } from '../support/cloudwatch-filter.js';
 
 /**
@@ -130,5 +131,19 @@ describe("an application's AWS SDK refusing the Pod Identity endpoint", () => {
         'Ignoring, HTTP credential provider invalid endpoint host, "169.254.170.23", only loopback hosts are allowed.',
       ),
     ).toBe('unknown');
+  });
+});
+
+describe("Cilium's own IP allocation failing on a full range", () => {
+  it('reads the agent\'s fatal "Error while allocating cilium-health IP" with error="range is full" as ip-exhaustion that passes the filter on the signature\'s own term', () => {
+    // https://github.com/cilium/cilium/issues/5517
+    const line = 'level=fatal msg="Error while allocating cilium-health IP" error="range is full" subsys=daemon';
+    expect(classifyMessage(line).signature).toBe('ip.datastore-empty');
+    expect(classOf(line)).toBe('ip-exhaustion');
+    const own = compileFilterPattern(
+      (SIGNATURES.find((s) => s.id === 'ip.datastore-empty')?.filter ?? []).map((t) => `?"${t}"`).join(' '),
+    );
+    expect(own(line)).toBe(true);
+    expect(passes(line)).toBe(true);
   });
 });
