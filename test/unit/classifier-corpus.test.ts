@@ -86,6 +86,21 @@ const KNOWN_HEALTHY_LOOK_ALIKES: readonly (readonly [string, string, string])[] 
     'https://github.com/rancher-sandbox/rancher-desktop/issues/3743',
     "a desktop notification's title, the event's reason and pod without its message ('FailedCreatePodSandBox: Pod …'): labelled unknown as it names no cause, read as a sandbox failure no more specific signature names",
   ],
+  [
+    'registry-unreachable',
+    'https://github.com/EnricoMi/publish-unit-test-result-action/issues/257',
+    "a GitHub Actions runner's docker CLI ('Error response from daemon: Head \"https://ghcr.io/…\": … Client.Timeout exceeded'): word for word a node-side pull timeout, only the runner context says otherwise",
+  ],
+  [
+    'registry-unreachable',
+    'https://github.com/irongut/CodeCoverageSummary/issues/6',
+    "a GitHub Actions runner's docker CLI ('Error response from daemon: received unexpected HTTP status: 503 Service Unavailable'): the same words as a node-side pull",
+  ],
+  [
+    'runtime-failure',
+    'https://github.com/etcd-io/etcd/issues/15836',
+    "etcdctl's bare 'Error: context deadline exceeded', the same words as kubelet's CreateContainerError event message",
+  ],
 ];
 
 /**
