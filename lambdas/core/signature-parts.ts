@@ -122,9 +122,12 @@ export const API_SERVER =
   /\.eks\.amazonaws\.com|\/apis\/|\/api\/v1|\/version|\/healthz|\/leases\/|node-lease|update lease|ensure lease|(?<![-/])apiserver/i;
 /**
  * A read or write on a local unix socket (dockerd answering its API client, a CRI client and its runtime): its broken
- * pipe or reset is between two programs on the node, not on the path to a registry.
+ * pipe or reset is between two programs on the node, not on the path to a registry. So is dockerd calling its
+ * IPAM plugin over the plugin RPC on /run/docker/plugins (libnetwork's remote IPAM driver, every method named
+ * IpamDriver.<Method>: "Post http://%2Frun%2Fdocker%2Fplugins%2F<name>.sock/IpamDriver.RequestAddress"), whose 500 or
+ * refused socket is the plugin failing though dockerd wraps it as "Error response from daemon".
  */
-export const LOCAL_SOCKET = /write unix |read unix /i;
+export const LOCAL_SOCKET = /write unix |read unix |IpamDriver\./i;
 /**
  * crictl (cri-tools before 1.24) probing its default endpoints in turn: each endpoint but the last that does not answer
  * is logged at error and crictl goes on ("connect endpoint '<sock>', make sure you are running as root …"); only the
