@@ -231,9 +231,7 @@ describe('the candidate signatures of a message (the classifier tries only these
       }),
       fuzz(20_000),
     );
-    // The property is exercised, not vacuous. Every 7th corpus word joins the fragments, so each field line added
-    // dilutes the signature fragments a little (fixed seed: 2,0xx matches at 2,555 corpus lines, 1,995 at 2,566).
-    expect(matched).toBeGreaterThan(1_500);
+    expect(matched).toBeGreaterThan(2_000); // the property is exercised, not vacuous
   });
 
   it('give the catalogue’s answer: the classifier trying candidates only equals the ungated reference (differential)', () => {
