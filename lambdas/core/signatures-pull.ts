@@ -265,6 +265,21 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     filter: ['pleg', 'NotReady', 'ot ready', 'rror'],
   },
   {
+    id: 'runtime.daemon-unreachable',
+    class: 'runtime-failure',
+    cause: "kubelet cannot reach the container runtime's socket (the Docker daemon or containerd is not running)",
+    // The Docker client kubelet's dockershim used answers an unreachable daemon with "Cannot connect to the Docker
+    // daemon at <host>. Is the docker daemon running?" (moby client/errors.go, errConnectionFailed), and kubelet's
+    // ContainerGC/ImageGC/CRI calls pass it on inside "rpc error"; a CRI dial to a dead containerd.sock says
+    // "dial unix …containerd.sock: connect: connection refused". CI jobs print the Docker sentence alone, so a
+    // kubelet or CRI context is required.
+    all: [
+      /Cannot connect to the Docker daemon|containerd\.sock: connect: connection refused|dockershim\.sock: connect: connection refused|docker\.sock: connect: connection refused|crio\.sock: connect: connection refused/i,
+      /ContainerGCFailed|ImageGCFailed|kubelet|rpc error|RunPodSandbox|PullImage|ListPodSandbox|ListContainers|runtime service/i,
+    ],
+    filter: ['ailed', 'rror'],
+  },
+  {
     id: 'runtime.sandbox-timeout',
     class: 'runtime-failure',
     cause: 'the container runtime did not create the pod sandbox or container in time (CRI deadline exceeded)',
