@@ -144,6 +144,11 @@ const KNOWN_HEALTHY_LOOK_ALIKES: readonly (readonly [string, string, string])[] 
  * registry-auth): 382/398 = 96.0%.
  * Round 7h (28 lines from 7 new sources, 1 held out: probe failures of running containers, registry pods included, and
  * Normal events): 384/400 = 96.0%.
+ * Round 8 (field-web, field-node-2, field-pull-2: 804 lines from 319 new sources, 82 of them held out; causes read
+ * from the programs' own wording, r19-r32): 591/614 = 96.3% (the 214 new held-out lines: 207 right).
+ * Round 9 (field-ip-3, field-pull-3, field-node-3, lookalike-2: 186 lines from 125 new sources, 36 of them held out;
+ * most are look-alikes mined for the words the signatures key on; r1-r2 of 2026.12.01): 640/668 = 95.8% (the 54 new
+ * held-out lines: 49 right; 49 of them are look-alikes, the class whose held-out precision the round tested).
  * A floor, not the goal (97%).
  */
 const HELD_OUT_FLOOR = 0.95;
