@@ -96,6 +96,32 @@ function ec2ErrorClass(code: string): { class: FailureClass; cause: string } | n
 /** A failure class and its cause, before the event's entities and actor are added. */
 type ClassAndCause = { class: FailureClass; cause: string };
 
+/**
+ * EC2's other answer for a full subnet: `Client.InvalidParameterValue` with "There aren't sufficient free Ipv4
+ * addresses or prefixes" from CreateNetworkInterface, AttachNetworkInterface and AssignPrivateIpAddresses when more
+ * addresses (or /28 prefixes) are asked for than the subnet has free; a subnet whose free space is fragmented answers
+ * InsufficientCidrBlocks instead (AWS Support, quoted in https://github.com/cilium/cilium/pull/31016; the VPC CNI's
+ * own log of it: https://github.com/aws/amazon-vpc-cni-k8s/issues/3105). The code alone says only that a parameter
+ * was refused, so the message decides; the Ipv6 wording is the same family, unconfirmed by a public record.
+ */
+const NO_FREE_ADDRESSES = /\bsufficient free ipv[46] addresses\b/i;
+/** InsufficientCidrBlocks' message, for a refusal whose code is another (https://github.com/cilium/cilium/pull/30536). */
+const NO_FREE_CIDR_BLOCKS = /\bdoes not have enough free cidr blocks\b/i;
+
+/** What a refused VPC CNI call says about the subnet, by its code and, where the code is generic, its message. */
+function ec2Refusal(code: string, message: string): ClassAndCause | null {
+  const byCode = ec2ErrorClass(code);
+  if (byCode) return byCode;
+  if (NO_FREE_CIDR_BLOCKS.test(message))
+    return { class: 'cidr-fragmentation', cause: `EC2 found no free aligned /28 block for a prefix (${code})` };
+  if (NO_FREE_ADDRESSES.test(message))
+    return {
+      class: 'ip-exhaustion',
+      cause: `the subnet has fewer free IP addresses or prefixes than the call asked for (${code})`,
+    };
+  return null;
+}
+
 /** Classifies an EventBridge CloudTrail event. Unknown or irrelevant events come back `ignored`. */
 export function classifyCloudTrail(e: CloudTrailEvent): CloudTrailClassification {
   const d = e.detail;
@@ -112,7 +138,7 @@ export function classifyCloudTrail(e: CloudTrailEvent): CloudTrailClassification
   if (d.eventSource === 'ec2.amazonaws.com' && (CNI_EC2_CALLS as readonly string[]).includes(d.eventName)) {
     if (!d.errorCode) return ignored();
     const code = d.errorCode.replace(/^Client\./, '').replace(/^Server\./, '');
-    const c = ec2ErrorClass(code);
+    const c = ec2Refusal(code, d.errorMessage ?? '');
     if (!c) return ignored(`${d.eventName} failed with ${d.errorCode}`);
     return { ...c, kind: 'failure', entities: { ...base, errorCode: code }, actor };
   }

@@ -30,6 +30,8 @@ describe('CloudTrail rules as EventBridge matches them', () => {
   it('delivers real CNI failures and no successful call', () => {
     expect(matching(fixture('events/assign-ip-unauthorized.json'))).toEqual(['EC2 calls of']);
     expect(matching(fixture('events/assign-prefix-insufficient-cidr.json'))).toEqual(['EC2 calls of']);
+    for (const name of ['assign-ip-no-free-ipv4', 'create-eni-no-free-ipv4', 'attach-eni-no-free-ipv4'])
+      expect(matching(fixture(`events/${name}.json`))).toEqual(['EC2 calls of']);
     expect(matching(fixture('events/assign-ip-success.json'))).toEqual([]);
   });
 

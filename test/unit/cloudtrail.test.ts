@@ -13,6 +13,9 @@ describe('CloudTrail classification', () => {
     ['detach-ecr-readonly', 'registry-auth', 'change'],
     ['revoke-endpoint-sg-443', 'registry-unreachable', 'change'],
     ['set-repository-policy', 'registry-auth', 'change'],
+    ['assign-ip-no-free-ipv4', 'ip-exhaustion', 'failure'],
+    ['create-eni-no-free-ipv4', 'ip-exhaustion', 'failure'],
+    ['attach-eni-no-free-ipv4', 'ip-exhaustion', 'failure'],
     ['assign-ip-success', 'unknown', 'ignored'],
     ['detach-unrelated-policy', 'unknown', 'ignored'],
   ])('%s → %s (%s)', (name, cls, kind) => {
@@ -29,6 +32,32 @@ describe('CloudTrail classification', () => {
     expect(classifyCloudTrail(ev('create-eni-insufficient-addresses')).entities.subnetId).toBe(
       'subnet-0a1b2c3d4e5f67890',
     );
+  });
+
+  it('reads a generic InvalidParameterValue by its message: a full subnet is ip-exhaustion, other refusals are ignored', () => {
+    // AWS Support's wording for a subnet with fewer free addresses than asked for, on the three calls it names
+    // (https://github.com/cilium/cilium/pull/31016); the VPC CNI logs it from CreateNetworkInterface in
+    // https://github.com/aws/amazon-vpc-cni-k8s/issues/3105.
+    const full = classifyCloudTrail(ev('assign-ip-no-free-ipv4'));
+    expect(full).toMatchObject({ class: 'ip-exhaustion', entities: { errorCode: 'InvalidParameterValue' } });
+    expect(full.cause).toContain('fewer free IP addresses or prefixes');
+    expect(classifyCloudTrail(ev('create-eni-no-free-ipv4')).entities.subnetId).toBe('subnet-0a1b2c3d4e5f67890');
+    const e = ev('assign-ip-no-free-ipv4');
+    // A refusal of another parameter (EC2's wording in https://github.com/hashicorp/terraform-provider-aws/issues/28775).
+    const other = {
+      ...e,
+      detail: { ...e.detail, errorMessage: 'invalid value for parameter ipv6-cidr-block: 2600:1f16:c6:ff10::/60' },
+    };
+    expect(classifyCloudTrail(other)).toMatchObject({ class: 'unknown', kind: 'ignored' });
+    // A fragmented subnet's wording under another code (https://github.com/cilium/cilium/pull/30536) is cidr-fragmentation.
+    const fragmented = {
+      ...e,
+      detail: {
+        ...e.detail,
+        errorMessage: 'The specified subnet does not have enough free cidr blocks to satisfy the request.',
+      },
+    };
+    expect(classifyCloudTrail(fragmented).class).toBe('cidr-fragmentation');
   });
 
   it('names who made a breaking change', () => {

@@ -74,6 +74,18 @@ describe('reading subscription payloads', () => {
     });
     expect(r.occurrences[0].evidence).toContain('jane.doe@example.com');
   });
+
+  it.each([
+    ['assign-prefix-insufficient-cidr', 'cidr-fragmentation'],
+    ['create-eni-insufficient-addresses', 'ip-exhaustion'],
+    ['assign-ip-no-free-ipv4', 'ip-exhaustion'],
+    ['create-eni-no-free-ipv4', 'ip-exhaustion'],
+    ['attach-eni-no-free-ipv4', 'ip-exhaustion'],
+  ])('opens a capacity occurrence for every way EC2 refuses a VPC CNI call on a full subnet: %s', (name, cls) => {
+    const r = readEvent(fixture(`events/${name}.json`), config, NOW);
+    expect(r.stats).toMatchObject({ classified: 1, unknown: 0, rejected: 0 });
+    expect(r.occurrences).toEqual([expect.objectContaining({ class: cls, kind: 'failure' })]);
+  });
 });
 
 describe('never throws, never loses a record', () => {
