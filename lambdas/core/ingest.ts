@@ -47,7 +47,12 @@ export interface IngestConfig {
 
 const MAX_REJECT_CHARS = 16 * 1024;
 const MAX_CAUSE_CHARS = 1000;
-const CI_LOG_GROUP = /^\/aws\/containerinsights\/([^/]+)\//;
+/**
+ * Container Insights' log groups name their cluster: Fluent Bit's `/aws/containerinsights/<cluster>/…` and the
+ * OpenTelemetry mode's `/aws/otel/containerinsights/<cluster>/…` (aws-observability/helm-charts,
+ * templates/linux/_otel-container-insights-config.tpl at 71a298ffdebe9d4e13ac709d24398062a2afe8ca).
+ */
+const CI_LOG_GROUP = /^\/aws\/(?:otel\/)?containerinsights\/([^/]+)\//;
 
 function clusterOf(logGroup: string, config: IngestConfig): string {
   return config.logGroupClusters[logGroup] ?? CI_LOG_GROUP.exec(logGroup)?.[1] ?? logGroup;

@@ -11,6 +11,7 @@ export type RecordFormat =
   | 'kubectl-describe'
   | 'klog'
   | 'containerd-logfmt'
+  | 'opentelemetry'
   | 'raw';
 
 export interface ParsedRecord {
@@ -153,9 +154,13 @@ function parseText(text: string, depth = 0): ParsedRecord {
 }
 
 /**
- * Container Insights container record (Fluent Bit `kubernetes` filter): aws-node / kube-proxy stdout in
- * the dataplane log group. The node is `kubernetes.host`, the instance `ec2_instance_id` when the aws
- * filter adds it; the `log` line itself may be an ipamd zap JSON record.
+ * Container Insights container record: a container's log line as Fluent Bit's tail input reads it, `{"log", "stream",
+ * "time", "_p"}` after its `cri` parser, with the `kubernetes` filter's metadata in the application group and without
+ * it in the dataplane group, where aws-node and kube-proxy are tailed with the `aws` filter only (`az`,
+ * `ec2_instance_id`): the add-on's Fluent Bit configuration, aws-observability/helm-charts
+ * charts/amazon-cloudwatch-observability/values.yaml at 71a298ffdebe9d4e13ac709d24398062a2afe8ca. The node is
+ * `kubernetes.host`; the `log` line itself may be an ipamd zap JSON record, or still carry the CRI file prefix where
+ * no parser took it off (https://github.com/fluent/fluent-bit/issues/5656).
  */
 function parseContainerRecord(o: Record<string, unknown>, k8s: Record<string, unknown>, depth: number): ParsedRecord {
   const log = containerLog(o);
@@ -170,7 +175,70 @@ function parseContainerRecord(o: Record<string, unknown>, k8s: Record<string, un
 }
 
 function containerLog(o: Record<string, unknown>): string {
-  return str(o.log) ?? str(o.message) ?? '';
+  const log = str(o.log) ?? str(o.message) ?? '';
+  return log.slice(CRI_LOG_FILE.exec(log)?.[0].length ?? 0);
+}
+
+/**
+ * An OpenTelemetry attribute map as an exporter writes it: the awscloudwatchlogs exporter's plain map
+ * (`{"k8s.pod.name": "…"}`), or OTLP/JSON's `{"attributes": [{"key", "value": {"stringValue"}}]}`.
+ */
+function otelAttributes(v: unknown): Record<string, unknown> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return {};
+  const o = v as Record<string, unknown>;
+  if (!Array.isArray(o.attributes)) return o;
+  const out: Record<string, unknown> = {};
+  for (const kv of o.attributes as unknown[]) {
+    if (typeof kv !== 'object' || kv === null) continue;
+    const { key, value } = kv as { key?: unknown; value?: unknown };
+    if (typeof key === 'string') out[key] = otelValue(value);
+  }
+  return out;
+}
+
+/** An OTLP/JSON AnyValue's string (`{"stringValue": "…"}`), or the value itself when it is not wrapped. */
+function otelValue(v: unknown): unknown {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return v;
+  const o = v as Record<string, unknown>;
+  return 'stringValue' in o ? o.stringValue : 'kvlistValue' in o ? o.kvlistValue : v;
+}
+
+const INSTANCE_ID = /^i-[0-9a-f]{8,17}$/;
+
+/**
+ * An OpenTelemetry log record as CloudWatch Logs holds it: the awscloudwatchlogs exporter's event (`body`,
+ * `severity_text`, `attributes`, `resource` as maps: opentelemetry-collector-contrib
+ * exporter/awscloudwatchlogsexporter/exporter.go, `cwLogBody`), or OTLP/JSON's record (`body.stringValue`, `resource`
+ * and `attributes` as key/value lists: https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/CWL_HTTP_Endpoints_OTLP.html).
+ * The body is the line the filelog receiver read (a container's line after `container_log_parser`, or a line of
+ * /var/log/messages in the add-on's host pipeline); the resource names the node and the container.
+ */
+function parseOtelRecord(o: Record<string, unknown>, depth: number): ParsedRecord {
+  const text = otelBodyText(o);
+  const inner = depth === 0 && text.trimStart().startsWith('{') ? parseRecord(text, 1) : parseText(text.trim(), depth);
+  const resource = otelAttributes(o.resource);
+  const hostId = str(resource['host.id']);
+  return {
+    ...inner,
+    format: 'opentelemetry',
+    level: inner.level ?? str(o.severity_text) ?? str(o.severityText),
+    node: str(resource['k8s.node.name']) ?? inner.node,
+    instanceId: hostId && INSTANCE_ID.test(hostId) ? hostId : inner.instanceId,
+    source: str(resource['k8s.container.name']) ?? inner.source,
+  };
+}
+
+/** The record's body as text: a string body as it is, a structured body as JSON. */
+function otelBodyText(o: Record<string, unknown>): string {
+  const body = otelValue(o.body);
+  return typeof body === 'string' ? body : (JSON.stringify(body ?? '') ?? '');
+}
+
+/** The awscloudwatchlogs exporter's fields (snake case) and OTLP/JSON's (camel case), besides `body`. */
+const OTEL_FIELDS = ['resource', 'severity_text', 'severity_number', 'severityText', 'severityNumber', 'timeUnixNano'];
+
+function isOtelRecord(o: Record<string, unknown>): boolean {
+  return 'body' in o && OTEL_FIELDS.some((k) => k in o);
 }
 
 /**
@@ -204,6 +272,7 @@ type Shape =
   | { readonly kind: 'text'; readonly text: string }
   | { readonly kind: 'error'; readonly format: RecordFormat; readonly message: string; readonly error: string }
   | { readonly kind: 'container'; readonly o: Record<string, unknown>; readonly k8s: Record<string, unknown> }
+  | { readonly kind: 'otel'; readonly o: Record<string, unknown> }
   | { readonly kind: 'dataplane' | 'ipamd' | 'cloudtrail'; readonly o: Record<string, unknown> }
   | { readonly kind: 'generic'; readonly message: string; readonly o: Record<string, unknown> };
 
@@ -227,6 +296,10 @@ function shapeOf(input: string): Shape {
   const k8s = o.kubernetes;
   if (typeof k8s === 'object' && k8s !== null && (str(o.log) ?? str(o.message)) !== undefined)
     return { kind: 'container', o, k8s: k8s as Record<string, unknown> };
+  // The dataplane group's aws-node and kube-proxy lines: Fluent Bit's cri parser and aws filter, no kubernetes filter.
+  if (str(o.log) !== undefined && (o.stream !== undefined || o.ec2_instance_id !== undefined))
+    return { kind: 'container', o, k8s: {} };
+  if (isOtelRecord(o)) return { kind: 'otel', o };
   // Container Insights dataplane (Fluent Bit): the journal message plus host metadata; the host log group's
   // syslog records name the host and program as host and ident.
   if (
@@ -257,6 +330,8 @@ export function parseRecord(input: string, depth = 0): ParsedRecord {
       return { format: shape.format, message: shape.message, error: shape.error };
     case 'container':
       return parseContainerRecord(shape.o, shape.k8s, depth);
+    case 'otel':
+      return parseOtelRecord(shape.o, depth);
     case 'dataplane': {
       const o = shape.o;
       const text = String(o.message);
@@ -296,9 +371,9 @@ export function parseRecord(input: string, depth = 0): ParsedRecord {
 export function recordError(input: string, depth = 0): { format: RecordFormat; error: string } | undefined {
   const shape = shapeOf(input);
   if (shape.kind === 'error') return { format: shape.format, error: shape.error };
-  if (shape.kind !== 'container' || depth !== 0) return undefined;
-  const log = containerLog(shape.o);
+  if ((shape.kind !== 'container' && shape.kind !== 'otel') || depth !== 0) return undefined;
+  const log = shape.kind === 'container' ? containerLog(shape.o) : otelBodyText(shape.o);
   if (!log.trimStart().startsWith('{')) return undefined;
   const inner = recordError(log, 1);
-  return inner && { format: 'container-insights', error: inner.error };
+  return inner && { format: shape.kind === 'container' ? 'container-insights' : 'opentelemetry', error: inner.error };
 }
