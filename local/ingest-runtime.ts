@@ -33,6 +33,8 @@ export interface LocalIngest {
   readonly started: Record<string, unknown>[];
   /** StartExecution requests made, including ones that returned an existing execution. */
   startCalls(): number;
+  /** Objects the function put into the evidence bucket (key → body). */
+  readonly objects: Map<string, string>;
   readonly authz: TemplateAuthorizer;
 }
 
@@ -57,7 +59,13 @@ export function localIngest(
     authz,
   );
   const s3 = new S3Client({ region: REGION, credentials: CREDENTIALS });
-  mockClient(s3).on(PutObjectCommand).resolves({ ETag: '"e"' });
+  const objects = new Map<string, string>();
+  mockClient(s3)
+    .on(PutObjectCommand)
+    .callsFake((i) => {
+      objects.set(String(i.Key), String(i.Body));
+      return { ETag: '"e"' };
+    });
   guard(s3, 's3', authz);
   const started: Record<string, unknown>[] = [];
   const inputs = new Map<string, string>();
@@ -93,6 +101,7 @@ export function localIngest(
   };
   return {
     started,
+    objects,
     startCalls: () => startCalls,
     authz,
     invoke: (event, requestId) => {

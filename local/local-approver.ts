@@ -68,7 +68,7 @@ async function secretOf(ctx: TaskContext, fn: string): Promise<string> {
  * page and presses a button, which POSTs the page's form: unsigned requests to the function URL.
  */
 async function answerApproval(ctx: TaskContext, decision: 'approve' | 'reject'): Promise<void> {
-  const link = /Review and decide: +(\S+)/.exec(ctx.clients.published.at(-1)?.message ?? '')?.[1];
+  const link = /^Review and decide: +(\S+)$/m.exec(ctx.clients.published.at(-1)?.message ?? '')?.[1];
   const query = Object.fromEntries(new URL(String(link)).searchParams.entries());
   const get = () => approvalPage(ctx, { method: 'GET', query, sourceIp: '198.51.100.7', userAgent: 'scanner' });
   await get();

@@ -1,5 +1,6 @@
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { Reject } from '../core/ingest.js';
+import { outboundFields } from '../core/outbound.js';
 
 /** Keeps what pod-doctor could not read in the evidence bucket, one JSON Lines object per invocation. */
 export class RejectStore {
@@ -16,7 +17,7 @@ export class RejectStore {
       new PutObjectCommand({
         Bucket: this.bucket,
         Key: key,
-        Body: `${rejects.map((r) => JSON.stringify(r)).join('\n')}\n`,
+        Body: `${rejects.map((r) => JSON.stringify(outboundFields(r))).join('\n')}\n`,
         ContentType: 'application/x-ndjson',
       }),
     );

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Entities } from './entities.js';
 import { CLASS_SCOPE, type FailureClass, type IncidentScope } from './failure-classes.js';
+import { outboundFields, outboundText } from './outbound.js';
 
 /** One classified failure (or breaking change) with where and when it was seen. */
 export interface Occurrence {
@@ -90,34 +91,41 @@ export function incidentId(key: string, firstSeen: number): string {
   return `${h}-${Math.floor(firstSeen / 1000)}`;
 }
 
-/** Folds occurrences into one candidate per incident key, in first-seen order. */
+/**
+ * Folds occurrences into one candidate per incident key, in first-seen order. Every text a candidate
+ * keeps (cluster, entities, cause, pods, evidence) is made outbound text: candidates are what the
+ * incident table, the execution input and every summary hold, whichever source (log line, CloudTrail
+ * event, Kubernetes sweep) produced them. Evidence is cleaned only when kept (at most MAX_SAMPLES).
+ */
 export function aggregate(occurrences: readonly Occurrence[]): IncidentCandidate[] {
   const byKey = new Map<string, { c: IncidentCandidate; pods: Set<string>; samples: Set<string> }>();
   for (const o of occurrences) {
-    const { scope, value } = incidentScope(o.class, o.entities);
-    const key = incidentKey(o.cluster, o.class, scope, value);
-    const pod = o.entities.pod ? `${o.entities.namespace ?? ''}/${o.entities.pod}`.replace(/^\//, '') : undefined;
-    const evidence = o.evidence.slice(0, MAX_EVIDENCE_CHARS);
+    const cluster = outboundText(o.cluster);
+    const entities = outboundFields(o.entities);
+    const { scope, value } = incidentScope(o.class, entities);
+    const key = incidentKey(cluster, o.class, scope, value);
+    const pod = entities.pod ? `${entities.namespace ?? ''}/${entities.pod}`.replace(/^\//, '') : undefined;
+    const evidence = () => outboundText(o.evidence).slice(0, MAX_EVIDENCE_CHARS);
     const seen = byKey.get(key);
     if (!seen) {
       byKey.set(key, {
         c: {
           key,
-          cluster: o.cluster,
+          cluster,
           class: o.class,
           kind: o.kind,
           scope,
           scopeValue: value,
-          cause: o.cause,
+          cause: outboundText(o.cause),
           count: 1,
           firstSeen: o.at,
           lastSeen: o.at,
-          entities: o.entities,
+          entities,
           pods: [],
           samples: [],
         },
         pods: new Set(pod ? [pod] : []),
-        samples: new Set([evidence]),
+        samples: new Set([evidence()]),
       });
       continue;
     }
@@ -128,7 +136,7 @@ export function aggregate(occurrences: readonly Occurrence[]): IncidentCandidate
       lastSeen: Math.max(seen.c.lastSeen, o.at),
     };
     if (pod && seen.pods.size < MAX_PODS) seen.pods.add(pod);
-    if (seen.samples.size < MAX_SAMPLES) seen.samples.add(evidence);
+    if (seen.samples.size < MAX_SAMPLES) seen.samples.add(evidence());
   }
   return [...byKey.values()].map(({ c, pods, samples }) => ({ ...c, pods: [...pods], samples: [...samples] }));
 }

@@ -4,6 +4,7 @@ import { cloudTrailEventSchema } from './cloudtrail-schema.js';
 import { type AccountFacts, scopeCloudTrail } from './cloudtrail-scope.js';
 import { capValue } from './entities.js';
 import type { Occurrence } from './incidents.js';
+import { outboundFields, outboundText } from './outbound.js';
 import { MAX_TIMESTAMP, readLogEvent, readSubscription } from './subscription.js';
 import { untrustedPauseImage } from './trust.js';
 
@@ -105,7 +106,8 @@ export function readEvent(event: unknown, config: IngestConfig, now: number, fac
   const rejects: Reject[] = [];
   const reject = (reason: string, record: string, where: { logGroup?: string; logStream?: string } = {}) => {
     stats.rejected++;
-    rejects.push({ reason, record: truncate(record), ...where });
+    // Redacted whole, then cut: a secret cut in two by the truncation would no longer be recognised.
+    rejects.push(outboundFields({ reason, record: truncate(outboundText(record)), ...where }));
   };
 
   if (isCloudTrailEvent(event)) {
@@ -146,7 +148,8 @@ export function readEvent(event: unknown, config: IngestConfig, now: number, fac
       stats.unknown++;
       continue;
     }
-    const c = classify(le.message);
+    // The one redaction pass: what is classified, kept and shown is the line on one line, secrets out.
+    const c = classify(outboundText(le.message));
     if (c.error) {
       reject(c.error, le.message, where);
       continue;
@@ -199,9 +202,9 @@ function readCloudTrail(
   stats.classified++;
   stats.byClass[c.class] = (stats.byClass[c.class] ?? 0) + 1;
   const at = Date.parse(e.detail.eventTime ?? e.time ?? '');
-  const cause = capValue(c.cause ?? c.class, MAX_CAUSE_CHARS);
+  const cause = capValue(outboundText(c.cause ?? c.class), MAX_CAUSE_CHARS);
   return {
-    occurrence: {
+    occurrence: outboundFields({
       class: c.class,
       kind: c.kind,
       cause,
@@ -210,6 +213,6 @@ function readCloudTrail(
       entities: scope.entities,
       at: Number.isFinite(at) && at >= 0 && at <= MAX_TIMESTAMP ? at : now,
       evidence: `${e.detail.eventName}${e.detail.errorCode ? ` ${e.detail.errorCode}` : ''} by ${c.actor ?? 'unknown'}: ${cause}`,
-    },
+    }),
   };
 }

@@ -1,5 +1,6 @@
 import type { Finding } from './findings.js';
 import { codeBlock, codeSpan, inlineText } from './markdown.js';
+import { outboundFields } from './outbound.js';
 import type { PlannedAction } from './policy.js';
 import { lastJsonLine } from './probe.js';
 import { snsSubject } from './sns-subject.js';
@@ -86,8 +87,13 @@ export function consoleLink(executionArn: string, region: string): string {
   return `https://${region}.console.aws.amazon.com/states/home?region=${region}#/v2/executions/details/${encodeURIComponent(executionArn)}`;
 }
 
-/** The incident summary: email subject and plain-text body, Markdown and JSON of the same content. */
-export function renderSummary(s: SummaryInput): Summary {
+/**
+ * The incident summary: email subject and plain-text body, Markdown and JSON of the same content.
+ * Every field is outbound text first (one line, no control characters, no secrets), whatever its
+ * source, so no field can add a line (a fake link, a fake section) to what is mailed or stored.
+ */
+export function renderSummary(input: SummaryInput): Summary {
+  const s = outboundFields(input);
   const link = consoleLink(s.executionArn, s.region);
   return { subject: subjectOf(s), text: plainText(s, link), markdown: markdownOf(s, link), json: jsonOf(s, link) };
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { outboundFields } from '../../core/outbound.js';
 import { snsSubject } from '../../core/sns-subject.js';
 import { approvalKey } from '../incident-table.js';
 import { reviewSignature } from './approval-signature.js';
@@ -43,14 +44,17 @@ export async function requestApproval(
 ): Promise<{ approvalId: string; expiresAt: number }> {
   const id = randomUUID();
   const exp = deps.now() + deps.timeoutMinutes * 60_000;
-  const where = r.node?.privateDnsName ?? r.node?.instanceId ?? '';
-  const plan = planText(r, where, exp);
+  // What the approver reads (mail and page) is outbound text: one line per field, no secrets. The task token is not shown.
+  const { taskToken, ...shown } = r;
+  const display = outboundFields(shown);
+  const where = display.node?.privateDnsName ?? display.node?.instanceId ?? '';
+  const plan = planText(display, where, exp);
   await deps.ddb.send(
     new PutCommand({
       TableName: deps.tableName,
       Item: {
         ...approvalKey(id),
-        taskToken: r.taskToken,
+        taskToken,
         incidentId: r.incidentId,
         page: plan.slice(0, MAX_PAGE_CHARS),
         exp,
@@ -61,7 +65,7 @@ export async function requestApproval(
   );
   const link = `${deps.callbackUrl}?id=${id}&exp=${exp}&sig=${reviewSignature(deps.secret, id, exp)}`;
   const subject = snsSubject(
-    `[pod-doctor] approval needed: ${r.remedy?.remedy ?? r.plan.nodeAction?.id ?? 'action'} on ${r.cluster}/${where}`,
+    `[pod-doctor] approval needed: ${display.remedy?.remedy ?? display.plan.nodeAction?.id ?? 'action'} on ${display.cluster}/${where}`,
   );
   const message = [
     plan,
@@ -69,14 +73,14 @@ export async function requestApproval(
     `Review and decide: ${link}`,
     '(opening the link changes nothing; approve or reject with the buttons on the page)',
     '',
-    `Execution: ${r.executionArn}`,
+    `Execution: ${display.executionArn}`,
   ].join('\n');
   await deps.sns.send(new PublishCommand({ TopicArn: deps.topicArn, Subject: subject, Message: message }));
   return { approvalId: id, expiresAt: exp };
 }
 
 /** What the approver reads, in the e-mail and on the review page. */
-function planText(r: ApprovalRequest, where: string, exp: number): string {
+function planText(r: Omit<ApprovalRequest, 'taskToken'>, where: string, exp: number): string {
   return [
     `pod-doctor asks before acting on incident ${r.incidentId} (${r.class}).`,
     '',

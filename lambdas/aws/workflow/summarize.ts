@@ -5,6 +5,7 @@ import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk
 import type { DrainPlan } from '../../core/drain.js';
 import type { EvictPlan } from '../../core/evict-after-repair.js';
 import type { Finding } from '../../core/findings.js';
+import { outboundFields } from '../../core/outbound.js';
 import type { PlannedAction } from '../../core/policy.js';
 import type { CommandResult } from '../../core/probe.js';
 import type { ApplyRecord } from '../../core/remedy/apply-path.js';
@@ -68,8 +69,13 @@ export interface SummarizeDeps {
   readonly now: () => number;
 }
 
-/** Summarize and record: evidence JSON + Markdown in S3, a history row linking both, action bookkeeping, lock release. */
-export async function summarizeIncident(s: SummarizeInput, deps: SummarizeDeps) {
+/**
+ * Summarize and record: evidence JSON + Markdown in S3, a history row linking both, action bookkeeping,
+ * lock release. The state is made outbound text first (one line per field, no secrets): everything
+ * stored, mailed or returned here derives from it.
+ */
+export async function summarizeIncident(state: SummarizeInput, deps: SummarizeDeps) {
+  const s = outboundFields(state);
   const now = deps.now();
   const drain = drainOf(s);
   const evict = evictOf(s);
