@@ -55,7 +55,13 @@ const statements = (doc: PolicyDocument | undefined): Record<string, unknown>[] 
 
 const asList = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
 
-/** Lambda::Permission resources as the function's resource-policy statements. */
+/**
+ * Lambda::Permission resources as the function's resource-policy statements, with the conditions Lambda
+ * adds: `FunctionUrlAuthType` → `lambda:FunctionUrlAuthType`, `InvokedViaFunctionUrl` →
+ * `lambda:InvokedViaFunctionUrl` (the InvokeFunction grant a function URL needs since October 2025,
+ * valid only for calls through the URL: https://docs.aws.amazon.com/lambda/latest/dg/urls-auth.html,
+ * https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-resource-lambda-permission.html).
+ */
 function permissionStatement(p: Record<string, unknown>): Record<string, unknown> {
   const principal = String(p.Principal);
   const condition: Record<string, Record<string, unknown>> = {};
@@ -63,6 +69,8 @@ function permissionStatement(p: Record<string, unknown>): Record<string, unknown
   if (p.SourceAccount) condition.StringEquals = { 'aws:SourceAccount': p.SourceAccount };
   if (p.FunctionUrlAuthType)
     condition.StringEquals = { ...condition.StringEquals, 'lambda:FunctionUrlAuthType': p.FunctionUrlAuthType };
+  if (p.InvokedViaFunctionUrl === true || p.InvokedViaFunctionUrl === 'true')
+    condition.Bool = { 'lambda:InvokedViaFunctionUrl': 'true' };
   return {
     Effect: 'Allow',
     Principal: principal === '*' ? '*' : principal.includes('.') ? { Service: principal } : { AWS: principal },

@@ -1,12 +1,12 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../lib/constructs/paths.js';
-import { LocalAdmission } from './admission.js';
-import { ClusterWrites, type ControllerBehaviour } from './kube-api-writes.js';
-import { allowed, attributesOf, forbiddenMessage, type Grant, groupGrants } from './rbac.js';
+import { type AdmissionDenial, type AdmissionObjects, LocalAdmission } from './admission.js';
+import { fieldMatches, labelsMatch, page, REASONS, selfSignedCertificate, status } from './kube-api-helpers.js';
+import { ClusterWrites, type ControllerBehaviour, mergePatch } from './kube-api-writes.js';
+import { allowed, attributesOf, forbiddenMessage, type Grant, groupGrants, type RequestAttributes } from './rbac.js';
 
 /**
  * A local HTTPS Kubernetes API server on loopback serving recorded objects
@@ -82,86 +82,6 @@ export function recordedCluster(): RecordedCluster {
   return JSON.parse(readFileSync(join(PROJECT_ROOT, 'test/fixtures/kubernetes/cluster.json'), 'utf8'));
 }
 
-function selfSignedCertificate(): { key: string; cert: string } {
-  const dir = mkdtempSync('/tmp/pod-doctor-kube-');
-  try {
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=kubernetes',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1,DNS:localhost',
-        '-keyout',
-        join(dir, 'key.pem'),
-        '-out',
-        join(dir, 'cert.pem'),
-      ],
-      { stdio: 'ignore' },
-    );
-    return { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert: readFileSync(join(dir, 'cert.pem'), 'utf8') };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-function status(code: number, reason: string, message: string): Record<string, unknown> {
-  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
-}
-
-const REASONS: Record<number, string> = {
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'NotFound',
-  405: 'MethodNotAllowed',
-  410: 'Expired',
-  429: 'TooManyRequests',
-  500: 'InternalError',
-};
-
-function labelsMatch(obj: Record<string, unknown>, selector: string | null): boolean {
-  if (!selector) return true;
-  const labels = ((obj.metadata as { labels?: Record<string, string> } | undefined)?.labels ?? {}) as Record<
-    string,
-    string
-  >;
-  return selector.split(',').every((term) => {
-    const [k = '', v] = term.split('=');
-    return labels[k] === v;
-  });
-}
-
-function fieldMatches(obj: Record<string, unknown>, selector: string | null): boolean {
-  if (!selector) return true;
-  return selector.split(',').every((term) => {
-    const [path, value] = term.split('=');
-    const actual = (path ?? '')
-      .split('.')
-      .reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], obj);
-    return String(actual) === value;
-  });
-}
-
-function page(items: Record<string, unknown>[], query: URLSearchParams, kind: string): Record<string, unknown> {
-  const limit = Number(query.get('limit') ?? 0) || items.length;
-  const start = Number(Buffer.from(query.get('continue') ?? '', 'base64url').toString() || 0);
-  const slice = items.slice(start, start + limit);
-  const next = start + limit < items.length ? Buffer.from(String(start + limit)).toString('base64url') : undefined;
-  return {
-    kind,
-    apiVersion: 'v1',
-    metadata: { resourceVersion: '12345', ...(next ? { continue: next } : {}) },
-    items: slice,
-  };
-}
-
 export class KubeApiServer {
   readonly cert: string;
   readonly seen: SeenRequest[] = [];
@@ -219,24 +139,84 @@ export class KubeApiServer {
       res.end(JSON.stringify(status(403, 'Forbidden', message)));
       return;
     }
-    const denial = this.admission?.check(
-      attributes,
-      this.groups,
-      attributes.resource === 'pods' ? this.writes.pod(attributes.namespace ?? '', attributes.name ?? '') : undefined,
-    );
+    if (attributes.verb === 'deletecollection' && attributes.resource === 'pods' && !attributes.subresource) {
+      const [code, answer] = this.deletePods(attributes.namespace, url.searchParams);
+      res.writeHead(code, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(answer));
+      return;
+    }
+    const denial = this.admission?.check(attributes, this.groups, this.admissionObjects(attributes, body, contentType));
     if (denial) {
       this.forbidden.push(denial.message);
       res.writeHead(denial.code, { 'content-type': 'application/json' });
       res.end(JSON.stringify(status(denial.code, denial.reason, denial.message)));
       return;
     }
-    if (url.searchParams.get('watch') === 'true' && !this.faultFor(url)) {
+    if (attributes.verb === 'watch' && !this.faultFor(url)) {
       this.streamWatch(url, res);
       return;
     }
     const [code, answer, headers] = this.answer(url, req.method ?? 'GET', body, contentType);
     res.writeHead(code, { 'content-type': 'application/json', ...headers });
     res.end(JSON.stringify(answer));
+  }
+
+  /**
+   * What admission sees of a write: the object before it (deletion, update), the object it creates
+   * (the Eviction of `pods/eviction`: the pod it deletes passes no DELETE admission) or the object after
+   * a merge patch.
+   */
+  private admissionObjects(a: RequestAttributes, body: string, contentType: string | undefined): AdmissionObjects {
+    const current = () =>
+      a.resource === 'pods'
+        ? this.writes.pod(a.namespace ?? '', a.name ?? '')
+        : a.resource === 'nodes'
+          ? this.cluster.nodes.find((n) => (n.metadata as { name?: string }).name === a.name)
+          : a.resource === 'configmaps' && a.name === 'amazon-vpc-cni'
+            ? this.cluster.vpcCniConfigMap
+            : undefined;
+    if (a.verb === 'create') return { object: body ? (JSON.parse(body) as unknown) : undefined };
+    if (a.verb === 'delete') return { oldObject: current() };
+    if (a.verb !== 'patch' || !contentType?.includes('merge-patch')) return {};
+    const before = current();
+    return { oldObject: before, object: mergePatch(structuredClone(before), JSON.parse(body || '{}')) };
+  }
+
+  /**
+   * A deletecollection of pods as the API server runs it: every pod of the namespace the selectors
+   * match passes DELETE admission on its own; the admitted ones are deleted, and the first refusal is
+   * the answer (DeleteCollection in k8s.io/apiserver/pkg/registry/generic/registry/store.go).
+   */
+  private deletePods(namespace: string | undefined, q: URLSearchParams): [number, unknown] {
+    const pods = this.allPods().filter(
+      (o) =>
+        (namespace === undefined || fieldMatches(o, `metadata.namespace=${namespace}`)) &&
+        fieldMatches(o, q.get('fieldSelector')) &&
+        labelsMatch(o, q.get('labelSelector')),
+    );
+    let refused: AdmissionDenial | undefined;
+    const deleted: unknown[] = [];
+    for (const pod of pods) {
+      const m = pod.metadata as { namespace: string; name: string };
+      const a: RequestAttributes = {
+        verb: 'delete',
+        apiGroup: '',
+        resource: 'pods',
+        namespace: m.namespace,
+        name: m.name,
+      };
+      const denial = this.admission?.check(a, this.groups, { oldObject: pod });
+      if (denial) {
+        this.forbidden.push(denial.message);
+        refused ??= denial;
+        continue;
+      }
+      deleted.push(
+        this.writes.answer('DELETE', `/api/v1/namespaces/${m.namespace}/pods/${m.name}`, '', undefined)?.[1],
+      );
+    }
+    if (refused) return [refused.code, status(refused.code, refused.reason, refused.message)];
+    return [200, { kind: 'PodList', apiVersion: 'v1', metadata: {}, items: deleted }];
   }
 
   /** Base64 PEM, as `DescribeCluster` returns `certificateAuthority.data`. */

@@ -86,13 +86,22 @@ async function answerApproval(ctx: TaskContext, decision: 'approve' | 'reject'):
   if (r.statusCode !== 200) throw new Error(`approval callback answered ${r.statusCode}: ${r.body}`);
 }
 
-/** One request to the approval page's function URL (auth type NONE), handled as the callback function's role. */
+/**
+ * One request to the approval page's function URL (auth type NONE), handled as the callback function's
+ * role. Lambda authorises a URL call twice: `lambda:InvokeFunctionUrl` for the auth type, and
+ * `lambda:InvokeFunction` with `lambda:InvokedViaFunctionUrl` true (https://docs.aws.amazon.com/lambda/latest/dg/urls-auth.html).
+ */
 async function approvalPage(ctx: TaskContext, req: ApprovalHttpRequest) {
   const callback = ctx.roles.functionUrl().fn;
   await ctx.authz.authorize('anonymous', {
     action: 'lambda:InvokeFunctionUrl',
     resource: callback,
     context: { 'lambda:FunctionUrlAuthType': 'NONE' },
+  });
+  await ctx.authz.authorize('anonymous', {
+    action: 'lambda:InvokeFunction',
+    resource: callback,
+    context: { 'lambda:InvokedViaFunctionUrl': 'true', 'lambda:FunctionUrlAuthType': 'NONE' },
   });
   return asRole(ctx.roles.roleOf(callback), async () =>
     handleApprovalHttp(req, {

@@ -175,6 +175,52 @@ describe('TemplateAuthorizer (iam-simulate over the synthesized template)', () =
   });
 });
 
+describe('a function URL with auth type NONE, as Lambda authorises it since October 2025', () => {
+  const permissions = {
+    Url: {
+      Type: 'AWS::Lambda::Permission',
+      Properties: {
+        Action: 'lambda:InvokeFunctionUrl',
+        FunctionName: { 'Fn::GetAtt': ['Fn', 'Arn'] },
+        Principal: '*',
+        FunctionUrlAuthType: 'NONE',
+      },
+    },
+    Invoke: {
+      Type: 'AWS::Lambda::Permission',
+      Properties: {
+        Action: 'lambda:InvokeFunction',
+        FunctionName: { 'Fn::GetAtt': ['Fn', 'Arn'] },
+        Principal: '*',
+        InvokedViaFunctionUrl: true,
+      },
+    },
+  };
+
+  it('lets anyone invoke the function through its URL, and no one directly (the InvokeFunction grant is for URL calls only)', async () => {
+    const t = stack([], permissions);
+    const fn = String(t.Resources.Invoke?.Properties?.FunctionName ?? '');
+    const a = new TemplateAuthorizer(t);
+    await expect(
+      a.authorize('anonymous', {
+        action: 'lambda:InvokeFunction',
+        resource: fn,
+        context: { 'lambda:InvokedViaFunctionUrl': 'true' },
+      }),
+    ).resolves.toBeUndefined();
+    await expect(a.authorize('anonymous', { action: 'lambda:InvokeFunction', resource: fn })).rejects.toMatchObject({
+      name: 'AccessDeniedException',
+    });
+    await expect(
+      a.authorize('anonymous', {
+        action: 'lambda:InvokeFunction',
+        resource: fn,
+        context: { 'lambda:InvokedViaFunctionUrl': 'false' },
+      }),
+    ).rejects.toMatchObject({ name: 'AccessDeniedException' });
+  });
+});
+
 describe('requestsOf: the IAM request each SDK call makes', () => {
   it.each([
     [

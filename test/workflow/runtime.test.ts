@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { healthyAccount, NODE_ID } from '../../local/account-snapshot.js';
-import { withoutGrant } from '../../local/iam.js';
+import { TemplateAuthorizer, withoutGrant } from '../../local/iam.js';
 import { DOCUMENTS, freshIncidentTable, runWorkflow, warmUpRuntime } from '../../local/local-workflow.js';
 import { simulatedPauseNode } from '../../local/node-adapters.js';
 import { admitCommand, documentsOf, INVOCATION_OUTPUT_LIMIT, LocalRunCommand } from '../../local/ssm-runtime.js';
@@ -48,6 +48,16 @@ describe('IAM as AWS decides it: every call of a run is authorised against the s
     expect(r.decisions).toContainEqual(
       expect.objectContaining({ principal: 'anonymous', action: 'lambda:InvokeFunctionUrl', allowed: true }),
     );
+    // The URL call's second authorisation: InvokeFunction, granted only with lambda:InvokedViaFunctionUrl.
+    expect(r.decisions).toContainEqual(
+      expect.objectContaining({ principal: 'anonymous', action: 'lambda:InvokeFunction', allowed: true }),
+    );
+    const callback = String(r.decisions.find((d) => d.action === 'lambda:InvokeFunctionUrl')?.resource);
+    const direct = await new TemplateAuthorizer(template).deniedBecause('anonymous', {
+      action: 'lambda:InvokeFunction',
+      resource: callback,
+    });
+    expect(direct, 'the approval function must not be invocable but through its URL').toBeDefined();
   });
 
   it('without the task-response grant the approval fails with AccessDenied and the link is not burnt', async () => {
