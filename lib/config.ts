@@ -126,6 +126,70 @@ const limitsSchema = z
     verificationWindowMinutes: 2,
   });
 
+/**
+ * A Secrets Manager secret by its complete ARN (with the 6-character suffix): the CloudFormation
+ * dynamic reference EventBridge's connection reads it through needs the whole ARN.
+ */
+const secretRef = (what: string) =>
+  z
+    .string()
+    .regex(
+      /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$/,
+      `must be the complete ARN (with its 6-character suffix) of the Secrets Manager secret holding ${what}`,
+    );
+const teamsId = (what: string) =>
+  z
+    .string()
+    .regex(/^[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}$/, `must be the Microsoft Teams ${what} (a GUID)`);
+
+/**
+ * Chat channels (Amazon Q Developer in chat applications) and pagers. Each id comes from the Amazon Q
+ * Developer console after its one-time authorization with Slack or Teams; patterns as
+ * AWS::Chatbot::SlackChannelConfiguration and AWS::Chatbot::MicrosoftTeamsChannelConfiguration accept.
+ */
+const channelsSchema = z
+  .strictObject({
+    slack: z
+      .array(
+        z.strictObject({
+          workspaceId: z.string().regex(/^[0-9A-Z]{1,255}$/, 'must be a Slack workspace id such as T0123ABCD'),
+          channelId: z.string().regex(/^[A-Za-z0-9]{1,255}$/, 'must be a Slack channel id such as C0123ABCD'),
+        }),
+      )
+      .default([]),
+    teams: z
+      .array(
+        z.strictObject({
+          teamId: teamsId('team id'),
+          tenantId: teamsId('tenant id'),
+          channelId: z
+            .string()
+            .regex(
+              /^([a-zA-Z0-9-_=+/.,])*%3[aA]([a-zA-Z0-9-_=+/.,])*%40([a-zA-Z0-9-_=+/.,])*$/,
+              'must be a Teams channel id such as 19%3ab6ef35dc342d56ba5654e6fc6d25a071%40thread.tacv2',
+            ),
+          channelName: z.string().min(1).max(1000).optional(),
+        }),
+      )
+      .default([]),
+    pagerDuty: z
+      .strictObject({
+        /** The secret holding the Events API v2 integration (routing) key. */
+        routingKeySecretArn: secretRef('the PagerDuty integration key'),
+        jsonField: z.string().min(1).optional(),
+      })
+      .optional(),
+    opsgenie: z
+      .strictObject({
+        /** The secret holding the header value `GenieKey <API integration key>`. */
+        apiKeySecretArn: secretRef('"GenieKey <key>"'),
+        jsonField: z.string().min(1).optional(),
+        region: z.enum(['us', 'eu']).default('us'),
+      })
+      .optional(),
+  })
+  .default({ slack: [], teams: [] });
+
 export const podDoctorConfigSchema = z.strictObject({
   clusters: z.array(clusterSchema).default([]),
   notificationEmails: z.array(z.email('must be an email address')).default([]),
@@ -170,6 +234,8 @@ export const podDoctorConfigSchema = z.strictObject({
   historyRetentionDays: z.int().min(1).max(3650).default(365),
   /** Days evidence objects stay in the evidence bucket. */
   evidenceRetentionDays: z.int().min(1).max(3650).default(365),
+  /** Chat channels and pagers besides e-mail (nothing is created for what is not listed). */
+  channels: channelsSchema,
   /** Days Lambda and Step Functions logs are kept. */
   logRetentionDays: z
     .union(LOG_RETENTION_DAYS.map((d) => z.literal(d)) as unknown as [z.ZodLiteral<number>, z.ZodLiteral<number>])
@@ -216,6 +282,7 @@ function allowedKeysAt(path: readonly PropertyKey[]): readonly string[] {
   if (last === 'remediation') return ['roles', 'endpointSecurityGroups', 'subnets', 'pullThroughCache', 'vpcCniAddon'];
   if (last === 'limits') return Object.keys(limitsSchema.unwrap().shape);
   if (last === 'clusters') return Object.keys(clusterSchema.shape);
+  if (last === 'channels') return Object.keys(channelsSchema.unwrap().shape);
   return Object.keys(podDoctorConfigSchema.shape);
 }
 

@@ -7,6 +7,7 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { ClassMode, FailureClass } from '../lambdas/core/failure-classes.js';
 import type { RemedyTier } from '../lambdas/core/remedy/apply-path.js';
 import { type PodDoctorConfig, type PodDoctorConfigInput, parseConfig } from './config.js';
+import type { NotificationChannels } from './constructs/channels/channel-props.js';
 
 /** What account remedies may change in one cluster. */
 export interface ClusterRemediation {
@@ -187,7 +188,13 @@ export interface PodDoctorProps {
    */
   readonly encryptionKey?: IKey;
   /**
-   * Incident table: string keys `pk`/`sk`, TTL on `expiresAt`.
+   * Chat channels (Slack, Microsoft Teams through Amazon Q Developer in chat applications) and pagers
+   * (PagerDuty, Opsgenie) besides e-mail. With any channel the incident table gets a stream.
+   * @default - e-mail only
+   */
+  readonly channels?: NotificationChannels;
+  /**
+   * Incident table: string keys `pk`/`sk`, TTL on `expiresAt` (with `channels`: a `NEW_IMAGE` stream).
    * @default - a new on-demand table with point-in-time recovery
    */
   readonly incidentTable?: ITableV2;

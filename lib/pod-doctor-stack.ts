@@ -1,6 +1,7 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import type { PodDoctorConfig } from './config.js';
+import { channelsFromConfig } from './constructs/channels/channels-from-config.js';
 import { PodDoctor } from './pod-doctor.js';
 import { propsFromConfig } from './pod-doctor-props.js';
 
@@ -16,7 +17,10 @@ export class PodDoctorStack extends Stack {
 
   constructor(scope: Construct, id: string, props: PodDoctorStackProps) {
     super(scope, id, props);
-    const podDoctor = new PodDoctor(this, 'PodDoctor', propsFromConfig(props.config));
+    const podDoctor = new PodDoctor(this, 'PodDoctor', {
+      ...propsFromConfig(props.config),
+      channels: channelsFromConfig(this, props.config.channels),
+    });
     this.podDoctor = podDoctor;
     new CfnOutput(this, 'KillSwitchParameterName', {
       value: podDoctor.killSwitch.parameterName,

@@ -18,6 +18,8 @@ import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import type { PodDoctorConfig } from './config.js';
 import { AccountChecks } from './constructs/account-checks.js';
+import { hasChannels } from './constructs/channels/channel-props.js';
+import { Channels } from './constructs/channels/channels.js';
 import { DeadLetterAlarms } from './constructs/dead-letter-alarms.js';
 import { Detection } from './constructs/detection.js';
 import { EvidenceBucket } from './constructs/evidence-bucket.js';
@@ -68,6 +70,8 @@ export class PodDoctor extends Construct {
   readonly kubernetes?: KubernetesAccess;
   /** The scheduled sweep for stuck pods that produced no log line (absent without clusters). */
   readonly kubernetesSweep?: KubernetesSweep;
+  /** Chat channels and pagers (absent when `channels` lists none). */
+  readonly channels?: Channels;
 
   constructor(scope: Construct, id: string, props: PodDoctorProps = {}) {
     super(scope, id);
@@ -91,8 +95,19 @@ export class PodDoctor extends Construct {
     });
     this.topic = notifications.topic;
     this.deliveryDeadLetterQueue = notifications.deadLetterQueue;
-    this.incidentTable = props.incidentTable ?? new IncidentStore(this, 'IncidentStore', { removalPolicy }).table;
+    const speaks = hasChannels(props.channels);
+    this.incidentTable =
+      props.incidentTable ?? new IncidentStore(this, 'IncidentStore', { removalPolicy, stream: speaks }).table;
     this.evidenceBucket = props.evidenceBucket ?? this.createEvidenceBucket(removalPolicy);
+    if (speaks && props.channels)
+      this.channels = new Channels(this, 'Channels', {
+        channels: props.channels,
+        incidentTable: this.incidentTable,
+        evidenceBucket: this.evidenceBucket,
+        alarmTopic: this.topic,
+        key: notifications.key,
+        logRetention,
+      });
     this.nodeCommands = new NodeCommands(this, 'NodeCommands');
     this.checks = new AccountChecks(this, 'Checks', {
       clusters: config.clusters,
@@ -234,6 +249,6 @@ export class PodDoctor extends Construct {
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
     failed.addAlarmAction(new SnsAction(this.topic));
-    return [...deadLetters.alarms, failed];
+    return [...deadLetters.alarms, failed, ...(this.channels?.alarms.alarms ?? [])];
   }
 }

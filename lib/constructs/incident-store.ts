@@ -1,5 +1,5 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, Billing, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, Billing, StreamViewType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from '../../lambdas/aws/incident-table.js';
 
@@ -13,6 +13,12 @@ export interface IncidentStoreProps {
    * @default RemovalPolicy.RETAIN — the incident history is the audit trail
    */
   readonly removalPolicy?: RemovalPolicy;
+  /**
+   * A stream of new items (`NEW_IMAGE`): the notices of chat and paging channels read run and
+   * approval rows from it.
+   * @default false
+   */
+  readonly stream?: boolean;
 }
 
 /**
@@ -34,6 +40,7 @@ export class IncidentStore extends Construct {
       // Protection follows the policy: a table meant to be destroyed must be deletable.
       deletionProtection: (props.removalPolicy ?? RemovalPolicy.RETAIN) === RemovalPolicy.RETAIN,
       removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+      ...(props.stream ? { dynamoStream: StreamViewType.NEW_IMAGE } : {}),
     });
   }
 }

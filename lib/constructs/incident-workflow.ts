@@ -1,8 +1,6 @@
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { type IRule, type IRuleTarget, Rule, type RuleTargetConfig } from 'aws-cdk-lib/aws-events';
-import { addToDeadLetterQueueResourcePolicy, bindBaseTargetConfig } from 'aws-cdk-lib/aws-events-targets';
-import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Rule } from 'aws-cdk-lib/aws-events';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
@@ -23,6 +21,7 @@ import type { AccountChecks } from './account-checks.js';
 import { acknowledgeStateMachine, acknowledgeTopicKey } from './nag.js';
 import type { NodeCommands } from './node-commands.js';
 import { RemedyFunction } from './remedy-function.js';
+import { TopicFromRule } from './topic-from-rule.js';
 import { ApprovalEndpoint } from './workflow/approval-endpoint.js';
 import { IncidentStateGraph } from './workflow/incident-state-graph.js';
 import { WorkflowFunctions } from './workflow/workflow-functions.js';
@@ -290,28 +289,4 @@ function notifyOnFailedExecutions(scope: Construct, stateMachine: IStateMachine,
     },
   });
   rule.addTarget(new TopicFromRule(props.topic, props.deliveryDeadLetterQueue));
-}
-
-/**
- * An SNS target whose topic-policy grant names the one rule that may publish (aws:SourceArn), where
- * the stock SnsTopic target lets any EventBridge rule of any account publish.
- */
-class TopicFromRule implements IRuleTarget {
-  constructor(
-    private readonly topic: ITopic,
-    private readonly deadLetterQueue: IQueue,
-  ) {}
-
-  bind(rule: IRule): RuleTargetConfig {
-    this.topic.addToResourcePolicy(
-      new PolicyStatement({
-        principals: [new ServicePrincipal('events.amazonaws.com')],
-        actions: ['sns:Publish'],
-        resources: [this.topic.topicArn],
-        conditions: { ArnEquals: { 'aws:SourceArn': rule.ruleArn } },
-      }),
-    );
-    addToDeadLetterQueueResourcePolicy(rule, this.deadLetterQueue);
-    return { ...bindBaseTargetConfig({ deadLetterQueue: this.deadLetterQueue }), arn: this.topic.topicArn };
-  }
 }

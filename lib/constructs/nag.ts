@@ -224,3 +224,32 @@ export function acknowledgeProviderFramework(provider: IConstruct, onEventHandle
     `${relay}: it invokes pod-doctor’s own prerequisites function (any version).`,
   );
 }
+
+// --- notification channels --------------------------------------------------------------------------
+
+/** The notices pipe invokes its enrichment function synchronously and keeps what failed itself. */
+export function acknowledgePipeEnrichment(fn: IConstruct): void {
+  acknowledge(
+    fn,
+    'Serverless::Serverless-LambdaDLQ',
+    'Invoked synchronously by the notices pipe as its enrichment: the pipe retries a failed record and then keeps it in its own dead-letter queue.',
+  );
+}
+
+/** A function reads summaries under one prefix of the evidence bucket (keys named by incident-table rows). */
+export function acknowledgeEvidenceRead(role: IConstruct, bucket: IBucket, prefix: string): void {
+  acknowledgeWildcardResources(
+    role,
+    [bucket.arnForObjects(`${prefix}/*`)],
+    `Summaries are read by the key their history row names, under ${prefix}/ (GetObject only, no listing); the prefix is the narrowest scope.`,
+  );
+}
+
+/** The notices pipe's stream read: ListStreams has no resource type. */
+export function acknowledgeStreamRead(role: IConstruct): void {
+  acknowledgeWildcardResources(
+    role,
+    ['*'],
+    'dynamodb:ListStreams has no resource type (Service Authorization Reference); the stream reads themselves are scoped to the incident table stream.',
+  );
+}

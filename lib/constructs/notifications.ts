@@ -32,22 +32,29 @@ export interface NotificationsProps {
  */
 export class Notifications extends Construct {
   readonly topic: ITopic;
+  /** Key of the topic created here (absent when the topic was brought): other pod-doctor topics may share it. */
+  readonly key?: IKey;
   /** Where EventBridge and SNS put what they could not deliver (events to the topic, emails). */
   readonly deadLetterQueue: IQueue;
 
   constructor(scope: Construct, id: string, props: NotificationsProps = {}) {
     super(scope, id);
     this.deadLetterQueue = createDeadLetterQueue(this, 'DeliveryDeadLetterQueue');
-    const topic = props.topic ?? this.createTopic(props.encryptionKey);
+    let topic = props.topic;
+    if (!topic) {
+      const key =
+        props.encryptionKey ??
+        new Key(this, 'Key', { enableKeyRotation: true, description: 'pod-doctor notifications topic' });
+      this.key = key;
+      topic = this.createTopic(key);
+    }
     for (const email of props.emails ?? []) {
       topic.addSubscription(new EmailSubscription(email, { deadLetterQueue: this.deadLetterQueue }));
     }
     this.topic = topic;
   }
 
-  private createTopic(encryptionKey?: IKey): ITopic {
-    const key =
-      encryptionKey ?? new Key(this, 'Key', { enableKeyRotation: true, description: 'pod-doctor notifications topic' });
+  private createTopic(key: IKey): ITopic {
     // EventBridge rules (failed executions) and CloudWatch alarms publish to the topic: the AWS
     // managed SNS key cannot grant them, a customer managed key can. Only on behalf of this account's
     // rules and alarms (the topic policy names the one rule that may publish).

@@ -34,6 +34,22 @@ describe('configuration errors fail synth and name the key', () => {
     expect(m).toContain('ecr-pullthroughcache/');
   });
 
+  it('names a chat or pager setting that AWS would refuse, and what it accepts', () => {
+    expect(messageOf({ channels: { slack: [{ workspaceId: 'acme-workspace', channelId: 'C0123ABCD' }] } })).toContain(
+      'pod-doctor.channels.slack[0].workspaceId: must be a Slack workspace id such as T0123ABCD',
+    );
+    expect(
+      messageOf({
+        channels: { pagerDuty: { routingKeySecretArn: 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:pd' } },
+      }),
+    ).toContain(
+      'pod-doctor.channels.pagerDuty.routingKeySecretArn: must be the complete ARN (with its 6-character suffix)',
+    );
+    expect(messageOf({ channels: { discord: [] } })).toContain(
+      'pod-doctor.channels: unknown key(s) discord; allowed keys: slack | teams | pagerDuty | opsgenie',
+    );
+  });
+
   it('names an unknown failure class and lists the known ones', () => {
     const m = messageOf({ modes: { 'pause-image': 'auto' } });
     expect(m).toContain('pod-doctor.modes: unknown key(s) pause-image');

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { sdkClientPackages } from '../../lib/constructs/bundling.js';
 import { PROJECT_ROOT } from '../../lib/constructs/paths.js';
 import { deployedFunctions, handlerMetafile } from '../support/bundles.js';
+import { CHANNELS } from '../support/channels.js';
 import { synth } from '../support/synth.js';
 
 /**
@@ -26,6 +27,7 @@ const CLIENTS: Record<string, readonly string[]> = {
   kubernetes: ['eks'],
   'kubernetes-sweep': ['dynamodb', 'eks', 'sfn'],
   'log-group-prerequisites': ['cloudwatch-logs'],
+  notices: ['s3'],
   'open-incident': ['dynamodb', 'ssm'],
   remedy: ['ec2-query', 'ecr', 'eks', 'iam'],
   'resolve-node': ['ec2-query', 'iam'],
@@ -109,8 +111,9 @@ describe("each client in the map is one the function's role may call", () => {
       },
     },
   };
-  // A configuration that deploys every function: log groups (their prerequisites) and a remediation scope.
-  const functions = deployedFunctions(synth({ clusters: [cluster] }).templateJson).map((f) => ({
+  // A configuration that deploys every function: log groups (their prerequisites), a remediation
+  // scope and notification channels.
+  const functions = deployedFunctions(synth({ clusters: [cluster], channels: CHANNELS }).templateJson).map((f) => ({
     handler: f.handler,
     services: new Set([...f.actions].map((a) => a.split(':')[0])),
   }));

@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { CHANNELS } from '../support/channels.js';
 import { DEPLOY_ENV, SYNTH_ENVS, synthIn } from '../support/synth.js';
 import { ACKNOWLEDGED_CFN_LINT_WARNINGS } from './cfn-lint-acknowledged.js';
 
@@ -44,6 +45,11 @@ const CONFIGS: Record<string, unknown> = {
         },
       },
     ],
+  },
+  'one cluster, chat in Slack and Teams, PagerDuty and Opsgenie': {
+    clusters: [{ name: 'prod-eu', logGroups: logGroups('prod-eu') }],
+    notificationEmails: ['oncall@example.com'],
+    channels: CHANNELS,
   },
   'one cluster, every class auto, named kill switch': {
     clusters: [{ name: 'prod-eu', logGroups: logGroups('prod-eu') }],

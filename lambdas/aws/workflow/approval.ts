@@ -56,6 +56,11 @@ export async function requestApproval(
         ...approvalKey(id),
         taskToken,
         incidentId: r.incidentId,
+        // What the notices of chat and pagers name (stored-notice.ts): the incident, where, and what waits.
+        class: r.class,
+        cluster: r.cluster,
+        where,
+        action: r.remedy?.remedy ?? r.plan.nodeAction?.id ?? 'action',
         page: plan.slice(0, MAX_PAGE_CHARS),
         exp,
         expiresAt: Math.floor(exp / 1000) + 86_400,

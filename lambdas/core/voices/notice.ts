@@ -18,6 +18,10 @@ import { createHash } from 'node:crypto';
 export const NOTICE_KINDS = ['approval-pending', 'needs-human', 'verified', 'closed', 'informational'] as const;
 export type NoticeKind = (typeof NOTICE_KINDS)[number];
 
+/** The `source` and `detail-type` of a notice event on the notices bus (the channels' rules match them). */
+export const NOTICE_SOURCE = 'pod-doctor';
+export const NOTICE_DETAIL_TYPE = 'pod-doctor incident notice';
+
 /** What a pager does with a notice of each kind: open (or update) the incident's alert, resolve it, or nothing. */
 export const PAGING_ACTION: Readonly<Record<NoticeKind, 'trigger' | 'resolve' | null>> = {
   'approval-pending': 'trigger',

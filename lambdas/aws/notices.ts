@@ -1,0 +1,101 @@
+import { unmarshallDynamoDB } from '@aws-lambda-powertools/commons/utils/unmarshallDynamoDB';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { GetObjectCommand, NoSuchKey, type S3Client } from '@aws-sdk/client-s3';
+import { outboundFields } from '../core/outbound.js';
+import { type CustomNotification, chatCard } from '../core/voices/chat-card.js';
+import type { IncidentNotice } from '../core/voices/notice.js';
+import { type PagingDetail, pagingDetail } from '../core/voices/paging.js';
+import { approvalNotice, runNotice } from '../core/voices/stored-notice.js';
+import { approvalKey, RUN_PREFIX } from './incident-table.js';
+
+/**
+ * The enrichment of the notices pipe: incident-table stream records (a run's history row, a pending
+ * approval's row, both as first written) → one event per notice on the notices bus, carrying the
+ * chat card and, when it pages, each pager's body. Rules on the bus deliver them (lib/constructs/channels).
+ */
+
+/** What the notices bus carries per notice (the `detail` of a `pod-doctor incident notice` event). */
+export interface NoticeEvent {
+  readonly notice: Pick<IncidentNotice, 'kind' | 'incidentId' | 'class' | 'cluster' | 'where' | 'at'>;
+  readonly chat: CustomNotification;
+  /** Absent: the notice pages nobody (informational). */
+  readonly paging?: PagingDetail;
+}
+
+export interface NoticeDeps {
+  readonly s3: S3Client;
+  /** The evidence bucket: the only bucket a summary is read from. */
+  readonly evidenceBucket: string;
+  readonly now: () => number;
+  /** Says a summary could not be read (the notice goes out with the row's own fields). */
+  readonly warn: (message: string, context: Record<string, unknown>) => void;
+}
+
+/** A stream record as the pipe passes it (DynamoDB Streams record, `NEW_IMAGE` view). */
+export interface StreamRecord {
+  readonly eventName?: string;
+  readonly dynamodb?: { readonly NewImage?: Record<string, unknown> };
+}
+
+/** Summaries are a few KB; a larger object is read up to here and then refused as not JSON. */
+const MAX_SUMMARY_BYTES = 1024 * 1024;
+
+const APPROVAL_PREFIX = approvalKey('').pk;
+
+/** The summary JSON a history row links (`s3://<evidence bucket>/incidents/…/summary.json`), or undefined. */
+async function summaryOf(link: unknown, deps: NoticeDeps): Promise<unknown> {
+  const m = typeof link === 'string' ? /^s3:\/\/([^/]+)\/(incidents\/.+)$/.exec(link) : null;
+  if (!m || m[1] !== deps.evidenceBucket) {
+    deps.warn('history row links no summary in the evidence bucket', { link });
+    return undefined;
+  }
+  try {
+    const out = await deps.s3.send(
+      new GetObjectCommand({ Bucket: m[1], Key: m[2], Range: `bytes=0-${MAX_SUMMARY_BYTES - 1}` }),
+    );
+    return JSON.parse((await out.Body?.transformToString()) ?? '');
+  } catch (e) {
+    if (!(e instanceof NoSuchKey) && !(e instanceof SyntaxError)) throw e;
+    deps.warn('summary unreadable: the notice names only what the history row says', { link, error: String(e) });
+    return undefined;
+  }
+}
+
+/** The notice of one stream record, or undefined for a record that is not a first write of a run or approval. */
+async function noticeOf(record: StreamRecord, deps: NoticeDeps): Promise<IncidentNotice | undefined> {
+  const image = record.dynamodb?.NewImage;
+  if (record.eventName !== 'INSERT' || !image) return undefined;
+  const row = unmarshallDynamoDB(image as Record<string, AttributeValue>) as Record<string, unknown>;
+  const at = new Date(deps.now());
+  if (String(row.pk).startsWith(APPROVAL_PREFIX)) return approvalNotice(row, at);
+  if (String(row.sk).startsWith(RUN_PREFIX)) return runNotice(row, await summaryOf(row.summaryJson, deps), at);
+  return undefined;
+}
+
+/**
+ * The notice events of a batch of stream records, in order. Every string of a notice is one line
+ * and redacted before any channel formats it; a record that cannot make a notice throws (the pipe
+ * retries it, then keeps it in its dead-letter queue).
+ */
+export async function noticeEvents(records: readonly StreamRecord[], deps: NoticeDeps): Promise<NoticeEvent[]> {
+  const out: NoticeEvent[] = [];
+  for (const record of records) {
+    const raw = await noticeOf(record, deps);
+    if (!raw) continue;
+    const notice = outboundFields(raw);
+    const paging = pagingDetail(notice);
+    out.push({
+      notice: {
+        kind: notice.kind,
+        incidentId: notice.incidentId,
+        class: notice.class,
+        cluster: notice.cluster,
+        where: notice.where,
+        at: notice.at,
+      },
+      chat: chatCard(notice),
+      ...(paging ? { paging } : {}),
+    });
+  }
+  return out;
+}
