@@ -9,6 +9,7 @@ import type { NoticeEvent } from '../../lambdas/aws/notices.js';
 import { StoredNoticeError } from '../../lambdas/core/voices/stored-notice.js';
 import { createHandler } from '../../lambdas/handlers/notices.js';
 import { lambdaContext } from '../support/lambda-context.js';
+import { leakedIn, secretCorpus } from '../support/secrets.js';
 import { chatCardProblems, opsgenieCreateProblems, pagerDutyProblems } from '../support/vendor-schemas.js';
 
 const BUCKET = 'pod-doctor-evidence-1a2b3c';
@@ -163,6 +164,21 @@ describe('notices pipe enrichment: incident-table stream records → notice even
     await expect(invoke([record('INSERT', runRow('repaired and verified', { class: undefined }))])).rejects.toThrow(
       StoredNoticeError,
     );
+  });
+
+  it('no secret from a log line reaches a chat card or a page (every notice string is redacted first)', async () => {
+    const corpus = secretCorpus();
+    s3Mock.on(GetObjectCommand).callsFake(() => ({ Body: body(JSON.stringify(summary(corpus.map((c) => c.line)))) }));
+    const events = await invoke([record('INSERT', runRow('workflow failed'))]);
+    // Each evidence line is cut to a card's budget: check every line alone too, so none is cut before its secret.
+    const one: string[] = [];
+    for (const c of corpus) {
+      s3Mock.on(GetObjectCommand).callsFake(() => ({ Body: body(JSON.stringify(summary([c.line]))) }));
+      one.push(JSON.stringify(await invoke([record('INSERT', runRow('workflow failed'))])));
+    }
+    expect(leakedIn(JSON.stringify(events), corpus)).toEqual([]);
+    expect(one.flatMap((text) => leakedIn(text, corpus))).toEqual([]);
+    expect(corpus.length).toBeGreaterThan(5);
   });
 
   it('100 KB of evidence: the card and the pages stay within their budgets', async () => {
