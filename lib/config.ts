@@ -283,6 +283,10 @@ function allowedKeysAt(path: readonly PropertyKey[]): readonly string[] {
   if (last === 'limits') return Object.keys(limitsSchema.unwrap().shape);
   if (last === 'clusters') return Object.keys(clusterSchema.shape);
   if (last === 'channels') return Object.keys(channelsSchema.unwrap().shape);
+  if (last === 'slack' || last === 'teams')
+    return Object.keys(channelsSchema.unwrap().shape[last].unwrap().element.shape);
+  if (last === 'pagerDuty' || last === 'opsgenie')
+    return Object.keys(channelsSchema.unwrap().shape[last].unwrap().shape);
   return Object.keys(podDoctorConfigSchema.shape);
 }
 

@@ -28,6 +28,7 @@ import { IncidentWorkflow } from './constructs/incident-workflow.js';
 import { KubernetesAccess, KubernetesSweep } from './constructs/kubernetes-access.js';
 import { NodeCommands } from './constructs/node-commands.js';
 import { Notifications } from './constructs/notifications.js';
+import { OperationsDashboard } from './constructs/operations-dashboard.js';
 import { configFromProps, type PodDoctorProps } from './pod-doctor-props.js';
 import { requireClustersInStackRegion, warnIamEventsNotSeen } from './regions.js';
 
@@ -60,7 +61,10 @@ export class PodDoctor extends Construct {
   readonly ingestDeadLetterQueue: IQueue;
   /** Notifications that could not be delivered. */
   readonly deliveryDeadLetterQueue: IQueue;
-  /** Alarms on both dead-letter queues and on failed executions; they notify the topic. */
+  /**
+   * Alarms on both dead-letter queues, failed executions, verification failures and class storms (and
+   * undelivered channel notices); they notify the topic.
+   */
   readonly alarms: readonly Alarm[];
   readonly workflow: IncidentWorkflow;
   readonly detection: Detection;
@@ -72,6 +76,8 @@ export class PodDoctor extends Construct {
   readonly kubernetesSweep?: KubernetesSweep;
   /** Chat channels and pagers (absent when `channels` lists none). */
   readonly channels?: Channels;
+  /** The deployment's CloudWatch dashboard and its alarms (verification failures, class storms). */
+  readonly operations: OperationsDashboard;
 
   constructor(scope: Construct, id: string, props: PodDoctorProps = {}) {
     super(scope, id);
@@ -122,7 +128,14 @@ export class PodDoctor extends Construct {
     this.detection = this.createDetection(logRetention);
     if (config.clusters.length > 0) this.kubernetesSweep = this.createKubernetesSweep(logRetention);
     this.ingestDeadLetterQueue = this.detection.deadLetterQueue;
-    this.alarms = this.createAlarms();
+    const alarms = this.createAlarms();
+    this.operations = new OperationsDashboard(this, 'Operations', {
+      stateMachine: this.stateMachine,
+      alarmTopic: this.topic,
+      approvalTimeout: Duration.minutes(config.limits.approvalTimeoutMinutes),
+      alarms,
+    });
+    this.alarms = [...alarms, this.operations.verificationFailures, ...this.operations.classStorms];
     // Every log group, table and bucket created inside, including those of nested constructs.
     RemovalPolicies.of(this).apply(removalPolicy, { applyToResourceTypes: AUDIT_TRAIL_TYPES });
   }

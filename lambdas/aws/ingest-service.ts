@@ -25,6 +25,8 @@ export interface IngestDeps {
 export interface IngestOutcome {
   readonly stats: IngestStats;
   readonly incidentsOpened: string[];
+  /** Incidents opened, per failure class. */
+  readonly openedByClass: Record<string, number>;
   readonly incidentsJoined: string[];
   readonly workflowsStarted: string[];
   readonly rejectKey?: string;
@@ -42,11 +44,17 @@ export async function ingest(event: unknown, requestId: string, deps: IngestDeps
   const { facts, changeIndexed } = await cloudTrailContext(event, deps);
   const { occurrences, rejects, stats } = readEvent(event, deps.config, now, facts);
   const rejectKey = await deps.rejects.keep(rejects, requestId, now);
-  const { opened, joined, started, unrecordable } = await openIncidents(aggregate(occurrences), stats, deps, now);
+  const { opened, openedByClass, joined, started, unrecordable } = await openIncidents(
+    aggregate(occurrences),
+    stats,
+    deps,
+    now,
+  );
   const unrecordableKey = await deps.rejects.keep(unrecordable, `${requestId}-unrecordable`, now);
   return {
     stats,
     incidentsOpened: opened,
+    openedByClass,
     incidentsJoined: joined,
     workflowsStarted: started,
     rejectKey: rejectKey ?? unrecordableKey,

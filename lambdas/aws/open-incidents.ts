@@ -14,6 +14,8 @@ export interface OpenIncidentDeps {
 
 export interface OpenedIncidents {
   readonly opened: string[];
+  /** Incidents opened, per failure class (a storm: many scopes of one class at once). */
+  readonly openedByClass: Record<string, number>;
   readonly joined: string[];
   readonly started: string[];
   /** Candidates whose data no retry can record (kept as rejects by the caller). */
@@ -31,6 +33,7 @@ export async function openIncidents(
   now: number,
 ): Promise<OpenedIncidents> {
   const opened: string[] = [];
+  const openedByClass: Record<string, number> = {};
   const joined: string[] = [];
   const started: string[] = [];
   const unrecordable: Reject[] = [];
@@ -38,6 +41,7 @@ export async function openIncidents(
     try {
       const incident = await deps.incidents.openOrJoin(candidate, now);
       (incident.opened ? opened : joined).push(incident.incidentId);
+      if (incident.opened) openedByClass[candidate.class] = (openedByClass[candidate.class] ?? 0) + 1;
       if (deps.workflow && !incident.workflowStarted) {
         const arn = await deps.workflow.start(incident.incidentId, incident.workflowInput);
         await deps.incidents.markWorkflowStarted(candidate.key, arn);
@@ -59,7 +63,7 @@ export async function openIncidents(
       });
     }
   }
-  return { opened, joined, started, unrecordable };
+  return { opened, openedByClass, joined, started, unrecordable };
 }
 
 /** Errors no retry can fix: the request itself is invalid (sizes, names, input). */

@@ -1,8 +1,9 @@
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import type { LambdaFunctionURLResult } from 'aws-lambda';
 import * as z from 'zod/mini';
 import { type ApprovalPageDeps, handleApprovalHttp } from '../aws/workflow/approval-page.js';
-import { documentClient, logger, tracer, withPowertools, workflowConfig } from '../aws/workflow/runtime.js';
+import { documentClient, logger, metrics, tracer, withPowertools, workflowConfig } from '../aws/workflow/runtime.js';
 import { approvalSecret } from '../aws/workflow/secret.js';
 import '../core/zod-english.js';
 
@@ -46,6 +47,11 @@ export const createHandler = (deps: () => Promise<ApprovalPageDeps>) =>
       await deps(),
     );
     logger.info('approval endpoint', { method: http.method, statusCode: r.statusCode, sourceIp: http.sourceIp });
+    if (r.decided) {
+      const m = metrics.singleMetric();
+      m.addDimension('decision', r.decided);
+      m.addMetric('ApprovalsAnswered', MetricUnit.Count, 1);
+    }
     return { statusCode: r.statusCode, headers: { ...HEADERS, 'content-type': r.contentType }, body: r.body };
   });
 

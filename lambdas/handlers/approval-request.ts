@@ -1,7 +1,8 @@
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { SNSClient } from '@aws-sdk/client-sns';
 import * as z from 'zod/mini';
 import { requestApproval } from '../aws/workflow/approval.js';
-import { documentClient, tracer, withPowertools, workflowConfig } from '../aws/workflow/runtime.js';
+import { documentClient, metrics, tracer, withPowertools, workflowConfig } from '../aws/workflow/runtime.js';
 import { approvalSecret } from '../aws/workflow/secret.js';
 import '../core/zod-english.js';
 
@@ -27,7 +28,12 @@ type Deps = Parameters<typeof requestApproval>[1];
 
 /** Workflow step "Request approval" (waitForTaskToken): mails the plan with signed approve/reject links. */
 export const createHandler = (deps: () => Promise<Deps>) =>
-  withPowertools(approvalRequestSchema, async (request) => requestApproval(request, await deps()));
+  withPowertools(approvalRequestSchema, async (request) => {
+    const out = await requestApproval(request, await deps());
+    // Approvals pending ≈ requested − answered within the approval timeout (OperationsDashboard).
+    metrics.singleMetric().addMetric('ApprovalsRequested', MetricUnit.Count, 1);
+    return out;
+  });
 
 const sns = tracer.captureAWSv3Client(new SNSClient({ maxAttempts: 6 }));
 

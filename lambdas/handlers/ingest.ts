@@ -41,6 +41,12 @@ function publish(outcome: IngestOutcome): void {
     m.addDimension('class', cls);
     m.addMetric('FailuresByClass', MetricUnit.Count, n);
   }
+  // A class storm (many nodes, subnets or images at once) alarms on this (OperationsDashboard).
+  for (const [cls, n] of Object.entries(outcome.openedByClass)) {
+    const m = metrics.singleMetric();
+    m.addDimension('class', cls);
+    m.addMetric('IncidentsOpenedByClass', MetricUnit.Count, n);
+  }
   if (s.rejected > 0) logger.warn('records rejected and kept', { rejected: s.rejected, key: outcome.rejectKey });
   logger.info('ingested', { ...outcome });
 }

@@ -17,6 +17,11 @@ import { BUNDLE_FILE, bundleHandler } from './bundling.js';
 import { acknowledgeFunction } from './nag.js';
 import { type HandlerEntry, RUNNING_COMPILED } from './paths.js';
 
+/** The CloudWatch namespace of pod-doctor's own metrics (Powertools Metrics in every function). */
+export const METRICS_NAMESPACE = 'PodDoctor';
+/** The `service` dimension Powertools adds to each of them. */
+export const METRICS_SERVICE = 'pod-doctor';
+
 /** Props of {@link PodDoctorFunction}. */
 export interface PodDoctorFunctionProps
   extends Omit<FunctionOptions, 'architecture' | 'tracing' | 'logGroup' | 'role' | 'logRetention'> {
@@ -74,8 +79,8 @@ export class PodDoctorFunction extends LambdaFunction {
       logGroup,
       loggingFormat: LoggingFormat.JSON,
       environment: {
-        POWERTOOLS_SERVICE_NAME: 'pod-doctor',
-        POWERTOOLS_METRICS_NAMESPACE: 'PodDoctor',
+        POWERTOOLS_SERVICE_NAME: METRICS_SERVICE,
+        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
         NODE_OPTIONS: '--enable-source-maps',
         ...props.environment,
       },

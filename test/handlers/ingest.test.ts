@@ -48,6 +48,7 @@ let handler: (
   context: Context,
 ) => Promise<{
   incidentsOpened: string[];
+  openedByClass: Record<string, number>;
   incidentsJoined: string[];
   workflowsStarted: string[];
   stats: { rejected: number };
@@ -103,6 +104,8 @@ describe('ingest handler', () => {
     expect(first.incidentsOpened).toHaveLength(1);
     expect([second.incidentsOpened, third.incidentsOpened]).toEqual([[], []]);
     expect(second.incidentsJoined).toEqual(first.incidentsOpened);
+    // What the class-storm alarm counts: incidents opened, not lines (3000 lines, one incident).
+    expect([first.openedByClass, second.openedByClass]).toEqual([{ 'sandbox-image': 1 }, {}]);
     expect(sfn.commandCalls(StartExecutionCommand)).toHaveLength(1);
     const [row] = await table.scan();
     expect(row).toMatchObject({ occurrences: 3000, class: 'sandbox-image', workflowStarted: true });

@@ -227,17 +227,21 @@ describe('PodDoctor API', () => {
       expect(statements).toContain(action);
   });
 
-  it('metrics and alarms: both dead-letter queues and failed executions, notifying the topic', () => {
+  it('metrics and alarms: both dead-letter queues, failed executions, verification failures and class storms, notifying the topic', () => {
     const { podDoctor, template } = build();
     expect(podDoctor.metricFailedExecutions().metricName).toBe('ExecutionsFailed');
     expect(podDoctor.metricIngestDeadLetterMessages().metricName).toBe('ApproximateNumberOfMessagesVisible');
     expect(podDoctor.metricDeliveryDeadLetterMessages().metricName).toBe('ApproximateNumberOfMessagesVisible');
-    expect(podDoctor.alarms).toHaveLength(3);
+    expect(podDoctor.alarms).toHaveLength(6);
     const alarms = ofType(template, 'AWS::CloudWatch::Alarm');
-    expect(alarms.map((a) => a.Properties.MetricName).sort()).toEqual([
+    expect(alarms.map((a) => a.Properties.MetricName ?? 'metric math').sort()).toEqual([
       'ApproximateNumberOfMessagesVisible',
       'ApproximateNumberOfMessagesVisible',
       'ExecutionsFailed',
+      'VerificationFailures',
+      // The class storm alarms: the most incidents of one class, over at most 10 classes each.
+      'metric math',
+      'metric math',
     ]);
     for (const a of alarms) expect(JSON.stringify(a.Properties.AlarmActions)).toMatch(/NotificationsTopic/);
   });

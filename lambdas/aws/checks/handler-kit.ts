@@ -10,6 +10,7 @@ import {
   type GroupRunner,
   parseCheckInput,
 } from './check-input.js';
+import { subnetGauges } from './subnet-gauges.js';
 
 // No SDK client is imported here: each check handler passes the client classes it uses, so its
 // bundle loads only those packages (test/infra/lean-bundles.test.ts holds every handler to that).
@@ -50,6 +51,11 @@ function runGroup<K extends keyof CheckClients>(
       const m = metrics.singleMetric();
       m.addDimension('status', f.status);
       m.addMetric('CheckFindings', MetricUnit.Count, 1);
+    }
+    for (const g of subnetGauges(findings)) {
+      const m = metrics.singleMetric();
+      m.addDimension('subnet', g.subnet);
+      m.addMetric(g.metric, MetricUnit.Count, g.value);
     }
     logger.info('checks done', { group, findings: findings.map((f) => ({ id: f.id, status: f.status })) });
     return { group, findings };

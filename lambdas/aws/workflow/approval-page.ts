@@ -42,6 +42,8 @@ export interface ApprovalResponse {
   readonly statusCode: number;
   readonly contentType: 'text/html; charset=utf-8';
   readonly body: string;
+  /** The decision this request passed on to the workflow (absent: nothing was decided). */
+  readonly decided?: 'approve' | 'reject';
 }
 
 /** How long a served page's buttons stay valid (the link itself expires with the approval). */
@@ -168,8 +170,8 @@ async function decide(req: ApprovalHttpRequest, deps: ApprovalPageDeps): Promise
   } catch (e) {
     if (!(e instanceof ConditionalCheckFailedException)) throw e;
   }
-  return message(
-    200,
-    decision === 'approve' ? 'approved: pod-doctor will act now' : 'rejected: pod-doctor will not act',
-  );
+  return {
+    ...message(200, decision === 'approve' ? 'approved: pod-doctor will act now' : 'rejected: pod-doctor will not act'),
+    decided: decision,
+  };
 }

@@ -11,6 +11,7 @@ import type { CommandResult } from '../../core/probe.js';
 import type { ApplyRecord } from '../../core/remedy/apply-path.js';
 import type { PlannedRemedy } from '../../core/remedy/plan.js';
 import { type ActionRecord, type ApprovalRecord, outputExcerpt, renderSummary } from '../../core/summary.js';
+import { verificationFailed } from '../../core/voices/notice.js';
 import type { IncidentInput, WorkflowConfig } from '../../core/workflow-config.js';
 import { clusterActionKey, incidentRunKey, lockKey, nodeCooldownKey } from '../incident-table.js';
 import { type Reservation, releaseReservation } from './reservations.js';
@@ -90,7 +91,7 @@ export async function summarizeIncident(state: SummarizeInput, deps: SummarizeDe
   await recordHistory(s, { outcome, ...keys }, now, deps);
   await settleNodeActions(s, deps);
   await releaseLock(s, deps);
-  emitMetrics(s, outcome, now, deps.metrics);
+  emitMetrics(s, { outcome, actions }, now, deps.metrics);
   return {
     subject: summary.subject,
     message: summary.text,
@@ -236,14 +237,29 @@ async function releaseLock(s: SummarizeInput, deps: SummarizeDeps): Promise<void
   }
 }
 
-/** Incidents by class, outcomes by their headline (before the first ":" or ";"), and the time from first sighting to a verified repair. */
-function emitMetrics(s: SummarizeInput, outcome: string, now: number, metrics: Metrics): void {
+/**
+ * Incidents by class, outcomes by their headline (before the first ":" or ";"), each action by its
+ * status word, verification failures, and the time from first sighting to a verified repair.
+ */
+function emitMetrics(
+  s: SummarizeInput,
+  r: { outcome: string; actions: readonly ActionRecord[] },
+  now: number,
+  metrics: Metrics,
+): void {
+  const { outcome } = r;
   const byClass = metrics.singleMetric();
   byClass.addDimension('class', s.class);
   byClass.addMetric('Incidents', MetricUnit.Count, 1);
   const byOutcome = metrics.singleMetric();
   byOutcome.addDimension('outcome', outcome.split(':')[0].split(';')[0]);
   byOutcome.addMetric('IncidentOutcomes', MetricUnit.Count, 1);
+  for (const a of r.actions) {
+    const m = metrics.singleMetric();
+    m.addDimensions({ action: a.id, status: a.status.split(/[\s(:;]/)[0] || 'unknown' });
+    m.addMetric('Actions', MetricUnit.Count, 1);
+  }
+  if (verificationFailed(outcome)) metrics.singleMetric().addMetric('VerificationFailures', MetricUnit.Count, 1);
   if (/\bverified\b/.test(outcome)) {
     // Its own EMF document too: only some summaries have one, and a flush of none is logged as a warning.
     metrics

@@ -98,6 +98,14 @@ const NEEDS_HUMAN = [
   /^action blocked by safety policy$/,
 ];
 
+/**
+ * Did a verification fail in this run (a repair not verified, a change rolled back because its
+ * verification failed)? The operations dashboard alarms on these.
+ */
+export function verificationFailed(outcome: string): boolean {
+  return phrases(outcome).some((p) => /verification failed$|\S (rolled-back|rollback-failed)$/.test(p));
+}
+
 /** The kind of the notice of a finished run, from its outcome (the history row's `outcome`). */
 export function runNoticeKind(outcome: string): Exclude<NoticeKind, 'approval-pending'> {
   const all = phrases(outcome);

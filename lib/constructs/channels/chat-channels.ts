@@ -1,4 +1,4 @@
-import { Names, Stack } from 'aws-cdk-lib';
+import { Names } from 'aws-cdk-lib';
 import { CfnMicrosoftTeamsChannelConfiguration, SlackChannelConfiguration } from 'aws-cdk-lib/aws-chatbot';
 import { type IEventBus, Rule, RuleTargetInput } from 'aws-cdk-lib/aws-events';
 import { type IManagedPolicy, ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -36,7 +36,7 @@ export interface ChatChannelsProps {
  * a role that has no permissions and read-only guardrails.
  */
 export class ChatChannels extends Construct {
-  /** The topic the channels subscribe to; alarms may publish here too (Amazon Q renders them natively). */
+  /** The topic the channels subscribe to: notice cards only (alarms mail the e-mail topic). */
   readonly topic: ITopic;
 
   constructor(scope: Construct, id: string, props: ChatChannelsProps) {
@@ -91,12 +91,16 @@ export class ChatChannels extends Construct {
     });
   }
 
-  /** The chat topic's key: EventBridge (the card rule) and CloudWatch (alarms) of this account may use it. */
+  /**
+   * The chat topic's own key (when the e-mail topic was brought and its key is unknown): EventBridge
+   * may use it without conditions, because its KMS requests for an encrypted topic carry no
+   * aws:SourceAccount/aws:SourceArn (a condition on them drops every event); the topic policy names
+   * the one rule that may publish.
+   * https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html#compatibility-with-aws-services
+   */
   private createKey(): IKey {
     const key = new Key(this, 'Key', { enableKeyRotation: true, description: 'pod-doctor chat topic' });
-    const sameAccount = { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } };
-    key.grantEncryptDecrypt(new ServicePrincipal('events.amazonaws.com').withConditions(sameAccount));
-    key.grantEncryptDecrypt(new ServicePrincipal('cloudwatch.amazonaws.com').withConditions(sameAccount));
+    key.grant(new ServicePrincipal('events.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
     return key;
   }
 }
