@@ -1,12 +1,15 @@
 export { createApp } from './app.js';
 export * from './config.js';
 export * from './constructs/account-checks.js';
+export * from './constructs/channels/channel-props.js';
+export * from './constructs/channels/channels.js';
 export * from './constructs/detection.js';
 export * from './constructs/evidence-bucket.js';
 export * from './constructs/incident-store.js';
 export * from './constructs/incident-workflow.js';
 export * from './constructs/node-commands.js';
 export * from './constructs/notifications.js';
+export * from './constructs/operations-dashboard.js';
 export * from './constructs/pod-doctor-function.js';
 export * from './constructs/workflow/approval-endpoint.js';
 export * from './constructs/workflow/incident-state-graph.js';
