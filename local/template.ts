@@ -78,6 +78,8 @@ function getAtt(id: string, r: CfnResource, attr: string): string {
     'AWS::Logs::LogGroup': () => arn('logs', `log-group:${name}:*`),
     'AWS::SQS::Queue': () => arn('sqs', name),
     'AWS::Events::Rule': () => arn('events', `rule/${name}`),
+    // The operations dashboard's alarm status widget names its alarms by ARN.
+    'AWS::CloudWatch::Alarm': () => arn('cloudwatch', `alarm:${name}`),
     'AWS::StepFunctions::StateMachine': () => ref(id, r),
     'AWS::SNS::Topic': () => ref(id, r),
   };
