@@ -37,8 +37,9 @@ export type { ClusterRemediation, PodDoctorCluster, PodDoctorProps } from './pod
 /** Resource types `removalPolicy` covers: the audit trail pod-doctor creates. */
 const AUDIT_TRAIL_TYPES = ['AWS::Logs::LogGroup', 'AWS::DynamoDB::GlobalTable', 'AWS::S3::Bucket'];
 
-/** Evidence objects pod-doctor and the nodes write (summaries, log bundles). */
+/** Evidence objects pod-doctor writes (summaries) and the nodes upload (log bundles). */
 const INCIDENT_OBJECTS = 'incidents/*';
+const NODE_OBJECTS = 'nodes/*';
 
 /**
  * pod-doctor in one construct: detection, incident workflow, node commands, notifications,
@@ -203,17 +204,22 @@ export class PodDoctor extends Construct {
     return this.killSwitch.grantWrite(grantee);
   }
 
-  /** Lets `grantee` read incident evidence (summaries, outputs, log bundles under `incidents/`). */
+  /** Lets `grantee` read incident evidence (summaries under `incidents/`, node log bundles under `nodes/`). */
   grantReadEvidence(grantee: IGrantable): Grant {
-    return this.evidenceBucket.grantRead(grantee, INCIDENT_OBJECTS);
+    return this.evidenceBucket
+      .grantRead(grantee, INCIDENT_OBJECTS)
+      .combine(this.evidenceBucket.grantRead(grantee, NODE_OBJECTS));
   }
 
-  /** Lets nodes (their role) upload the log bundles `collect-logs.sh` writes under `incidents/`. */
+  /**
+   * Lets nodes (their role) upload the log bundles `collect-logs.sh` writes, each node under its own
+   * `nodes/${aws:userid}/` only (role id and instance id: a node cannot write another's).
+   */
   grantNodeLogUpload(nodeRole: IGrantable): Grant {
     return Grant.addToPrincipal({
       grantee: nodeRole,
       actions: ['s3:PutObject'],
-      resourceArns: [this.evidenceBucket.arnForObjects(INCIDENT_OBJECTS)],
+      resourceArns: [this.evidenceBucket.arnForObjects(EvidenceBucket.NODE_UPLOADS)],
     });
   }
 

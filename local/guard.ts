@@ -43,7 +43,7 @@ export function requestsOf(service: string, command: string, i: Input): AwsReque
       return one(action, i.IndexName ? `${table}/index/${s(i.IndexName)}` : table);
     }
     case 's3':
-      return one(action, `arn:${PARTITION}:s3:::${s(i.Bucket)}/${s(i.Key)}`);
+      return one(action, `arn:${PARTITION}:s3:::${s(i.Bucket)}/${s(i.Key)}`, s3Context(name, i));
     case 'sns':
       return one(action, s(i.TopicArn));
     case 'states':
@@ -84,6 +84,16 @@ export function requestsOf(service: string, command: string, i: Input): AwsReque
     }
   }
   throw new UnmappedCallError(`no IAM mapping for ${service}:${name}`);
+}
+
+/**
+ * The S3 condition keys a write carries: `s3:ObjectCreationOperation` (true for PutObject, CopyObject and
+ * CompleteMultipartUpload) and `s3:if-none-match` when the request has that header
+ * (https://docs.aws.amazon.com/AmazonS3/latest/userguide/conditional-writes-enforce.html).
+ */
+function s3Context(name: string, i: Input): AwsRequest['context'] {
+  if (name !== 'PutObject') return undefined;
+  return { 's3:ObjectCreationOperation': 'true', ...(i.IfNoneMatch ? { 's3:if-none-match': s(i.IfNoneMatch) } : {}) };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { S3Client } from '@aws-sdk/client-s3';
 import { ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -12,6 +12,7 @@ import type { LocalTable } from './dynamo.js';
 import { asRole, guard } from './guard.js';
 import { TemplateAuthorizer } from './iam.js';
 import { checkExecutionInput, checkExecutionName, checkLambdaPayload } from './limits.js';
+import { s3Objects } from './s3-objects.js';
 import { REGION, type ResolvedTemplate } from './template.js';
 
 const CREDENTIALS = { accessKeyId: 'AKIDLOCAL', secretAccessKey: 'local' };
@@ -59,13 +60,7 @@ export function localIngest(
     authz,
   );
   const s3 = new S3Client({ region: REGION, credentials: CREDENTIALS });
-  const objects = new Map<string, string>();
-  mockClient(s3)
-    .on(PutObjectCommand)
-    .callsFake((i) => {
-      objects.set(String(i.Key), String(i.Body));
-      return { ETag: '"e"' };
-    });
+  const objects = s3Objects(s3);
   guard(s3, 's3', authz);
   const started: Record<string, unknown>[] = [];
   const inputs = new Map<string, string>();

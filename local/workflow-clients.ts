@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { S3Client } from '@aws-sdk/client-s3';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SendTaskFailureCommand, SendTaskSuccessCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
@@ -13,6 +13,7 @@ import { guard } from './guard.js';
 import type { AwsRequest, TemplateAuthorizer } from './iam.js';
 import { checkParameterValue, checkPublish, serviceError } from './limits.js';
 import { type Faults, mockAccount } from './mock-account.js';
+import { s3Objects } from './s3-objects.js';
 import { ACCOUNT, idsOfType, REGION, type ResolvedTemplate, refOf } from './template.js';
 
 const CREDENTIALS = { accessKeyId: 'AKIDLOCAL', secretAccessKey: 'local' };
@@ -113,14 +114,8 @@ export function workflowClients(o: WorkflowClientOptions): WorkflowClients {
     command === 'PublishCommand' ? topicKeyRequests(template, String(i.TopicArn)) : [],
   );
 
-  const evidence = new Map<string, string>();
   const s3 = new S3Client({ region: REGION, credentials: CREDENTIALS });
-  mockClient(s3)
-    .on(PutObjectCommand)
-    .callsFake((i) => {
-      evidence.set(String(i.Key), String(i.Body));
-      return { ETag: '"e"' };
-    });
+  const evidence = s3Objects(s3);
   guard(s3, 's3', authz);
 
   const taskOutputs: string[] = [];

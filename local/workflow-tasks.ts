@@ -36,12 +36,18 @@ export function nodeCommandRuntime(
   return new LocalRunCommand(documentsOf(template), o.node, async (i, answer) => {
     const bucket = i.Parameters?.Bucket?.[0];
     if (i.DocumentName !== config.documents.collectLogs || answer.status !== 'Success' || !bucket) return answer;
-    // The node uploads its bundle with its own role: the bucket policy must let it.
+    // The node uploads its bundle with its own role, as collect-logs.sh does: a new object under
+    // nodes/<aws:userid>/ (role id and instance id). The bucket policy must let it.
     const node = nodeRole(o.account, i.InstanceIds[0]);
-    const key = `${i.Parameters?.Prefix?.[0] ?? 'incidents'}/logs.tar.gz`;
+    const userId = `${node.roleId}:${i.InstanceIds[0]}`;
+    const key = `nodes/${userId}/${i.Parameters?.Prefix?.[0] ?? 'incidents'}/logs.tar.gz`;
     const why = await authz.deniedBecause(
       node.arn,
-      { action: 's3:PutObject', resource: `arn:aws:s3:::${bucket}/${key}` },
+      {
+        action: 's3:PutObject',
+        resource: `arn:aws:s3:::${bucket}/${key}`,
+        context: { 'aws:userid': userId, 's3:ObjectCreationOperation': 'true', 's3:if-none-match': '*' },
+      },
       node.identity,
     );
     return why
@@ -55,7 +61,10 @@ export function nodeCommandRuntime(
 }
 
 /** The IAM role of an instance and its identity policies, as the recorded account holds them. */
-function nodeRole(account: AccountSnapshot, instanceId: string): { arn: string; identity: PolicyDocument[] } {
+function nodeRole(
+  account: AccountSnapshot,
+  instanceId: string,
+): { arn: string; roleId: string; identity: PolicyDocument[] } {
   const instance = account.instances.find((x) => x.InstanceId === instanceId);
   const profile = account.instanceProfiles.find((p) => p.Arn === instance?.IamInstanceProfile?.Arn);
   const role = profile?.Roles?.[0];
@@ -64,7 +73,11 @@ function nodeRole(account: AccountSnapshot, instanceId: string): { arn: string; 
     ...(held?.attached ?? []).map((arn) => account.managedPolicies[arn]),
     ...Object.values(held?.inline ?? {}),
   ].filter(Boolean) as PolicyDocument[];
-  return { arn: role?.Arn ?? `arn:aws:iam::${ACCOUNT}:role/unknown`, identity };
+  return {
+    arn: role?.Arn ?? `arn:aws:iam::${ACCOUNT}:role/unknown`,
+    roleId: role?.RoleId ?? 'AROAUNKNOWNROLE',
+    identity,
+  };
 }
 
 /** Every Task state of the synthesized definition, bound to the real handler code. */

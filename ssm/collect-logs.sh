@@ -5,10 +5,15 @@
 #
 # Last line of stdout: {"status":"uploaded"|"collected"|"would-collect"|"failed","key":...,"sha256":...,"bytes":...,"collector":...}
 #
+# The bundle goes to s3://BUCKET/nodes/<aws:userid>/PREFIX/<bundle>: aws:userid is the node's role
+# session ("<role id>:<instance id>"), the only prefix the bucket lets a node write, as a new object
+# only (the bucket refuses any write without If-None-Match: *).
+#
 # Environment: LOG_COLLECTOR (default /etc/eks/log-collector-script/eks-log-collector.sh),
 #   WORK_DIR (default /var/tmp), MIN_FREE_KB (default 1572864 = 1.5 GB),
-#   UPLOAD_CMD (default: aws s3 cp; called as UPLOAD_CMD FILE s3://BUCKET/KEY), JOURNAL_LINES (default 5000),
-#   COLLECTOR_OUTPUT_DIR (where eks-log-collector.sh leaves its bundle, default /var/log).
+#   UPLOAD_CMD (default: aws s3api put-object --if-none-match '*'; called as UPLOAD_CMD FILE s3://BUCKET/KEY),
+#   CALLER_ID_CMD (default: aws sts get-caller-identity --query UserId --output text), JOURNAL_LINES
+#   (default 5000), COLLECTOR_OUTPUT_DIR (where eks-log-collector.sh leaves its bundle, default /var/log).
 set -euo pipefail
 
 here=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
@@ -115,8 +120,15 @@ if [ -z "$bucket" ]; then
   result collected "$kept" "$sha" "$bytes" "$collector" "bundle kept on the node (no bucket given)"
   exit 0
 fi
-key="${prefix:+$prefix/}$(basename "$bundle")"
-upload=${UPLOAD_CMD:-aws s3 cp --only-show-errors}
+put_new() { # FILE s3://BUCKET/KEY: a new object only
+  local rest=${2#s3://}
+  aws s3api put-object --if-none-match '*' --bucket "${rest%%/*}" --key "${rest#*/}" --body "$1" >/dev/null
+}
+# shellcheck disable=SC2086 # CALLER_ID_CMD is a command with its flags
+caller=$(${CALLER_ID_CMD:-aws sts get-caller-identity --query UserId --output text}) || die "cannot read the node's identity (sts get-caller-identity)"
+[[ $caller =~ ^[A-Z0-9]{5,128}:[A-Za-z0-9_.@=,-]{1,64}$ ]] || die "unexpected caller id: $caller"
+key="nodes/$caller/${prefix:+$prefix/}$(basename "$bundle")"
+upload=${UPLOAD_CMD:-put_new}
 # shellcheck disable=SC2086 # UPLOAD_CMD is a command with its flags
 $upload "$bundle" "s3://$bucket/$key" >&2 || die "upload to s3://$bucket/$key failed"
 result uploaded "$key" "$sha" "$bytes" "$collector" "uploaded to s3://$bucket/$key"

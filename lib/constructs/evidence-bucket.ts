@@ -1,5 +1,5 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { type IPrincipal, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { AnyPrincipal, Effect, type IPrincipal, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { acknowledgeAccessLogBucket } from './nag.js';
@@ -20,11 +20,22 @@ export interface EvidenceBucketProps {
 
 /**
  * The S3 bucket that keeps incident evidence: encrypted, TLS only, no public access, versioned,
- * expired after the retention period, with server access logs into a second bucket.
+ * expired after the retention period, with server access logs into a second bucket. Append-only for
+ * everyone: its policy refuses every object write without `If-None-Match: *` (a write that would
+ * replace an object), whoever makes it; pod-doctor writes summaries under `incidents/`, rejected and
+ * dropped records under `rejected/` and `dropped/`, and a node only under its own
+ * `nodes/<aws:userid>/` (its role id and instance id, which it cannot choose).
  */
 export class EvidenceBucket extends Construct {
-  /** Key prefix of the per-incident evidence (summaries, collect-logs bundles). */
+  /** Key prefix of the per-incident evidence pod-doctor writes (summaries). */
   static readonly INCIDENTS_PREFIX = 'incidents/';
+  /**
+   * Key prefix of node uploads (collect-logs bundles): `nodes/${aws:userid}/…`, where `aws:userid` of an
+   * EC2 instance's role session is `<role id>:<instance id>`
+   * (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_variables.html#principaltable).
+   */
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: an IAM policy variable, resolved by IAM, not a template
+  static readonly NODE_UPLOADS = 'nodes/${aws:userid}/*';
   readonly bucket: Bucket;
   private nodeUploads = 0;
   readonly accessLogs: Bucket;
@@ -61,20 +72,33 @@ export class EvidenceBucket extends Construct {
       ],
       removalPolicy,
     });
+    this.bucket.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'CreateOnlyNoOverwrite',
+        effect: Effect.DENY,
+        principals: [new AnyPrincipal()],
+        actions: ['s3:PutObject'],
+        resources: [this.bucket.arnForObjects('*')],
+        // Every PutObject, CopyObject and CompleteMultipartUpload must be conditional on the key not
+        // existing; the parts of a multipart upload carry no such header and are not object creations.
+        // https://docs.aws.amazon.com/AmazonS3/latest/userguide/conditional-writes-enforce.html
+        conditions: { Null: { 's3:if-none-match': 'true' }, Bool: { 's3:ObjectCreationOperation': 'true' } },
+      }),
+    );
   }
 
   /**
-   * Lets a node role upload collect-logs bundles: a bucket policy statement allowing
-   * `s3:PutObject` under `incidents/*` only (no read, no list, no other prefix). The bucket policy is
-   * enough for a role in this account; a node role in another account also needs the same grant in
-   * its own identity policy (S3 evaluates both sides across accounts).
+   * Lets a node role upload collect-logs bundles: a bucket policy statement allowing `s3:PutObject`
+   * under the node's own `nodes/${aws:userid}/` only (no read, no list, no other node's or incident's
+   * prefix, no overwrite). The bucket policy is enough for a role in this account; a node role in another
+   * account also needs the same grant in its own identity policy (S3 evaluates both sides across accounts).
    */
   grantNodeUpload(nodeRole: IPrincipal): PolicyStatement {
     const statement = new PolicyStatement({
       sid: `NodeUpload${this.nodeUploads++}`,
       principals: [nodeRole],
       actions: ['s3:PutObject'],
-      resources: [this.bucket.arnForObjects(`${EvidenceBucket.INCIDENTS_PREFIX}*`)],
+      resources: [this.bucket.arnForObjects(EvidenceBucket.NODE_UPLOADS)],
     });
     this.bucket.addToResourcePolicy(statement);
     return statement;

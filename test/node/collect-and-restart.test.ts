@@ -14,7 +14,7 @@ describe('collect-logs.sh', () => {
   it('builds a bundle with the fallback collector and uploads it with its SHA-256', () => {
     const bucketDir = join(node.dir, 'bucket');
     const upload = join(node.dir, 'upload.sh');
-    // Stands in for `aws s3 cp FILE s3://BUCKET/KEY`: stores the object under bucketDir/KEY.
+    // Stands in for `aws s3api put-object --if-none-match` on s3://BUCKET/KEY: stores the object under bucketDir/KEY.
     writeFileSync(
       upload,
       `#!/bin/sh\nset -eu\nkey=\${2#s3://*/}\nmkdir -p "${bucketDir}/$(dirname "$key")"\ncp "$1" "${bucketDir}/$key"\n`,
@@ -22,12 +22,15 @@ describe('collect-logs.sh', () => {
     const r = node.run('collect-logs.sh', ['--bucket', 'evidence-bucket', '--prefix', 'incidents/inc-1'], {
       WORK_DIR: node.dir,
       UPLOAD_CMD: `sh ${upload}`,
+      // Stands in for `aws sts get-caller-identity`: an EC2 instance role session's user id.
+      CALLER_ID_CMD: 'echo AROAEXAMPLEID:i-0a1b2c3d4e5f60718',
       LOG_COLLECTOR: join(node.dir, 'absent'),
     });
     expect(r.code, r.stderr).toBe(0);
     expect(r.json).toMatchObject({ status: 'uploaded', collector: 'fallback' });
     const key = String(r.json.key);
-    expect(key).toMatch(/^incidents\/inc-1\/pod-doctor_.*\.tar\.gz$/);
+    // Under the node's own prefix: the only one the bucket policy lets its role write.
+    expect(key).toMatch(/^nodes\/AROAEXAMPLEID:i-0a1b2c3d4e5f60718\/incidents\/inc-1\/pod-doctor_.*\.tar\.gz$/);
     const stored = readFileSync(join(bucketDir, key));
     expect(createHash('sha256').update(stored).digest('hex')).toBe(r.json.sha256);
     expect(stored.length).toBe(r.json.bytes);

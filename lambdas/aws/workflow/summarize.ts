@@ -1,6 +1,6 @@
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DrainPlan } from '../../core/drain.js';
 import type { EvictPlan } from '../../core/evict-after-repair.js';
@@ -13,6 +13,7 @@ import type { PlannedRemedy } from '../../core/remedy/plan.js';
 import { type ActionRecord, type ApprovalRecord, outputExcerpt, renderSummary } from '../../core/summary.js';
 import { verificationFailed } from '../../core/voices/notice.js';
 import type { IncidentInput, WorkflowConfig } from '../../core/workflow-config.js';
+import { putNewObject } from '../evidence-store.js';
 import { clusterActionKey, incidentRunKey, lockKey, nodeCooldownKey } from '../incident-table.js';
 import { type Reservation, releaseReservation } from './reservations.js';
 import { type DrainState, drainAction, drainOf, settleDrain, withDrain } from './summarize-drain.js';
@@ -147,31 +148,32 @@ function summaryOf(
   });
 }
 
-/** The summary's JSON (with the subject) and Markdown in the evidence bucket, under the incident and execution. */
+/**
+ * The summary's JSON (with the subject) and Markdown in the evidence bucket, under the incident and
+ * execution, as new objects only (the bucket refuses overwrites): summarizing the same run again
+ * ("Record failure" after "Summarize") writes `summary.1.json` next to the first.
+ */
 async function storeSummary(
   s: SummarizeInput,
   summary: ReturnType<typeof renderSummary>,
   deps: SummarizeDeps,
 ): Promise<{ jsonKey: string; markdownKey: string }> {
   const prefix = `incidents/${s.incidentId}/${s.execution.arn.split(':').pop()}`;
-  const jsonKey = `${prefix}/summary.json`;
-  const markdownKey = `${prefix}/summary.md`;
-  await deps.s3.send(
-    new PutObjectCommand({
-      Bucket: deps.config.evidenceBucket,
-      Key: jsonKey,
-      Body: JSON.stringify({ ...summary.json, subject: summary.subject }, null, 2),
-      ContentType: 'application/json',
-    }),
+  const put = async (name: string, ext: string, Body: string, ContentType: string) =>
+    String(
+      await putNewObject(
+        deps.s3,
+        { Bucket: deps.config.evidenceBucket, Key: `${prefix}/${name}.${ext}`, Body, ContentType },
+        (n) => `${prefix}/${name}.${n}.${ext}`,
+      ),
+    );
+  const jsonKey = await put(
+    'summary',
+    'json',
+    JSON.stringify({ ...summary.json, subject: summary.subject }, null, 2),
+    'application/json',
   );
-  await deps.s3.send(
-    new PutObjectCommand({
-      Bucket: deps.config.evidenceBucket,
-      Key: markdownKey,
-      Body: summary.markdown,
-      ContentType: 'text/markdown',
-    }),
-  );
+  const markdownKey = await put('summary', 'md', summary.markdown, 'text/markdown');
   return { jsonKey, markdownKey };
 }
 
