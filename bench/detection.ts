@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { classifyEach, classifyStream, type StreamRecord } from '../lambdas/core/context.js';
 import { buildFilterPattern } from '../lambdas/core/filter-pattern.js';
 import { PROJECT_ROOT } from '../lib/constructs/paths.js';
 import { compileFilterPattern } from '../test/support/cloudwatch-filter.js';
@@ -49,6 +50,33 @@ export function benchFilter(healthy: readonly string[], ingestMbPerSecond: numbe
       `filter, healthy ${name}: ${((through.length / lines.length) * 100).toFixed(1)}% of lines, ${(share * 100).toFixed(1)}% of bytes pass → per GB of node logs ${(share * 1024).toFixed(0)} MB reach the ingest function: ${gbSeconds.toFixed(2)} GB-s + ${requests.toFixed(0)} requests ≈ $${usd.toFixed(5)}`,
     );
   }
+}
+
+/**
+ * The context path's cost (context.ts) against the single-line fast path, on what the ingest function receives: the
+ * mix's lines the subscription filter lets through, in stream batches of 500 (best of five each, same run).
+ */
+export function benchContext(mix: readonly string[]): void {
+  const passes = compileFilterPattern(buildFilterPattern());
+  const delivered = mix.filter((l) => passes(l));
+  const batches: StreamRecord[][] = [];
+  for (let i = 0; i < delivered.length; i += 500)
+    batches.push(delivered.slice(i, i + 500).map((record, k) => ({ record, at: 1_700_000_000_000 + (i + k) * 100 })));
+  const best = (read: (b: StreamRecord[]) => unknown) => {
+    let ms = Number.POSITIVE_INFINITY;
+    for (let r = 0; r < 5; r++) {
+      const t0 = process.hrtime.bigint();
+      for (const b of batches) read(b);
+      ms = Math.min(ms, Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+    return ms;
+  };
+  const alone = best(classifyEach);
+  const withContext = best((b) => classifyStream(b));
+  const changed = batches.flatMap((b) => classifyStream(b)).filter((r) => r.context !== undefined).length;
+  console.log(
+    `context path on the ${delivered.length} delivered lines of the mix (${((delivered.length / mix.length) * 100).toFixed(1)}%), batches of 500: single-line ${alone.toFixed(1)} ms, with context ${withContext.toFixed(1)} ms → ${(withContext / alone).toFixed(2)}× the fast path's cost; ${changed} lines read differently with context`,
+  );
 }
 
 /** The realistic healthy mix: everyday node lines plus the field corpus's healthy lines. */

@@ -1,7 +1,8 @@
-import { type Classification, classify, quickUnknown } from './classifier.js';
+import type { Classification } from './classifier.js';
 import { classifyCloudTrail, isCloudTrailEvent } from './cloudtrail.js';
 import { cloudTrailEventSchema } from './cloudtrail-schema.js';
 import { type AccountFacts, scopeCloudTrail } from './cloudtrail-scope.js';
+import { classifyEach, classifyStream } from './context.js';
 import { capValue } from './entities.js';
 import type { Occurrence } from './incidents.js';
 import { outboundFields, outboundText } from './outbound.js';
@@ -44,6 +45,12 @@ export interface IngestConfig {
    * @default []
    */
   readonly trustedSandboxImages?: readonly string[];
+  /**
+   * Read each line that names no cause again with its neighbours in the batch (context.ts); false reads every line
+   * alone (the single-line fast path the context path starts from).
+   * @default true
+   */
+  readonly context?: boolean;
 }
 
 const MAX_REJECT_CHARS = 16 * 1024;
@@ -131,25 +138,29 @@ export function readEvent(event: unknown, config: IngestConfig, now: number, fac
   }
   const cluster = capValue(clusterOf(batch.logGroup, config));
   const where = { logGroup: batch.logGroup, logStream: batch.logStream };
+  const events: { message: string; timestamp: number }[] = [];
   for (const raw of batch.logEvents) {
     stats.received++;
     const le = readLogEvent(raw);
-    if ('error' in le) {
-      reject(le.error, stringify(raw), where);
-      continue;
-    }
-    // Most node lines are healthy: the catalogue's pre-filter answers them without reading them.
-    const quick = quickUnknown(le.message);
+    if ('error' in le) reject(le.error, stringify(raw), where);
+    else events.push(le);
+  }
+  // Most node lines are healthy: the catalogue's pre-filter answers them without reading them. A batch is one log
+  // stream's, in order: a line that names no cause is read again with its neighbours (context.ts).
+  const stream = events.map((le) => ({ record: le.message, at: le.timestamp }));
+  // The one redaction pass: what is classified, joined, kept and shown is the line on one line, secrets out.
+  const readings =
+    config.context === false ? classifyEach(stream, outboundText) : classifyStream(stream, { prepare: outboundText });
+  for (const [i, le] of events.entries()) {
+    const { quick, classification: c } = readings[i];
     if (quick?.error) {
       reject(quick.error, le.message, where);
       continue;
     }
-    if (quick) {
+    if (quick || !c) {
       stats.unknown++;
       continue;
     }
-    // The one redaction pass: what is classified, kept and shown is the line on one line, secrets out.
-    const c = classify(outboundText(le.message));
     if (c.error) {
       reject(c.error, le.message, where);
       continue;

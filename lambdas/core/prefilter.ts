@@ -147,9 +147,23 @@ const SIGNATURE_WORDS = Math.ceil(SIGNATURES.length / 32);
  * anchors; undefined when no signature can match.
  */
 export function candidateSignatures(text: string): Uint32Array | undefined {
-  const { automaton, required } = anchorIndex();
-  const hits = automaton.groupsIn(text);
+  return signaturesHeldBy(patternHits(text));
+}
+
+/**
+ * The catalogue's patterns a text holds an anchor of (bit g for {@link patternAnchors}()[g]); undefined when none.
+ * Two texts joined with ": " hold the union of their hits and nothing more (an anchor holds no ':' and neither starts
+ * nor ends with a space, so none spans the join): the context path ORs the hits of neighbouring lines to find the
+ * signatures their join may match without reading the join.
+ */
+export function patternHits(text: string): Uint32Array | undefined {
+  return anchorIndex().automaton.groupsIn(text);
+}
+
+/** The signatures whose every anchored pattern is among `hits` (see {@link candidateSignatures}). */
+export function signaturesHeldBy(hits: Uint32Array | undefined): Uint32Array | undefined {
   if (hits === undefined) return undefined;
+  const { required } = anchorIndex();
   let out: Uint32Array | undefined;
   for (let i = 0; i < required.length; i++) {
     const needed = required[i];

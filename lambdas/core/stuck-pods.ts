@@ -1,5 +1,5 @@
-import { classifyMessage } from './classifier.js';
 import type { FailureClass } from './failure-classes.js';
+import { type PodFacts, type RefinedBy, refineWithPodFacts } from './pod-facts.js';
 
 /**
  * Pods that never start, read from Kubernetes objects. Only the fields used are typed: the shapes
@@ -106,6 +106,8 @@ export interface ClassifiedEvent {
   readonly message: string;
   readonly count: number;
   readonly at?: string;
+  /** What decided the class: the message alone, or the pod's facts (its reason, image, other events). */
+  readonly by?: RefinedBy;
 }
 
 const MAX_MESSAGE = 2_000;
@@ -150,26 +152,31 @@ export function isRunningAndReady(pod: PodObject): boolean {
   return pod.status?.phase === 'Running' && statuses.length > 0 && statuses.every((s) => s.ready && s.state?.running);
 }
 
-/** Classifies the cause events of a pod with the same catalogue the log path uses. */
-export function classifyPodEvents(events: readonly EventObject[]): ClassifiedEvent[] {
-  return (
-    events
-      // kubelet reports `BackOff` (Back-off pulling image) as type Normal: filter by reason only.
-      .filter((e) => (CAUSE_EVENT_REASONS as readonly string[]).includes(e.reason ?? ''))
-      .map((e) => {
-        const message = (e.message ?? '').slice(0, MAX_MESSAGE);
-        const c = classifyMessage(message);
-        const at = iso(e.lastTimestamp) ?? iso(e.eventTime);
-        return {
-          reason: e.reason ?? '',
-          class: c.class,
-          cause: c.cause,
-          message,
-          count: e.count ?? 1,
-          ...(at ? { at } : {}),
-        };
-      })
-  );
+/**
+ * Classifies the cause events of a pod with the same catalogue the log path uses, each with the pod's facts
+ * (pod-facts.ts): its images, the node's sandbox images, and the pod's other cause events as its history.
+ */
+export function classifyPodEvents(
+  events: readonly EventObject[],
+  facts: Omit<PodFacts, 'history'> = {},
+): ClassifiedEvent[] {
+  // kubelet reports `BackOff` (Back-off pulling image) as type Normal: filter by reason only.
+  const cause = events.filter((e) => (CAUSE_EVENT_REASONS as readonly string[]).includes(e.reason ?? ''));
+  return cause.map((e) => {
+    const message = (e.message ?? '').slice(0, MAX_MESSAGE);
+    const history = cause.filter((other) => other !== e);
+    const c = refineWithPodFacts({ reason: e.reason, message }, { ...facts, history });
+    const at = iso(e.lastTimestamp) ?? iso(e.eventTime);
+    return {
+      reason: e.reason ?? '',
+      class: c.class,
+      cause: c.cause,
+      message,
+      count: e.count ?? 1,
+      ...(at ? { at } : {}),
+      by: c.by,
+    };
+  });
 }
 
 /** The most specific class the events support: the most frequent non-unknown class, else unknown. */

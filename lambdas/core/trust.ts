@@ -84,3 +84,12 @@ export function untrustedPauseImage(image: string, configured: readonly string[]
 export function isTrustedPauseImage(image: string, configured: readonly string[] = []): boolean {
   return untrustedPauseImage(image, configured) === undefined;
 }
+
+/**
+ * The sandbox image repositories a node of a cluster in `region` may be configured with and pod-doctor trusts: the
+ * Region's EKS pause repository (AL2 and custom AMIs), AL2023's `localhost/kubernetes/pause`, and the configured
+ * ones. What the pod-facts refinement (pod-facts.ts) takes for "the node's sandbox image".
+ */
+export function sandboxRepositories(region: string, configured: readonly string[] = []): string[] {
+  return [eksPauseRepository(region), LOCAL_PAUSE_REPOSITORY, ...configured.map(repositoryOf)];
+}

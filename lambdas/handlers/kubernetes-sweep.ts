@@ -37,7 +37,7 @@ const deps: SweepDeps = {
   }),
   workflow: new WorkflowStarter(new SFNClient({}), env.WORKFLOW_ARN),
   now: Date.now,
-  options: { trustedSandboxImages: env.TRUSTED_SANDBOX_IMAGES },
+  options: { trustedSandboxImages: env.TRUSTED_SANDBOX_IMAGES, region: env.AWS_REGION },
 };
 
 /**

@@ -1,5 +1,43 @@
 import { classify } from '../../lambdas/core/classifier.js';
+import { classifyStream } from '../../lambdas/core/context.js';
+import { buildFilterPattern } from '../../lambdas/core/filter-pattern.js';
+import { refineWithPodFacts } from '../../lambdas/core/pod-facts.js';
+import { parseRecord } from '../../lambdas/core/records.js';
+import { compileFilterPattern } from './cloudwatch-filter.js';
 import type { LabelledLine } from './corpus.js';
+
+/** How a line is read: alone (the single-line classifier), or with what its source shows around it. */
+export type Reader = (l: LabelledLine) => string;
+
+/** The single-line classifier, the fast path. */
+export const singleLine: Reader = (l) => classify(l.line).class;
+
+let delivered: ((line: string) => boolean) | undefined;
+
+/**
+ * The context path as the ingest function runs it: the line with its neighbours from the same paste, keeping only
+ * the neighbours the subscription filter lets through (the function never sees the others), read by classifyStream;
+ * a Kubernetes event with the pod's facts the thread gives, read by refineWithPodFacts. A paste records order, not
+ * time: its lines are taken as one window. Without recorded context it is the single-line reading.
+ */
+export const inContext: Reader = (l) => {
+  const ctx = l.context;
+  if (!ctx) return singleLine(l);
+  delivered ??= compileFilterPattern(buildFilterPattern());
+  const pass = delivered;
+  const before = (ctx.before ?? []).filter((x) => pass(x));
+  const after = (ctx.after ?? []).filter((x) => pass(x));
+  const stream = [...before, l.line, ...after].map((record) => ({ record, at: 0 }));
+  const reading = classifyStream(stream)[before.length];
+  const streamClass = reading.classification?.class ?? 'unknown';
+  if (!ctx.pod) return streamClass;
+  const parsed = parseRecord(l.line);
+  const refined = refineWithPodFacts(
+    { reason: ctx.pod.reason ?? parsed.reason, message: parsed.message },
+    { images: ctx.pod.images, sandboxImages: ctx.pod.sandboxImages, history: ctx.pod.history },
+  );
+  return refined.by === 'message' ? streamClass : refined.class;
+};
 
 export interface ClassScore {
   readonly support: number;
@@ -19,15 +57,15 @@ export interface Evaluation {
   readonly misses: readonly string[];
 }
 
-/** Accuracy and per-class precision/recall of the classifier on labelled lines. */
-export function evaluate(lines: readonly LabelledLine[]): Evaluation {
+/** Accuracy and per-class precision/recall of a reader (the single-line classifier by default) on labelled lines. */
+export function evaluate(lines: readonly LabelledLine[], read: Reader = singleLine): Evaluation {
   const support = new Map<string, number>();
   const predicted = new Map<string, number>();
   const correct = new Map<string, number>();
   const misses: string[] = [];
   const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
   for (const l of lines) {
-    const got = classify(l.line).class;
+    const got = read(l);
     bump(support, l.class);
     bump(predicted, got);
     if (got === l.class) bump(correct, got);

@@ -22,6 +22,24 @@ export interface LabelledLine {
   /** Which file the line came from (`corpus` or the field file name without extension). */
   readonly file: string;
   readonly split: Split;
+  /** What surrounds the line in its source, where recorded (the context path reads it; see corpus-report.ts). */
+  readonly context?: LineContext;
+}
+
+/**
+ * A line's context as its source shows it: the lines just before and after it in the same paste (the same log
+ * stream, in order), and, for a Kubernetes event, the pod's facts the thread gives (its image, the node's sandbox
+ * image, its other events). Every context line is real text from the line's own source.
+ */
+export interface LineContext {
+  readonly before?: readonly string[];
+  readonly after?: readonly string[];
+  readonly pod?: {
+    readonly reason?: string;
+    readonly images?: readonly string[];
+    readonly sandboxImages?: readonly string[];
+    readonly history?: readonly { readonly reason?: string; readonly message?: string }[];
+  };
 }
 
 const HELD_OUT_DIGITS = new Set(['0', '1', '2', '3']);
@@ -32,11 +50,13 @@ export function splitOf(source: string): Split {
   return HELD_OUT_DIGITS.has(first) ? 'held-out' : 'tune';
 }
 
-function readJsonl(path: string): Record<string, string>[] {
+type Row = Record<string, string> & { context?: LineContext };
+
+function readJsonl(path: string): Row[] {
   return readFileSync(path, 'utf8')
     .split('\n')
     .filter((l) => l.trim().length > 0)
-    .map((l) => JSON.parse(l) as Record<string, string>);
+    .map((l) => JSON.parse(l) as Row);
 }
 
 /** The project's own corpus: tune split, format as the reader sees it is not recorded there. */
@@ -66,6 +86,7 @@ export function fieldCorpus(root = PROJECT_ROOT): LabelledLine[] {
         source: r.source,
         file: f.replace(/\.jsonl$/, ''),
         split: splitOf(r.source),
+        ...(r.context ? { context: r.context } : {}),
       })),
     );
 }

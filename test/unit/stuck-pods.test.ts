@@ -81,11 +81,15 @@ describe('pod events', () => {
     },
   ];
 
-  it('keeps only cause events (BackOff is reported as Normal by kubelet) and classifies them', () => {
+  it('keeps only cause events (BackOff is reported as Normal by kubelet) and classifies them, a bare back-off by the pod’s other events', () => {
     const c = classifyPodEvents(events);
-    expect(c.map((e) => `${e.reason}:${e.class}`)).toEqual([
+    expect(c.map((e) => `${e.reason}:${e.class}:${e.by}`)).toEqual([
+      'BackOff:registry-unreachable:history',
+      'Failed:registry-unreachable:message',
+    ]);
+    // Alone, the back-off names no cause.
+    expect(classifyPodEvents(events.slice(0, 2)).map((e) => `${e.reason}:${e.class}`)).toEqual([
       'BackOff:image-pull-failed',
-      'Failed:registry-unreachable',
     ]);
   });
 

@@ -1,3 +1,4 @@
+import type { PodFacts } from '../../core/pod-facts.js';
 import {
   asStuckPod,
   type ClassifiedEvent,
@@ -189,8 +190,8 @@ export class ClusterApi {
     return pods.map(asStuckPod).filter((p): p is StuckPod => p !== undefined);
   }
 
-  /** The cause events of one pod, classified with the log catalogue. */
-  async podEvents(namespace: string, name: string): Promise<ClassifiedEvent[]> {
+  /** The cause events of one pod, classified with the log catalogue and the pod's facts (pod-facts.ts). */
+  async podEvents(namespace: string, name: string, facts: Omit<PodFacts, 'history'> = {}): Promise<ClassifiedEvent[]> {
     const selector = `involvedObject.kind=Pod,involvedObject.name=${selectorValue(name, 'pod name')}`;
     const events = await this.listAll<EventObject>('list events', (kc, cont) =>
       kc.makeApiClient(CoreV1Api).listNamespacedEvent({
@@ -200,7 +201,7 @@ export class ClusterApi {
         ...(cont ? { _continue: cont } : {}),
       }),
     );
-    return classifyPodEvents(events);
+    return classifyPodEvents(events, facts);
   }
 
   /** One pod, or undefined when it no longer exists (404). */

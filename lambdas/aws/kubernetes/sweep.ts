@@ -1,8 +1,9 @@
 import type { Entities } from '../../core/entities.js';
 import { extractEntities, registryHost } from '../../core/entities.js';
 import { aggregate, type Occurrence } from '../../core/incidents.js';
+import type { PodFacts } from '../../core/pod-facts.js';
 import { type ClassifiedEvent, classifyPodEvents, dominantClass, type StuckPod } from '../../core/stuck-pods.js';
-import { untrustedPauseImage } from '../../core/trust.js';
+import { LOCAL_PAUSE_REPOSITORY, repositoryOf, sandboxRepositories, untrustedPauseImage } from '../../core/trust.js';
 import { type OpenIncidentDeps, openIncidents } from '../open-incidents.js';
 import type { ClusterApi } from './cluster-api.js';
 
@@ -13,6 +14,12 @@ export interface SweepOptions {
   readonly maxPods?: number;
   /** Sandbox image repositories trusted beyond the EKS pause repositories. @default [] */
   readonly trustedSandboxImages?: readonly string[];
+  /**
+   * The Region of the swept clusters: its EKS pause repository is one of the node's sandbox images a pod's facts
+   * are read against (pod-facts.ts).
+   * @default no EKS pause repository (localhost/kubernetes/pause and the trusted ones only)
+   */
+  readonly region?: string;
 }
 
 export interface SweepResult {
@@ -41,12 +48,21 @@ export async function sweepCluster(
   const occurrences: Occurrence[] = [];
   const unexplained: string[] = [];
   for (const pod of examined) {
-    const events = await api.podEvents(pod.namespace, pod.name);
-    const occurrence = occurrenceOf(cluster, pod, events, now, options.trustedSandboxImages);
+    const events = await api.podEvents(pod.namespace, pod.name, podFacts(pod, options));
+    const occurrence = occurrenceOf(cluster, pod, events, now, options.trustedSandboxImages, podFacts(pod, options));
     if (occurrence) occurrences.push(occurrence);
     else unexplained.push(`${pod.namespace}/${pod.name}`);
   }
   return { cluster, stuck: stuck.length, examined: examined.length, occurrences, unexplained };
+}
+
+/** The pod's facts for its events: its waiting images and the node's sandbox images (pod-facts.ts). */
+export function podFacts(pod: StuckPod, options: SweepOptions = {}): Omit<PodFacts, 'history'> {
+  const trusted = options.trustedSandboxImages ?? [];
+  const sandboxImages = options.region
+    ? sandboxRepositories(options.region, trusted)
+    : [LOCAL_PAUSE_REPOSITORY, ...trusted.map(repositoryOf)];
+  return { images: pod.images, sandboxImages };
 }
 
 export function occurrenceOf(
@@ -55,18 +71,26 @@ export function occurrenceOf(
   events: readonly ClassifiedEvent[],
   now: number,
   trustedSandboxImages: readonly string[] = [],
+  facts: Omit<PodFacts, 'history'> = {},
 ): Occurrence | undefined {
   // kubelet's waiting reason and message (e.g. `ErrImagePull: <the pull error>`) count as one more event.
   const waiting = pod.waitingMessage
-    ? classifyPodEvents([{ reason: 'Failed', message: `${pod.reason}: ${pod.waitingMessage}` }])
+    ? classifyPodEvents([{ reason: 'Failed', message: `${pod.reason}: ${pod.waitingMessage}` }], facts)
     : [];
   const all = [...events, ...waiting];
   let cls = dominantClass(all);
   if (cls === 'unknown') return undefined;
   const evidence = all.find((e) => e.class === cls);
-  // As on the log path: a sandbox failure counts only for a trusted pause image.
+  // As on the log path: a sandbox failure counts only for a trusted pause image. The pod's facts name only the
+  // configured sandbox images, so a class they decided is trusted by construction; one the message decided
+  // needs the message's image to be trusted.
   const sandboxImage = extractEntities(evidence?.message ?? '').sandboxImage;
-  if (cls === 'sandbox-image' && (!sandboxImage || untrustedPauseImage(sandboxImage, trustedSandboxImages))) {
+  const byFacts = evidence?.by === 'reason' || evidence?.by === 'image';
+  if (
+    cls === 'sandbox-image' &&
+    !byFacts &&
+    (!sandboxImage || untrustedPauseImage(sandboxImage, trustedSandboxImages))
+  ) {
     cls = 'image-pull-failed';
   }
   const image = pod.images[0];
