@@ -3,7 +3,9 @@
  * per-class precision/recall on the tune split and, separately, on the held-out split; the share of
  * failure lines the derived subscription filter lets through. Misses are listed for the tune split
  * only: the held-out split is scored, never inspected (pass --show-held-out after the catalogue is frozen;
- * --tune-only leaves the held-out figures out while tuning).
+ * --tune-only leaves the held-out figures out while tuning). The context path (context.ts, pod-facts.ts) is scored on
+ * both splits beside the single-line classifier; --fresh adds the fresh field set's totals (test/fixtures/fresh/).
+ * --context-misses lists the tune split's misses of the context path.
  */
 import { buildFilterPattern } from '../lambdas/core/filter-pattern.js';
 import { compileFilterPattern } from '../test/support/cloudwatch-filter.js';

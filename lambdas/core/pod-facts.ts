@@ -59,6 +59,8 @@ const CAUSELESS: ReadonlySet<FailureClass> = new Set(['unknown', 'image-pull-fai
 const SANDBOX_CATCH_ALL = 'runtime.sandbox-failed';
 /** Event reasons of a container image pull (kubelet's `Failed` carries ErrImagePull; BackOff the back-off). */
 const PULL_REASONS = new Set(['Failed', 'ErrImagePull', 'BackOff']);
+/** Reasons of an event that reports a pod start failing: only such an event may take its cause from the history. */
+const FAILURE_REASONS = new Set([...PULL_REASONS, 'ImagePullBackOff', 'FailedCreatePodSandBox']);
 /** At most this much of a message is read (as the sweep caps waiting messages). */
 const MAX_MESSAGE = 2_000;
 
@@ -70,8 +72,17 @@ export function refineWithPodFacts(event: PodEvent, facts: PodFacts = {}): Refin
   if (CAUSELESS.has(own.class) || own.signature === SANDBOX_CATCH_ALL)
     refined = withReason(event.reason, message, facts) ?? refined;
   refined = onSandboxImage(refined, event.reason, message, facts);
-  if (CAUSELESS.has(refined.class)) refined = fromHistory(facts.history ?? [], facts, refined);
+  if (CAUSELESS.has(refined.class) && reportsFailure(event.reason, refined.class))
+    refined = fromHistory(facts.history ?? [], facts, refined);
   return refined;
+}
+
+/**
+ * Whether an event that names no cause reports a failure at all: a failed pull without its cause, or an event of a
+ * failure reason. `Scheduled` or `Pulling` beside a failed pull stays what it is, whatever the pod's history says.
+ */
+function reportsFailure(reason: string | undefined, cls: FailureClass): boolean {
+  return cls === 'image-pull-failed' || (reason !== undefined && FAILURE_REASONS.has(reason));
 }
 
 /**

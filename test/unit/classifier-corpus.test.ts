@@ -149,6 +149,9 @@ const KNOWN_HEALTHY_LOOK_ALIKES: readonly (readonly [string, string, string])[] 
  * Round 9 (field-ip-3, field-pull-3, field-node-3, lookalike-2: 186 lines from 125 new sources, 36 of them held out;
  * most are look-alikes mined for the words the signatures key on; r1-r2 of 2026.12.01): 640/668 = 95.8% (the 54 new
  * held-out lines: 49 right; 49 of them are look-alikes, the class whose held-out precision the round tested).
+ * Round 10 (issue 29: classification with context; no catalogue change, no corpus line added): 640/668 = 95.8% at
+ * the start and at the end, single-line and context path alike (no held-out line carries recorded context). The
+ * context path is judged on the fresh field set instead (test/fixtures/fresh/).
  * A floor, not the goal (97%).
  */
 const HELD_OUT_FLOOR = 0.95;

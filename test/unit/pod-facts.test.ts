@@ -72,6 +72,15 @@ describe('classification with the pod’s facts', () => {
     ).toMatchObject({
       class: 'image-pull-failed',
     });
+    // An event that reports no failure stays healthy whatever the pod's other events say.
+    for (const healthy of [
+      { reason: 'Scheduled', message: 'Successfully assigned default/web-0 to ip-10-0-1-2.ec2.internal' },
+      { reason: 'Pulling', message: 'Pulling image "nginx:stable"' },
+    ])
+      expect(refineWithPodFacts(healthy, { images: ['nginx:stable'], history })).toMatchObject({
+        class: 'unknown',
+        by: 'message',
+      });
     // An event that names its own cause keeps it whatever the history says.
     expect(
       refineWithPodFacts(
