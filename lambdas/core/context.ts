@@ -1,6 +1,6 @@
 import { type Classification, classifiedPart, classify, classifyMessage, quickUnknown } from './classifier.js';
 import { extractEntities } from './entities.js';
-import type { FailureClass } from './failure-classes.js';
+import { type FailureClass, PULL_CAUSE_CLASSES } from './failure-classes.js';
 import { patternHits, signaturesHeldBy } from './prefilter.js';
 import { parseRecord, type RecordFormat } from './records.js';
 import { CATALOGUE_VERSION } from './signatures.js';
@@ -70,17 +70,8 @@ export interface StreamReading {
 
 /** Classes that name no cause: a line of these classes is read again with its neighbours. */
 const CAUSELESS: ReadonlySet<FailureClass> = new Set(['unknown', 'image-pull-failed']);
-/** Pull classes an effect line (`image-pull-failed`) may take from a cause of the same image. */
-const PULL_CAUSES: ReadonlySet<FailureClass> = new Set([
-  'image-not-found',
-  'image-platform',
-  'registry-auth',
-  'registry-unreachable',
-  'registry-tls',
-  'rate-limited',
-]);
 /** What can make a pull fail: the pull causes, a full disk (the layers do not fit), the sandbox image's own pull. */
-const PULL_FAILS_OF: ReadonlySet<FailureClass> = new Set([...PULL_CAUSES, 'disk-full', 'sandbox-image']);
+const PULL_FAILS_OF: ReadonlySet<FailureClass> = new Set([...PULL_CAUSE_CLASSES, 'disk-full', 'sandbox-image']);
 /**
  * A failed pull whose line stops where its cause would start: a retry summary or wrapped error ending in `:`
  * (`inspect image has been retried 5 time(s): `), a command's exit status whose output holds the cause (kubeadm's
@@ -238,7 +229,7 @@ function pairReading(view: StreamView, i: number, j: number): StreamReading | un
   // Lines about two different images explain nothing about each other.
   if (a !== undefined && b !== undefined && a !== b) return undefined;
   // An effect without a cause takes the cause of the same image.
-  if (mine === 'image-pull-failed' && PULL_CAUSES.has(theirs) && a !== undefined) {
+  if (mine === 'image-pull-failed' && PULL_CAUSE_CLASSES.has(theirs) && a !== undefined) {
     const c = view.readings[j].classification;
     if (c) return { classification: { ...c, message: view.message(i) }, context: { kind: 'same-image', with: [j] } };
   }

@@ -26,6 +26,16 @@ export const FAILURE_CLASSES = [
 
 export type FailureClass = (typeof FAILURE_CLASSES)[number];
 
+/** The classes that name why an image pull failed (the registry, the image, the path to it), not where. */
+export const PULL_CAUSE_CLASSES: ReadonlySet<FailureClass> = new Set([
+  'image-not-found',
+  'image-platform',
+  'registry-auth',
+  'registry-unreachable',
+  'registry-tls',
+  'rate-limited',
+]);
+
 export const CLASS_MODES = ['observe', 'approve', 'auto'] as const;
 /** observe: recommend only · approve: act after a human approves · auto: act within the risk-tier limits. */
 export type ClassMode = (typeof CLASS_MODES)[number];

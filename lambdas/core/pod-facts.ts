@@ -1,6 +1,6 @@
 import { classifyMessage } from './classifier.js';
 import { extractEntities } from './entities.js';
-import type { FailureClass } from './failure-classes.js';
+import { type FailureClass, PULL_CAUSE_CLASSES } from './failure-classes.js';
 import { repositoryOf } from './trust.js';
 
 /**
@@ -44,16 +44,6 @@ export interface Refined {
   readonly by: RefinedBy;
 }
 
-/** Classes of an image pull that went wrong; on the sandbox image they are the node's sandbox-image failure. */
-const PULL_CLASSES: ReadonlySet<FailureClass> = new Set([
-  'image-not-found',
-  'image-platform',
-  'registry-auth',
-  'registry-unreachable',
-  'registry-tls',
-  'rate-limited',
-  'image-pull-failed',
-]);
 const CAUSELESS: ReadonlySet<FailureClass> = new Set(['unknown', 'image-pull-failed']);
 /** The catch-all sandbox signature: a sandbox start failed, the message names nothing more specific. */
 const SANDBOX_CATCH_ALL = 'runtime.sandbox-failed';
@@ -103,7 +93,8 @@ function withReason(reason: string | undefined, message: string, facts: PodFacts
 
 /** A pull failure of the node's sandbox image is the node's sandbox-image failure, whatever went wrong in the pull. */
 function onSandboxImage(r: Refined, reason: string | undefined, message: string, facts: PodFacts): Refined {
-  if (!PULL_CLASSES.has(r.class) || r.class === 'image-pull-failed' || !facts.sandboxImages?.length) return r;
+  // A pull cause on the sandbox image is the node's sandbox-image failure.
+  if (!PULL_CAUSE_CLASSES.has(r.class) || !facts.sandboxImages?.length) return r;
   const named = extractEntities(message);
   const image =
     named.sandboxImage ?? named.image ?? (reason === 'FailedCreatePodSandBox' ? undefined : onlyImage(facts));

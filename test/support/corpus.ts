@@ -71,9 +71,8 @@ export function projectCorpus(root = PROJECT_ROOT): LabelledLine[] {
   }));
 }
 
-/** Field lines from every test/fixtures/field/*.jsonl file, each with its split. */
-export function fieldCorpus(root = PROJECT_ROOT): LabelledLine[] {
-  const dir = join(root, 'test', 'fixtures', 'field');
+/** The labelled lines of every *.jsonl file of `dir` (none when it does not exist), each split by `split`. */
+export function labelledLines(dir: string, split: (source: string) => Split): LabelledLine[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir)
     .filter((f) => f.endsWith('.jsonl'))
@@ -85,10 +84,15 @@ export function fieldCorpus(root = PROJECT_ROOT): LabelledLine[] {
         format: r.format,
         source: r.source,
         file: f.replace(/\.jsonl$/, ''),
-        split: splitOf(r.source),
+        split: split(r.source),
         ...(r.context ? { context: r.context } : {}),
       })),
     );
+}
+
+/** Field lines from every test/fixtures/field/*.jsonl file, each with its split. */
+export function fieldCorpus(root = PROJECT_ROOT): LabelledLine[] {
+  return labelledLines(join(root, 'test', 'fixtures', 'field'), splitOf);
 }
 
 /** Everything: the project corpus and the field corpus. */
