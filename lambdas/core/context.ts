@@ -107,7 +107,9 @@ export function classifyStream(records: readonly StreamRecord[], options: Contex
   const out = [...readings];
   const valueLines = options.valueLines ?? 40;
   for (let i = 0; i < records.length; i++) {
-    if (!view.readable(i) || !VALUE_OPENS.test(view.message(i).trimEnd())) continue;
+    // A value opens with `=<`: a line without it is not read for this (most lines, healthy ones unparsed).
+    if (!records[i].record.includes('=<') || !view.readable(i) || !VALUE_OPENS.test(view.message(i).trimEnd()))
+      continue;
     const joined = joinValue(view, i, valueLines, options.windowMs ?? 10_000);
     if (joined) for (const k of [i, ...joined.with]) out[k] = joined.reading(k);
   }
