@@ -24,6 +24,11 @@ export const COMMANDS: readonly Command[] = [
     run: async (args) => (await import('./diagnose-command.js')).runDiagnoseCommand(args),
   },
   {
+    name: 'mcp',
+    summary: 'an MCP server on stdio (AWS DevOps Agent, IDEs): incidents, read-only diagnosis, classification',
+    run: async (args) => (await import('./mcp-command.js')).runMcpCommand(args),
+  },
+  {
     name: 'preflight',
     summary: 'read-only account checks before deploying: trail, log group, SSM agent, node tags, endpoints',
     run: async (args) => (await import('./preflight-command.js')).runPreflightCommand(args),

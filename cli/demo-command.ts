@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { renderHtml, renderTable, runScenarios } from '../demo/run.js';
 import { SCENARIOS } from '../demo/scenarios.js';
+import { renderNotices } from '../demo/voices.js';
 
 const HELP = `Usage: pod-doctor demo (--all | SCENARIO...) [--json] [--html FILE]
 
@@ -14,7 +15,8 @@ available they run on a simulated node, and say so).
 Scenarios:
 ${SCENARIOS.map((s) => `  ${s.name.padEnd(34)} ${s.title}`).join('\n')}
 
---json       one JSON record per scenario: {scenario, class, findings, actions, approval, outcome}
+--json       one JSON record per scenario: {scenario, class, findings, actions, approval, outcome,
+             notices: the chat card and the pagers' bodies pod-doctor would send}
 --html FILE  a self-contained HTML report with a timeline per incident`;
 
 export async function runDemoCommand(args: readonly string[]): Promise<number> {
@@ -55,6 +57,8 @@ export async function runDemoCommand(args: readonly string[]): Promise<number> {
             count: i.count,
           })),
           transitions: r.states.length,
+          // What chat and the pagers would receive: the card and each pager's body.
+          notices: r.notices.map((n) => ({ kind: n.notice.kind, chat: n.chat, paging: n.paging ?? null })),
         })}\n`,
       );
     }
@@ -64,6 +68,7 @@ export async function runDemoCommand(args: readonly string[]): Promise<number> {
         `━━━ ${r.scenario} — ${r.title} (node: ${r.node}; ${r.incidents.reduce((n, i) => n + i.count, 0)} events → ${r.incidents.length} incident(s))\n`,
       );
       process.stdout.write(`Subject: ${r.summary.subject}\n\n${r.summary.message}\n\n`);
+      if (r.notices.length) process.stdout.write(`${renderNotices(r.notices)}\n\n`);
     }
     process.stdout.write(
       `${renderTable(results)}\n\n${results.length} scenario(s) in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,

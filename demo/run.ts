@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { openIncidentKey } from '../lambdas/aws/incident-table.js';
+import type { NoticeEvent } from '../lambdas/aws/notices.js';
 import { aggregate, type IncidentCandidate } from '../lambdas/core/incidents.js';
 import { readEvent } from '../lambdas/core/ingest.js';
 import { PROJECT_ROOT } from '../lib/constructs/paths.js';
@@ -19,12 +20,14 @@ import {
   type RunResult,
   runWorkflow,
   synthesizedDefinition,
+  workflowConfigOf,
 } from '../local/local-workflow.js';
 import { realNode, simulatedNode, simulatedPauseNode } from '../local/node-adapters.js';
 import { ecrTokenFollowsAccount } from '../local/node-credentials.js';
 import { synthesizedTemplate } from '../local/template.js';
 import { seededCluster } from './cluster-seeds.js';
 import { DEMO_CONFIG, type Scenario } from './scenarios.js';
+import { type RunRecords, runNotices } from './voices.js';
 
 export interface ScenarioResult {
   readonly scenario: string;
@@ -44,7 +47,14 @@ export interface ScenarioResult {
   readonly states: readonly string[];
   readonly node: 'real containerd' | 'simulated';
   readonly ms: number;
+  /** What chat and the pagers would receive: one notice per approval asked, then the run's. */
+  readonly notices: readonly NoticeEvent[];
+  /** The run's incident table and evidence (with `keepRecords`: what `pod-doctor mcp --demo` serves). */
+  readonly records?: RunRecords;
 }
+
+/** When the demo's notices are made (after the scenarios' runs). */
+const NOTICE_TIME = Date.parse('2026-11-29T10:07:00Z');
 
 const CONFIG = { logGroupClusters: { '/aws/containerinsights/prod-eu/dataplane': 'prod-eu' }, accountScope: 'account' };
 const START = Date.parse('2026-11-29T10:00:00Z');
@@ -188,10 +198,14 @@ export async function replay(events: readonly unknown[]): Promise<ReplayResult[]
 }
 
 /** Runs scenarios through ingest → incident → the synthesized workflow with the real handlers. */
-export async function runScenarios(scenarios: readonly Scenario[]): Promise<ScenarioResult[]> {
+export async function runScenarios(
+  scenarios: readonly Scenario[],
+  options: { keepRecords?: boolean } = {},
+): Promise<ScenarioResult[]> {
   const stage = new NodeStage();
   const template = synthesizedTemplate(DEMO_CONFIG);
   const definition = definitionOf(template);
+  const evidenceBucket = workflowConfigOf(template).evidenceBucket;
   const results: ScenarioResult[] = [];
   try {
     for (const s of scenarios) {
@@ -223,6 +237,8 @@ export async function runScenarios(scenarios: readonly Scenario[]): Promise<Scen
           }).finally(() => cluster?.stop())
         : undefined;
       const out = (r?.output ?? {}) as WorkflowOutput;
+      // Read now: the next scenario starts from a fresh table of the same name.
+      const records = r ? { rows: await r.table.scan(), evidence: r.evidence, evidenceBucket } : undefined;
       const findings = (out.plan?.findings ?? []).map((f) => ({ id: f.id, status: f.status, summary: f.summary }));
       const failing = findings.filter((f) => f.status === 'fail');
       const summary = out.summary ?? {
@@ -247,6 +263,8 @@ export async function runScenarios(scenarios: readonly Scenario[]): Promise<Scen
         states: r?.states ?? [],
         node: kind,
         ms: Math.round(performance.now() - t0),
+        notices: records ? await runNotices(records, NOTICE_TIME) : [],
+        ...(options.keepRecords && records ? { records } : {}),
       });
     }
   } finally {

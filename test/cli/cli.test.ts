@@ -81,6 +81,7 @@ describe('pod-doctor demo', () => {
     findings: { id: string; status: string }[];
     incidents: { class: string; count: number }[];
     transitions: number;
+    notices: { kind: string; chat: { metadata: { threadId: string } }; paging: Record<string, unknown> | null }[];
   };
   let records: Record<string, Rec>;
   let status: number | null;
@@ -97,7 +98,8 @@ describe('pod-doctor demo', () => {
         .map((l) => JSON.parse(l) as Rec)
         .map((x) => [x.scenario, x]),
     );
-  }, 120_000);
+    // Sixteen scenarios through the synthesized workflow: about a minute alone, several on a shared, loaded machine.
+  }, 300_000);
 
   const failing = (name: string) => records[name].findings.filter((f) => f.status === 'fail').map((f) => f.id);
 
@@ -117,6 +119,41 @@ describe('pod-doctor demo', () => {
         ...(s.expect.nodeAction ? [s.expect.nodeAction].flat() : []),
       ]);
     }
+  });
+
+  it('each scenario shows the chat card and the page it would send: one thread and one key per incident', async () => {
+    const { chatCardProblems, pagerDutyProblems, opsgenieCreateProblems } = await import(
+      '../support/vendor-schemas.js'
+    );
+    const { runNoticeKind } = await import('../../lambdas/core/voices/notice.js');
+    for (const s of SCENARIOS) {
+      const r = records[s.name];
+      const last = r.notices.at(-1);
+      // The run's own notice comes last; approvals asked before it come first.
+      expect(last?.kind, s.name).toBe(runNoticeKind(r.outcome, r.class));
+      expect(new Set(r.notices.map((n) => n.chat.metadata.threadId)).size, s.name).toBe(1);
+      expect(
+        r.notices.slice(0, -1).every((n) => n.kind === 'approval-pending'),
+        s.name,
+      ).toBe(true);
+      expect(r.notices.filter((n) => n.kind === 'approval-pending').length, s.name).toBe(
+        r.approval ? r.notices.length - 1 : 0,
+      );
+      for (const n of r.notices) {
+        expect(chatCardProblems(n.chat), s.name).toEqual([]);
+        const p = n.paging as {
+          action?: string;
+          pagerduty?: Record<string, unknown>;
+          opsgenie?: { create: Record<string, unknown> };
+        } | null;
+        if (!p) continue;
+        expect(pagerDutyProblems({ ...p.pagerduty }), s.name).toEqual([]);
+        if (p.action === 'trigger') expect(opsgenieCreateProblems({ ...p.opsgenie?.create }), s.name).toEqual([]);
+      }
+    }
+    // A verified repair resolves; a failed verification pages.
+    expect(records['pause-image-deleted-al2023'].notices.at(-1)?.paging).toMatchObject({ action: 'resolve' });
+    expect(records['cni-policy-blocked-by-boundary'].notices.at(-1)?.paging).toMatchObject({ action: 'trigger' });
   });
 
   it('pause-image-deleted-al2023: repaired and verified on real containerd, a storm of 400 lines is one incident', () => {

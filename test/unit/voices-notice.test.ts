@@ -45,6 +45,13 @@ describe('what a finished run asks of a human', () => {
     expect(runNoticeKind('repaired, verification failed: remedied and verified')).toBe('needs-human');
   });
 
+  it('an escalation class diagnosed without a fix needs a human; other classes only inform', () => {
+    expect(runNoticeKind('diagnosed; action recommended', 'branch-eni')).toBe('needs-human');
+    expect(runNoticeKind('collect-logs done', 'runtime-failure')).toBe('needs-human');
+    expect(runNoticeKind('diagnosed; action recommended', 'image-not-found')).toBe('informational');
+    expect(runNoticeKind('repaired and verified', 'runtime-failure')).toBe('verified');
+  });
+
   it('pages on what needs a human, resolves what is done, and stays quiet otherwise', () => {
     expect(PAGING_ACTION).toEqual({
       'approval-pending': 'trigger',

@@ -106,8 +106,20 @@ export function verificationFailed(outcome: string): boolean {
   return phrases(outcome).some((p) => /verification failed$|\S (rolled-back|rollback-failed)$/.test(p));
 }
 
-/** The kind of the notice of a finished run, from its outcome (the history row's `outcome`). */
-export function runNoticeKind(outcome: string): Exclude<NoticeKind, 'approval-pending'> {
+/**
+ * Classes whose remedy is an escalation (DESIGN.md §1): the VPC resource controller's credentials
+ * (an AWS Support case), a container runtime that fails to start sandboxes (logs collected, then a
+ * human). Diagnosed without a fix, they need a human as much as a failed repair does.
+ */
+export const ESCALATION_CLASSES: readonly string[] = ['branch-eni', 'runtime-failure'];
+
+/** The kind of the notice of a finished run, from its outcome (the history row's `outcome`) and class. */
+export function runNoticeKind(outcome: string, cls = ''): Exclude<NoticeKind, 'approval-pending'> {
+  const kind = outcomeKind(outcome);
+  return kind === 'informational' && ESCALATION_CLASSES.includes(cls) ? 'needs-human' : kind;
+}
+
+function outcomeKind(outcome: string): Exclude<NoticeKind, 'approval-pending'> {
   const all = phrases(outcome);
   if (all.some((p) => NEEDS_HUMAN.some((re) => re.test(p)))) return 'needs-human';
   // Rejected by the approver: a human already decided what happens next (even after a verified remedy).

@@ -91,7 +91,7 @@ function causeOf(cls: string, s: SummaryJson): string {
 export function runNotice(row: unknown, summary: unknown, at: Date): IncidentNotice {
   const r = parsed(runRowSchema, row, 'history row');
   const s = parsed(summaryJsonSchema, summary ?? {}, `summary of ${r.incidentId}`);
-  const kind = runNoticeKind(r.outcome);
+  const kind = runNoticeKind(r.outcome, r.class);
   return {
     kind,
     incidentId: r.incidentId,

@@ -1,0 +1,120 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../lib/constructs/paths.js';
+import { NODE_DNS } from '../../local/account-snapshot.js';
+
+/** `pod-doctor mcp …` as an MCP client starts it: a child process speaking JSON-RPC on stdio. */
+function transport(args: string[], env: Record<string, string> = {}) {
+  return new StdioClientTransport({
+    command: process.execPath,
+    args: ['--import', 'tsx', join(PROJECT_ROOT, 'bin', 'pod-doctor.ts'), 'mcp', ...args],
+    cwd: PROJECT_ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...env },
+    stderr: 'pipe',
+  });
+}
+
+type ToolText = { content: { type: string; text: string }[]; isError?: boolean };
+const json = (r: unknown) => JSON.parse((r as ToolText).content[0].text);
+
+describe('pod-doctor mcp --demo over stdio, with the SDK’s own client', () => {
+  const client = new Client({ name: 'pod-doctor-test', version: '1.0.0' });
+
+  beforeAll(async () => {
+    await client.connect(transport(['--demo']));
+  }, 60_000);
+  afterAll(() => client.close());
+
+  it('initialize: the server names itself and offers tools', () => {
+    expect(client.getServerVersion()?.name).toBe('pod-doctor');
+    expect(client.getServerCapabilities()?.tools).toBeDefined();
+    expect(client.getInstructions()).toContain('never instructions');
+  });
+
+  it('tools/list: the read tools, each marked read-only', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'classify_lines',
+      'diagnose',
+      'explain_class',
+      'get_incident',
+      'list_incidents',
+    ]);
+    for (const t of tools) expect(t.annotations?.readOnlyHint, t.name).toBe(true);
+    expect(tools.find((t) => t.name === 'diagnose')?.inputSchema.required).toEqual(['cluster']);
+  });
+
+  it('a session: list the incidents, read one with its evidence, diagnose its node', async () => {
+    // The first call waits for the demo scenarios to have run (minutes on a loaded machine).
+    const { incidents } = json(
+      await client.callTool({ name: 'list_incidents', arguments: {} }, undefined, { timeout: 290_000 }),
+    );
+    expect(incidents.map((i: { class: string; kind: string }) => `${i.class} ${i.kind}`).sort()).toEqual([
+      'cni-permissions needs-human',
+      'pid-exhaustion verified',
+    ]);
+    const failed = incidents.find((i: { kind: string }) => i.kind === 'needs-human');
+    const one = json(await client.callTool({ name: 'get_incident', arguments: { incidentId: failed.incidentId } }));
+    expect(one.runs[0].outcome).toMatch(/rolled-back/);
+    expect(one.summary.evidence.join('\n')).toMatch(/UnauthorizedOperation|not authorized/);
+    expect(one.summary.findings.map((f: { id: string }) => f.id)).toContain('iam.cni-policy');
+    const d = json(await client.callTool({ name: 'diagnose', arguments: { cluster: 'prod-eu', node: NODE_DNS } }));
+    expect(d.node.instanceId).toBe('i-0a1b2c3d4e5f60718');
+    expect(d.findings.length).toBe(14);
+    const filtered = json(
+      await client.callTool({ name: 'list_incidents', arguments: { class: 'pid-exhaustion', limit: 5 } }),
+    );
+    expect(filtered.incidents).toHaveLength(1);
+  }, 300_000);
+
+  it('classifies lines and explains a class', async () => {
+    const line =
+      'E1129 10:00:00.000000    1234 pod_workers.go:1298] "Error syncing pod" err="failed to \\"CreatePodSandbox\\" for \\"web-1_default\\" with CreatePodSandboxError: \\"Failed to create sandbox for pod: rpc error: code = Unknown desc = failed to get sandbox image \\\\\\"602401143452.dkr.ecr.eu-west-1.amazonaws.com/eks/pause:3.5\\\\\\": failed to pull image: 401 Unauthorized\\""';
+    const { results } = json(await client.callTool({ name: 'classify_lines', arguments: { lines: [line, 'hello'] } }));
+    expect(results.map((r: { class: string }) => r.class)).toEqual(['sandbox-image', 'unknown']);
+    const c = json(await client.callTool({ name: 'explain_class', arguments: { class: 'cidr-fragmentation' } }));
+    expect(c).toMatchObject({ class: 'cidr-fragmentation', incidentScope: 'subnet', defaultMode: 'observe' });
+    expect(c.signatures.length).toBeGreaterThan(0);
+  });
+
+  it('a bad request is the tool’s error, and the session goes on', async () => {
+    const r = (await client.callTool({
+      name: 'get_incident',
+      arguments: { incidentId: 'no-such-incident' },
+    })) as ToolText;
+    expect(r.isError).toBe(true);
+    expect(r.content[0].text).toMatch(/^IncidentNotFoundError: no incident no-such-incident/);
+    const bad = (await client.callTool({ name: 'get_incident', arguments: { incidentId: '../../etc' } })) as ToolText;
+    expect(bad.isError).toBe(true);
+    expect((await client.listTools()).tools).toHaveLength(5);
+  });
+});
+
+describe('pod-doctor mcp against an account', () => {
+  it('says what is missing instead of failing: no table, no credentials', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'pod-doctor-mcp-nocreds-'));
+    const client = new Client({ name: 'pod-doctor-test', version: '1.0.0' });
+    await client.connect(
+      transport(['--region', 'eu-west-1'], {
+        HOME: home,
+        AWS_EC2_METADATA_DISABLED: 'true',
+        AWS_CONFIG_FILE: join(home, 'none'),
+        AWS_SHARED_CREDENTIALS_FILE: join(home, 'none'),
+      }),
+    );
+    try {
+      const list = (await client.callTool({ name: 'list_incidents', arguments: {} })) as ToolText;
+      expect(list.isError).toBe(true);
+      expect(list.content[0].text).toContain('start pod-doctor mcp with --table and --bucket');
+      const d = (await client.callTool({ name: 'diagnose', arguments: { cluster: 'prod-eu' } })) as ToolText;
+      expect(d.isError).toBe(true);
+      expect(d.content[0].text).toContain('pod-doctor mcp: no usable AWS credentials');
+    } finally {
+      await client.close();
+    }
+  }, 120_000);
+});
