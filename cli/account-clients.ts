@@ -1,3 +1,4 @@
+import { CloudTrailClient } from '@aws-sdk/client-cloudtrail';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ECRClient } from '@aws-sdk/client-ecr';
 import { EKSClient } from '@aws-sdk/client-eks';
@@ -7,6 +8,7 @@ import { ChangeIndex } from '../lambdas/aws/change-index.js';
 import type { CheckClients } from '../lambdas/aws/checks/check-input.js';
 import { perRegion, sdkClient } from '../lambdas/aws/checks/handler-kit.js';
 import { Ec2QueryClient } from '../lambdas/aws/ec2/client.js';
+import { cloudTrailChangeReader } from './cloudtrail-changes.js';
 
 /**
  * Every client the checks use, each created on first use (the CLI runs all check groups in one
@@ -41,5 +43,27 @@ export function accountClients(): CheckClients {
       return changes;
     },
     ecr,
+  };
+}
+
+/**
+ * The checks' clients as the CLI runs them against an account (`diagnose`, `mcp`): the account's own,
+ * and recent changes from CloudTrail, a page per resource (no deployed change index to read).
+ */
+export function cliCheckClients(): CheckClients {
+  const base = accountClients();
+  const changes = cloudTrailChangeReader(new CloudTrailClient({ maxAttempts: 6 }));
+  return {
+    get ec2() {
+      return base.ec2;
+    },
+    get iam() {
+      return base.iam;
+    },
+    get eks() {
+      return base.eks;
+    },
+    ecr: (r) => base.ecr(r),
+    changes,
   };
 }

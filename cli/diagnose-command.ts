@@ -121,25 +121,8 @@ export async function runDiagnoseCommand(args: readonly string[]): Promise<numbe
     return 2;
   }
   process.env.AWS_REGION = region;
-  const { accountClients } = await import('./account-clients.js');
-  const { CloudTrailClient } = await import('@aws-sdk/client-cloudtrail');
-  const { cloudTrailChangeReader } = await import('./cloudtrail-changes.js');
-  const base = accountClients();
-  // No deployed change index here: recent changes come from CloudTrail, a page per resource.
-  const changes = cloudTrailChangeReader(new CloudTrailClient({ maxAttempts: 6 }));
-  const clients: CheckClients = {
-    get ec2() {
-      return base.ec2;
-    },
-    get iam() {
-      return base.iam;
-    },
-    get eks() {
-      return base.eks;
-    },
-    ecr: (r) => base.ecr(r),
-    changes,
-  };
+  const { cliCheckClients } = await import('./account-clients.js');
+  const clients = cliCheckClients();
   try {
     await clients.eks.config.credentials();
   } catch (e) {

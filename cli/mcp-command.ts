@@ -40,12 +40,9 @@ async function accountDeps(o: { table?: string; bucket?: string; region: string 
   const { DynamoDBDocumentClient } = await import('@aws-sdk/lib-dynamodb');
   const { S3Client } = await import('@aws-sdk/client-s3');
   const { IncidentReader } = await import('./mcp/incident-reader.js');
-  const { accountClients } = await import('./account-clients.js');
-  const { cloudTrailChangeReader } = await import('./cloudtrail-changes.js');
-  const { CloudTrailClient } = await import('@aws-sdk/client-cloudtrail');
+  const { cliCheckClients } = await import('./account-clients.js');
   let reader: InstanceType<typeof IncidentReader> | undefined;
-  const base = accountClients();
-  const changes = cloudTrailChangeReader(new CloudTrailClient({ maxAttempts: 6 }));
+  const clients = cliCheckClients();
   return {
     incidents: async () => {
       if (!o.table || !o.bucket)
@@ -60,22 +57,9 @@ async function accountDeps(o: { table?: string; bucket?: string; region: string 
       });
       return reader;
     },
-    // No deployed change index here: recent changes come from CloudTrail, as `pod-doctor diagnose` does.
     account: async () => {
-      await credentialsOrExplain(base);
-      return {
-        get ec2() {
-          return base.ec2;
-        },
-        get iam() {
-          return base.iam;
-        },
-        get eks() {
-          return base.eks;
-        },
-        ecr: (r) => base.ecr(r),
-        changes,
-      } satisfies CheckClients;
+      await credentialsOrExplain(clients);
+      return clients;
     },
     region: o.region,
     version,

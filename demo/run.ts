@@ -197,6 +197,16 @@ export async function replay(events: readonly unknown[]): Promise<ReplayResult[]
   return out;
 }
 
+/** A scenario's input: its log lines as one subscription payload (repeated: a storm), then its CloudTrail events. */
+function eventsOf(s: Scenario): unknown[] {
+  return [
+    ...(s.lines.length ? [subscriptionPayload(Array.from({ length: s.repeat }, () => s.lines).flat())] : []),
+    ...(s.cloudTrail ?? []).map(
+      (f) => JSON.parse(readFileSync(join(PROJECT_ROOT, 'test', 'fixtures', 'events', f), 'utf8')) as unknown,
+    ),
+  ];
+}
+
 /** Runs scenarios through ingest → incident → the synthesized workflow with the real handlers. */
 export async function runScenarios(
   scenarios: readonly Scenario[],
@@ -213,12 +223,7 @@ export async function runScenarios(
       const account = healthyAccount();
       s.account?.(account);
       const table = await freshIncidentTable(template);
-      const events: unknown[] = [
-        ...(s.lines.length ? [subscriptionPayload(Array.from({ length: s.repeat }, () => s.lines).flat())] : []),
-        ...(s.cloudTrail ?? []).map(
-          (f) => JSON.parse(readFileSync(join(PROJECT_ROOT, 'test', 'fixtures', 'events', f), 'utf8')) as unknown,
-        ),
-      ];
+      const events = eventsOf(s);
       const started = await ingestAll(events, table, `demo-${s.name}`, template);
       const incidents = aggregate(events.flatMap((e) => readEvent(e, CONFIG, START).occurrences));
       const main = started.find((x) => x.class === s.expect.class) ?? started[0];
