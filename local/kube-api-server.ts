@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../lib/constructs/paths.js';
 import { type AdmissionDenial, type AdmissionObjects, LocalAdmission } from './admission.js';
+import { LocalEvents } from './kube-api-events.js';
 import { fieldMatches, labelsMatch, page, REASONS, selfSignedCertificate, status } from './kube-api-helpers.js';
 import { ClusterWrites, type ControllerBehaviour, mergePatch } from './kube-api-writes.js';
 import { allowed, attributesOf, forbiddenMessage, type Grant, groupGrants, type RequestAttributes } from './rbac.js';
@@ -14,7 +15,8 @@ import { allowed, attributesOf, forbiddenMessage, type Grant, groupGrants, type 
  * opaque `continue` token, field selectors on the fields pod-doctor uses, `Status` bodies for errors.
  * Its certificate is self-signed per run and handed to the client as an EKS cluster CA would be.
  * `faults` answers chosen requests with an HTTP status first (401, 403, 410, 429, 500). Writes
- * (cordon, pod deletion, eviction, the VPC CNI ConfigMap) are answered by {@link ClusterWrites}.
+ * (cordon, pod deletion, eviction, the VPC CNI ConfigMap) are answered by {@link ClusterWrites}, events.k8s.io
+ * Events by {@link LocalEvents}.
  */
 export interface RecordedCluster {
   pods: Record<string, unknown>[];
@@ -95,6 +97,8 @@ export class KubeApiServer {
   private readonly admission?: LocalAdmission;
   /** Writes and the DaemonSet controller's replacement of a deleted aws-node pod. */
   readonly writes: ClusterWrites;
+  /** events.k8s.io/v1 Events written to the cluster (pod-doctor's write-back). */
+  readonly events = new LocalEvents();
   /** Requests the authorizer refused. */
   readonly forbidden: string[] = [];
   private readonly server: Server;
@@ -263,6 +267,11 @@ export class KubeApiServer {
     return [...this.cluster.pods, ...this.cluster.awsNodePods, ...(this.cluster.runningPods ?? [])];
   }
 
+  /** A write (or any events.k8s.io request): events by {@link LocalEvents}, the others by {@link ClusterWrites}. */
+  private write(method: string, p: string, body: string, contentType: string | undefined, q: URLSearchParams) {
+    return this.events.answer(method, p, q, body, contentType) ?? this.writes.answer(method, p, body, contentType, q);
+  }
+
   private answer(
     url: URL,
     method: string,
@@ -273,17 +282,16 @@ export class KubeApiServer {
     if (fault) {
       fault.times = (fault.times ?? 1) - 1;
       if (fault.afterApplying && method !== 'GET')
-        this.writes.answer(method, url.pathname, body, contentType, url.searchParams);
+        this.write(method, url.pathname, body, contentType, url.searchParams);
       return [
         fault.status,
         status(fault.status, REASONS[fault.status] ?? 'Unknown', `injected ${fault.status}`),
         fault.headers ?? {},
       ];
     }
-    const q = url.searchParams;
-    const p = url.pathname;
-    if (method !== 'GET') {
-      const [code, answer] = this.writes.answer(method, p, body, contentType, q) ?? [
+    const { searchParams: q, pathname: p } = url;
+    if (method !== 'GET' || p.startsWith('/apis/events.k8s.io/')) {
+      const [code, answer] = this.write(method, p, body, contentType, q) ?? [
         405,
         status(405, 'MethodNotAllowed', `${method} is not supported on ${p}`),
       ];

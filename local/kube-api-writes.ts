@@ -34,7 +34,8 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
   return out;
 }
 
-function failure(code: number, reason: string, message: string, details?: Obj): Obj {
+/** A `Status` failure body, with details (causes) when the API server gives them. */
+export function failure(code: number, reason: string, message: string, details?: Obj): Obj {
   return {
     kind: 'Status',
     apiVersion: 'v1',

@@ -6,10 +6,15 @@ import {
   CoreV1ApiRequestFactory,
   CoreV1ApiResponseProcessor,
 } from '@kubernetes/client-node/dist/gen/apis/CoreV1Api.js';
+import {
+  EventsV1ApiRequestFactory,
+  EventsV1ApiResponseProcessor,
+} from '@kubernetes/client-node/dist/gen/apis/EventsV1Api.js';
 import { type Configuration, createConfiguration } from '@kubernetes/client-node/dist/gen/configuration.js';
 import { type RequestContext, ResponseContext } from '@kubernetes/client-node/dist/gen/http/http.js';
 import { ServerConfiguration } from '@kubernetes/client-node/dist/gen/servers.js';
 import { describe, expect, it } from 'vitest';
+import { EVENT_OPERATIONS } from '../../lambdas/aws/kubernetes/events-api.js';
 import { buildRequest, OPERATIONS, type Operation, readResponse } from '../../lambdas/aws/kubernetes/generated-api.js';
 
 /**
@@ -32,10 +37,12 @@ type Generated = Record<string, (...args: unknown[]) => Promise<unknown>>;
 const factories: Record<Operation['api'], Generated> = {
   CoreV1Api: new CoreV1ApiRequestFactory(config) as unknown as Generated,
   AppsV1Api: new AppsV1ApiRequestFactory(config) as unknown as Generated,
+  EventsV1Api: new EventsV1ApiRequestFactory(config) as unknown as Generated,
 };
 const processors: Record<Operation['api'], Generated> = {
   CoreV1Api: new CoreV1ApiResponseProcessor() as unknown as Generated,
   AppsV1Api: new AppsV1ApiResponseProcessor() as unknown as Generated,
+  EventsV1Api: new EventsV1ApiResponseProcessor() as unknown as Generated,
 };
 
 /** The generated method's parameter names, in order (its source: `async name(a, b, _options) {`). */
@@ -74,7 +81,7 @@ function everyParameter(op: Operation): Record<string, unknown> {
   return { ...p, name: 'pod-1.x', namespace: 'kube-system' };
 }
 
-const ops = Object.values(OPERATIONS) as Operation[];
+const ops = [...Object.values(OPERATIONS), ...Object.values(EVENT_OPERATIONS)] as Operation[];
 
 describe('Kubernetes requests: generated-api.ts against the library’s generated request factories', () => {
   it.each(ops.map((op) => [op.name, op] as const))('%s with every parameter set', async (_, op) => {

@@ -46,7 +46,7 @@ type Query = readonly [name: string, type: 'string' | 'boolean' | 'number', key?
 
 /** One operation of the Kubernetes OpenAPI spec, as the generator reads it. */
 export interface Operation {
-  readonly api: 'CoreV1Api' | 'AppsV1Api';
+  readonly api: 'CoreV1Api' | 'AppsV1Api' | 'EventsV1Api';
   readonly name: string;
   readonly method: HttpMethod;
   /** With `{name}` / `{namespace}` placeholders. */
@@ -211,7 +211,7 @@ export async function readResponse<T>(op: Operation, response: ResponseContext):
 }
 
 /** One call as the library's ObservableAPI makes it: request built with the merged configuration, middleware around send. */
-async function send<T>(op: Operation, p: Params, configuration: Configuration, options?: ConfigurationOptions) {
+export async function send<T>(op: Operation, p: Params, configuration: Configuration, options?: ConfigurationOptions) {
   const config = mergeConfiguration(configuration, options);
   let context = await buildRequest(op, p, config);
   for (const m of config.middleware) context = await m.pre(context).toPromise();
