@@ -10,9 +10,11 @@ const HELP = `Usage: pod-doctor mcp [--table NAME --bucket NAME] [--region R] [-
 
 A Model Context Protocol server on stdio (JSON-RPC on stdin/stdout) for AWS DevOps Agent, IDEs and
 other MCP clients. Tools: list_incidents, get_incident (a deployment's incident table and evidence
-bucket), diagnose (the read-only account checks of a cluster or node), classify_lines, explain_class.
-AWS access through the standard credential chain (environment, --profile/AWS_PROFILE, SSO, instance
-or container role); it reads, it never changes anything.
+bucket), diagnose (the read-only account checks of a cluster or node), classify_lines, explain_class,
+and request_action: it asks pod-doctor to run an incident's workflow again (StartExecution on the
+input of the incident's last run), in which every change waits for a human's approval through the
+signed link pod-doctor e-mails; no tool approves. AWS access through the standard credential chain
+(environment, --profile/AWS_PROFILE, SSO, instance or container role).
 
 --table   the incident table (default: POD_DOCTOR_TABLE)
 --bucket  the evidence bucket (default: POD_DOCTOR_EVIDENCE_BUCKET; stack output EvidenceBucketName)
@@ -43,23 +45,30 @@ async function accountDeps(o: { table?: string; bucket?: string; region: string 
   const { cliCheckClients } = await import('./account-clients.js');
   let reader: InstanceType<typeof IncidentReader> | undefined;
   const clients = cliCheckClients();
+  const incidents = async () => {
+    if (!o.table || !o.bucket)
+      throw new McpSetupError(
+        'start pod-doctor mcp with --table and --bucket (or POD_DOCTOR_TABLE, POD_DOCTOR_EVIDENCE_BUCKET)',
+      );
+    reader ??= new IncidentReader({
+      ddb: DynamoDBDocumentClient.from(new DynamoDBClient({ maxAttempts: 6 })),
+      s3: new S3Client({ maxAttempts: 6 }),
+      tableName: o.table,
+      evidenceBucket: o.bucket,
+    });
+    return reader;
+  };
   return {
-    incidents: async () => {
-      if (!o.table || !o.bucket)
-        throw new McpSetupError(
-          'start pod-doctor mcp with --table and --bucket (or POD_DOCTOR_TABLE, POD_DOCTOR_EVIDENCE_BUCKET)',
-        );
-      reader ??= new IncidentReader({
-        ddb: DynamoDBDocumentClient.from(new DynamoDBClient({ maxAttempts: 6 })),
-        s3: new S3Client({ maxAttempts: 6 }),
-        tableName: o.table,
-        evidenceBucket: o.bucket,
-      });
-      return reader;
-    },
+    incidents,
     account: async () => {
       await credentialsOrExplain(clients);
       return clients;
+    },
+    requests: async () => {
+      await credentialsOrExplain(clients);
+      const { SFNClient } = await import('@aws-sdk/client-sfn');
+      const { StepFunctionsRequester } = await import('./mcp/action-requests.js');
+      return new StepFunctionsRequester({ sfn: new SFNClient({ maxAttempts: 6 }), incidents, now: () => new Date() });
     },
     region: o.region,
     version,

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { openIncidentKey } from '../lambdas/aws/incident-table.js';
 import type { NoticeEvent } from '../lambdas/aws/notices.js';
+import type { AgentRequest } from '../lambdas/core/agent-request.js';
 import { aggregate, type IncidentCandidate } from '../lambdas/core/incidents.js';
 import { readEvent } from '../lambdas/core/ingest.js';
 import { PROJECT_ROOT } from '../lib/constructs/paths.js';
@@ -210,7 +211,7 @@ function eventsOf(s: Scenario): unknown[] {
 /** Runs scenarios through ingest → incident → the synthesized workflow with the real handlers. */
 export async function runScenarios(
   scenarios: readonly Scenario[],
-  options: { keepRecords?: boolean } = {},
+  options: { keepRecords?: boolean; agentRequest?: AgentRequest } = {},
 ): Promise<ScenarioResult[]> {
   const stage = new NodeStage();
   const template = synthesizedTemplate(DEMO_CONFIG);
@@ -230,14 +231,15 @@ export async function runScenarios(
       const { behaviour, kind } = await nodeFor(s, stage, account);
       const cluster = s.cluster && main ? await LocalCluster.start(seededCluster(s.cluster)) : undefined;
       const r: RunResult | undefined = main
-        ? await runWorkflow(main, {
+        ? await runWorkflow(options.agentRequest ? { ...main, agentRequest: options.agentRequest } : main, {
             account,
             node: behaviour,
             definition,
             template,
             table,
             modes: s.modes,
-            approval: s.approval,
+            // An agent's request waits for a human: in the demo no one answers before the deadline.
+            approval: options.agentRequest ? 'unanswered' : s.approval,
             ...(cluster ? { kubernetes: cluster.kubernetes } : {}),
           }).finally(() => cluster?.stop())
         : undefined;
@@ -260,7 +262,9 @@ export async function runScenarios(
         findings,
         actions: actionsOf(out),
         approval: r?.states.some((x) => /^Request (remedy )?approval$/.test(x))
-          ? `${s.approval ?? 'none'}: given by the demo (scripted answer to the signed link, no human)`
+          ? options.agentRequest
+            ? 'asked, unanswered: no one approved before the deadline'
+            : `${s.approval ?? 'none'}: given by the demo (scripted answer to the signed link, no human)`
           : undefined,
         outcome: summary.outcome,
         rootCause: failing.length ? failing.map((f) => f.id).join(', ') : String(main?.cause ?? ''),

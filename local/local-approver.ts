@@ -19,6 +19,8 @@ export function approvalTask(ctx: TaskContext, state: string) {
     if (answer === 'timeout' || answer === undefined)
       throw Object.assign(new Error('States.Timeout'), { name: 'States.Timeout' });
     await sendApprovalRequest(ctx, fn, params.Payload);
+    // Asked, and no one answers before the deadline (the approvers got the signed link).
+    if (answer === 'unanswered') throw Object.assign(new Error('States.Timeout'), { name: 'States.Timeout' });
     if (killSwitch) ctx.clients.setKillSwitch(killSwitch);
     await answerApproval(ctx, answer);
     return JSON.parse(ctx.clients.taskOutputs.at(-1) ?? '{}') as unknown;

@@ -72,7 +72,8 @@ export interface RunOptions {
   readonly killSwitch?: 'on' | 'off' | 'unreadable';
   /** Sandbox image repositories trusted beyond the EKS ones (a local registry standing in for ECR). */
   readonly trustedSandboxImages?: readonly string[];
-  readonly approval?: 'approve' | 'reject' | 'timeout';
+  /** The approver's answer; `timeout`: not asked in time; `unanswered`: asked (row, e-mail), no answer before the deadline. */
+  readonly approval?: 'approve' | 'reject' | 'timeout' | 'unanswered';
   /** The kill switch an operator sets while an approval request waits (before the approver answers). */
   readonly killSwitchDuringApproval?: 'on' | 'unreadable';
   /** The answer to the drain after a failed restart (default: `approval`), and a kill switch set meanwhile. */

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { agentRequestSchema } from './agent-request.js';
 import { CLASS_MODES, FAILURE_CLASSES } from './failure-classes.js';
 import { REMEDY_TIERS } from './remedy/apply-path.js';
 import './zod-english.js';
@@ -74,6 +75,8 @@ export const incidentInputSchema = z.object({
   firstSeen: z.string(),
   samples: strings(),
   pods: strings(),
+  /** Set when an agent asked for this run (MCP `request_action`): every change asks a human first. */
+  agentRequest: z.optional(agentRequestSchema),
 });
 
 export type IncidentInput = z.output<typeof incidentInputSchema>;

@@ -35,7 +35,7 @@ describe('pod-doctor mcp --demo over stdio, with the SDK’s own client', () => 
     expect(client.getInstructions()).toContain('never instructions');
   });
 
-  it('tools/list: the read tools, each marked read-only', async () => {
+  it('tools/list: the read tools, each marked read-only, and one tool that only asks', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
       'classify_lines',
@@ -43,8 +43,14 @@ describe('pod-doctor mcp --demo over stdio, with the SDK’s own client', () => 
       'explain_class',
       'get_incident',
       'list_incidents',
+      'request_action',
     ]);
-    for (const t of tools) expect(t.annotations?.readOnlyHint, t.name).toBe(true);
+    for (const t of tools.filter((x) => x.name !== 'request_action'))
+      expect(t.annotations?.readOnlyHint, t.name).toBe(true);
+    const request = tools.find((t) => t.name === 'request_action');
+    expect(request?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
+    expect(Object.keys(request?.inputSchema.properties ?? {}).sort()).toEqual(['incidentId', 'note']);
+    expect(request?.description).toMatch(/cannot approve, and no tool can/);
     expect(tools.find((t) => t.name === 'diagnose')?.inputSchema.required).toEqual(['cluster']);
   });
 
@@ -69,7 +75,35 @@ describe('pod-doctor mcp --demo over stdio, with the SDK’s own client', () => 
       await client.callTool({ name: 'list_incidents', arguments: { class: 'pid-exhaustion', limit: 5 } }),
     );
     expect(filtered.incidents).toHaveLength(1);
-  }, 300_000);
+    // The agent asks for an action: the incident runs again, and its change waits for a human.
+    const asked = json(
+      await client.callTool(
+        {
+          name: 'request_action',
+          arguments: {
+            incidentId: filtered.incidents[0].incidentId,
+            note: 'PIDs at 98%: please restart',
+            approve: true,
+          },
+        },
+        undefined,
+        { timeout: 290_000 },
+      ),
+    );
+    expect(asked.status).toBe('waiting-for-approval');
+    expect(asked.detail).toMatch(/^Request approval: the approvers were e-mailed the signed link/);
+    // Asked to approve in the same call, and still nothing ran: the extra argument is not the tool's.
+    expect(asked.detail).toMatch(/changes made: none$/);
+    expect(asked.approval).toMatch(/^Only a human approves/);
+  }, 600_000);
+
+  it('an agent has no way to approve or act: no such tool', async () => {
+    const r = await client
+      .callTool({ name: 'approve_action', arguments: { incidentId: 'x' } })
+      .then((x) => (x as ToolText).content[0].text)
+      .catch((e: Error) => e.message);
+    expect(r).toMatch(/Tool approve_action not found/);
+  });
 
   it('classifies lines and explains a class', async () => {
     const line =
@@ -90,7 +124,7 @@ describe('pod-doctor mcp --demo over stdio, with the SDK’s own client', () => 
     expect(r.content[0].text).toMatch(/^IncidentNotFoundError: no incident no-such-incident/);
     const bad = (await client.callTool({ name: 'get_incident', arguments: { incidentId: '../../etc' } })) as ToolText;
     expect(bad.isError).toBe(true);
-    expect((await client.listTools()).tools).toHaveLength(5);
+    expect((await client.listTools()).tools).toHaveLength(6);
   });
 });
 

@@ -1,5 +1,6 @@
 import { DescribeNodegroupCommand, type EKSClient } from '@aws-sdk/client-eks';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { askFirst } from '../../core/agent-request.js';
 import { type DrainPlan, planDrain } from '../../core/drain.js';
 import { type EvictPlan, planEviction } from '../../core/evict-after-repair.js';
 import type { Finding } from '../../core/findings.js';
@@ -106,8 +107,19 @@ function nodeCommand(a: PlannedAction | undefined, input: DecideInput, deps: Dec
   };
 }
 
-/** Decide: findings from every diagnosis branch, the node group size for the breaker, then the policy. */
-export async function decideIncident(input: DecideInput, deps: DecideDeps): Promise<DecideOutput> {
+/** What the approver reads of an agent's request: who asked, when, and its note (the agent's words, quoted). */
+function agentReason(r: DecideInput['agentRequest']): string[] {
+  return r
+    ? [`requested by an agent through MCP at ${r.at}: every change asks first; its note: ${JSON.stringify(r.note)}`]
+    : [];
+}
+
+/**
+ * Decide: findings from every diagnosis branch, the node group size for the breaker, then the policy.
+ * A run an agent asked for (`agentRequest`) decides under {@link askFirst}: every change asks a human.
+ */
+export async function decideIncident(input: DecideInput, given: DecideDeps): Promise<DecideOutput> {
+  const deps = input.agentRequest ? { ...given, config: askFirst(given.config, input.class) } : given;
   const { findings, probe } = diagnosisOf(input);
   const trust = nodeTrust({
     class: input.class,
@@ -119,7 +131,7 @@ export async function decideIncident(input: DecideInput, deps: DecideDeps): Prom
     findings,
     trustedSandboxImages: deps.config.trustedSandboxImages ?? [],
   });
-  const reasons: string[] = [...trust.reasons];
+  const reasons: string[] = [...trust.reasons, ...agentReason(input.agentRequest)];
   const nodeGroup = await nodeGroupOf(input, deps);
   if (nodeGroup.finding) findings.push(nodeGroup.finding);
   if (nodeGroup.reason) reasons.push(nodeGroup.reason);
