@@ -67,7 +67,7 @@ export function demoMcpDeps(version: string, names: readonly string[] = MCP_DEMO
  */
 async function demoRequest(s: Scenario, incidentId: string, request: AgentRequest): Promise<RequestAnswer> {
   const [r] = await runScenarios([s], { agentRequest: request });
-  const asked = r.states.find((x) => /^Request .*approval$/.test(x));
+  const asked = r.states.find((x) => APPROVAL_STATE.test(x));
   const changed = r.actions.filter((a) => !/not run|dry-run/.test(a.status));
   return {
     incidentId,

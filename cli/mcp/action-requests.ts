@@ -33,6 +33,9 @@ export interface RequestAnswer {
 export const APPROVAL_ONLY_BY_HUMANS =
   'Only a human approves: through the signed, expiring link pod-doctor e-mails to its approvers (its key never leaves pod-doctor). No tool approves or acts, and an agent cannot.';
 
+/** The states in which the workflow waits for a human's approval (before the action door: "Request … approval"; the door's "Door: ask"). */
+export const APPROVAL_STATE = /^(Request .*approval|Door: ask)$/;
+
 export interface ActionRequester {
   request(incidentId: string, note: string): Promise<RequestAnswer>;
 }
@@ -94,9 +97,7 @@ export class StepFunctionsRequester implements ActionRequester {
       const history = await this.deps.sfn.send(
         new GetExecutionHistoryCommand({ executionArn: execution, reverseOrder: true, maxResults: 100 }),
       );
-      const asked = (history.events ?? []).find((e) =>
-        /^Request .*approval$/.test(e.stateEnteredEventDetails?.name ?? ''),
-      );
+      const asked = (history.events ?? []).find((e) => APPROVAL_STATE.test(e.stateEnteredEventDetails?.name ?? ''));
       if (asked)
         return answer('waiting-for-approval', `${asked.stateEnteredEventDetails?.name}: the approvers were e-mailed`);
       const d = await this.deps.sfn.send(new DescribeExecutionCommand({ executionArn: execution }));

@@ -6,7 +6,7 @@ import {
 } from '@aws-sdk/client-sfn';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { StepFunctionsRequester } from '../../cli/mcp/action-requests.js';
+import { APPROVAL_STATE, StepFunctionsRequester } from '../../cli/mcp/action-requests.js';
 import type { IncidentReader } from '../../cli/mcp/incident-reader.js';
 import { agentExecutionName, askFirst } from '../../lambdas/core/agent-request.js';
 import { DEFAULT_CLASS_MODES } from '../../lambdas/core/failure-classes.js';
@@ -102,6 +102,14 @@ describe('request_action against a deployment (Step Functions)', () => {
       ...stored,
       agentRequest: { by: 'mcp', at: '2026-12-01T23:30:00.000Z', note: 'restart it DB_PASSWORD=[REDACTED]' },
     });
+  });
+
+  it("knows the workflow's approval waits: before the action door and the door's own", () => {
+    expect(
+      ['Request approval', 'Request remedy approval', 'Door: ask', 'Door: wait', 'Act'].map((s) =>
+        APPROVAL_STATE.test(s),
+      ),
+    ).toEqual([true, true, true, false, false]);
   });
 
   it('says when the run ended without a change to approve, or has not asked yet', async () => {
