@@ -1,4 +1,9 @@
-import { APPROVAL_ONLY_BY_HUMANS, agentRequestOf, type RequestAnswer } from '../cli/mcp/action-requests.js';
+import {
+  APPROVAL_ONLY_BY_HUMANS,
+  APPROVAL_STATE,
+  agentRequestOf,
+  type RequestAnswer,
+} from '../cli/mcp/action-requests.js';
 import { IncidentNotFoundError, IncidentReader } from '../cli/mcp/incident-reader.js';
 import type { McpDeps } from '../cli/mcp/server.js';
 import type { AgentRequest } from '../lambdas/core/agent-request.js';
