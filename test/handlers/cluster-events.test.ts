@@ -1,7 +1,7 @@
 import { request } from 'node:https';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { eventsClient, writeBack } from '../../lambdas/aws/door/event-writer.js';
 import { ClusterApi } from '../../lambdas/aws/kubernetes/cluster-api.js';
-import { eventsClient, writeBack } from '../../lambdas/aws/kubernetes/event-writer.js';
 import { EksTokenCache } from '../../lambdas/aws/kubernetes/token.js';
 import { clusterEvents, microTime, type WriteBackNotice } from '../../lambdas/core/voices/cluster-events.js';
 import { KubeApiServer } from '../../local/kube-api-server.js';

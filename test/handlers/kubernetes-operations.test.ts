@@ -14,7 +14,7 @@ import { type Configuration, createConfiguration } from '@kubernetes/client-node
 import { type RequestContext, ResponseContext } from '@kubernetes/client-node/dist/gen/http/http.js';
 import { ServerConfiguration } from '@kubernetes/client-node/dist/gen/servers.js';
 import { describe, expect, it } from 'vitest';
-import { EVENT_OPERATIONS } from '../../lambdas/aws/kubernetes/events-api.js';
+import { EVENT_OPERATIONS } from '../../lambdas/aws/door/events-api.js';
 import { buildRequest, OPERATIONS, type Operation, readResponse } from '../../lambdas/aws/kubernetes/generated-api.js';
 
 /**

@@ -8,9 +8,9 @@ import {
   type SeriesPatch,
   type SuppressedEvent,
 } from '../../core/voices/event-series.js';
-import { statusOf } from './api-errors.js';
-import { PatchStrategy, setHeaderOptions } from './client.js';
-import { type ClusterApi, KubernetesConflictError } from './cluster-api.js';
+import { statusOf } from '../kubernetes/api-errors.js';
+import { PatchStrategy, setHeaderOptions } from '../kubernetes/client.js';
+import { type ClusterApi, KubernetesConflictError } from '../kubernetes/cluster-api.js';
 import { EventsV1Api } from './events-api.js';
 
 /**
