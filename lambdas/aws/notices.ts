@@ -1,12 +1,13 @@
 import { unmarshallDynamoDB } from '@aws-lambda-powertools/commons/utils/unmarshallDynamoDB';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { GetObjectCommand, NoSuchKey, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { outboundFields } from '../core/outbound.js';
 import { type CustomNotification, chatCard } from '../core/voices/chat-card.js';
 import type { IncidentNotice } from '../core/voices/notice.js';
 import { type PagingDetail, pagingDetail } from '../core/voices/paging.js';
 import { approvalNotice, runNotice } from '../core/voices/stored-notice.js';
 import { approvalKey, RUN_PREFIX } from './incident-table.js';
+import { summaryOf } from './stored-summary.js';
 
 /**
  * The enrichment of the notices pipe: incident-table stream records (a run's history row, a pending
@@ -37,29 +38,7 @@ export interface StreamRecord {
   readonly dynamodb?: { readonly NewImage?: Record<string, unknown> };
 }
 
-/** Summaries are a few KB; a larger object is read up to here and then refused as not JSON. */
-const MAX_SUMMARY_BYTES = 1024 * 1024;
-
 const APPROVAL_PREFIX = approvalKey('').pk;
-
-/** The summary JSON a history row links (`s3://<evidence bucket>/incidents/…/summary.json`), or undefined. */
-async function summaryOf(link: unknown, deps: NoticeDeps): Promise<unknown> {
-  const m = typeof link === 'string' ? /^s3:\/\/([^/]+)\/(incidents\/.+)$/.exec(link) : null;
-  if (!m || m[1] !== deps.evidenceBucket) {
-    deps.warn('history row links no summary in the evidence bucket', { link });
-    return undefined;
-  }
-  try {
-    const out = await deps.s3.send(
-      new GetObjectCommand({ Bucket: m[1], Key: m[2], Range: `bytes=0-${MAX_SUMMARY_BYTES - 1}` }),
-    );
-    return JSON.parse((await out.Body?.transformToString()) ?? '');
-  } catch (e) {
-    if (!(e instanceof NoSuchKey) && !(e instanceof SyntaxError)) throw e;
-    deps.warn('summary unreadable: the notice names only what the history row says', { link, error: String(e) });
-    return undefined;
-  }
-}
 
 /** The notice of one stream record, or undefined for a record that is not a first write of a run or approval. */
 async function noticeOf(record: StreamRecord, deps: NoticeDeps): Promise<IncidentNotice | undefined> {

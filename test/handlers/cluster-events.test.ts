@@ -1,6 +1,7 @@
 import { request } from 'node:https';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eventsClient, writeBack } from '../../lambdas/aws/door/event-writer.js';
+import { reportEvents, reportingInstanceOf } from '../../lambdas/aws/door/report-events.js';
 import { ClusterApi } from '../../lambdas/aws/kubernetes/cluster-api.js';
 import { EksTokenCache } from '../../lambdas/aws/kubernetes/token.js';
 import { clusterEvents, microTime, type WriteBackNotice } from '../../lambdas/core/voices/cluster-events.js';
@@ -272,5 +273,40 @@ describe('RBAC for the write-back: events only, and only for the write group', (
       false,
     ]);
     expect(allowed(g, { verb: 'create', apiGroup: '', resource: 'events', namespace: 'default' })).toBe(false);
+  });
+});
+
+describe("the door's write-back of a run: its summary as events on the objects the workflow resolved", () => {
+  const EXECUTION = 'arn:aws:states:us-east-2:111122223333:execution:PodDoctorIncidentWorkflow1A2B:inc-1';
+  const summary = {
+    cause: 'ipamd has no free IP address on the node',
+    outcome: 'restart-aws-node: verified',
+    evidence: ['failed to assign an IP address to container\n<!channel> token=abcd1234secretvalue'],
+    findings: [{ id: 'k8s.aws-node', status: 'fail', summary: 'aws-node not Ready on the node' }],
+    actions: [{ id: 'restart-aws-node', status: 'verified' }],
+    executionArn: EXECUTION,
+    consoleLink: 'https://console.aws.amazon.com/states/home#/v2/executions/details/x',
+  };
+
+  it("writes the cause, evidence and action with the summary link, names the deployment, and never a log line's secret", async () => {
+    const r = await reportEvents(
+      {
+        incidentId: 'inc-1',
+        class: 'ipamd-unavailable',
+        cluster: 'prod',
+        execution: EXECUTION,
+        summaryUri: 's3://evidence/incidents/inc-1/summary.json',
+        targets,
+      },
+      { events: eventsClient(api()), summary: async () => summary, now: () => T0.getTime() },
+    );
+    expect(r.failed).toEqual([]);
+    expect(r.created).toHaveLength(4);
+    const [cause] = server.events.all();
+    expect(cause).toMatchObject({ reportingInstance: 'pod-doctor-PodDoctorIncidentWorkflow1A2B', type: 'Warning' });
+    expect(cause.note).toMatch(
+      /^ipamd-unavailable: ipamd has no free IP address on the node; k8s.aws-node: aws-node not Ready on the node\. Evidence: "failed to assign an IP address to container <!channel> token=\[REDACTED\]" incident inc-1; summary: s3:\/\/evidence\/incidents\/inc-1\/summary.json$/,
+    );
+    expect(reportingInstanceOf('not an arn')).toBe('pod-doctor');
   });
 });
