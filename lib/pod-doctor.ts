@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicies, RemovalPolicy } from 'aws-cdk-lib';
+import { Aspects, Duration, RemovalPolicies, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import {
   Alarm,
   ComparisonOperator,
@@ -20,6 +20,7 @@ import type { PodDoctorConfig } from './config.js';
 import { AccountChecks } from './constructs/account-checks.js';
 import { hasChannels } from './constructs/channels/channel-props.js';
 import { Channels } from './constructs/channels/channels.js';
+import { ConfigStore } from './constructs/config-store.js';
 import { DeadLetterAlarms } from './constructs/dead-letter-alarms.js';
 import { Detection } from './constructs/detection.js';
 import { EvidenceBucket } from './constructs/evidence-bucket.js';
@@ -29,6 +30,7 @@ import { KubernetesAccess, KubernetesSweep } from './constructs/kubernetes-acces
 import { NodeCommands } from './constructs/node-commands.js';
 import { Notifications } from './constructs/notifications.js';
 import { OperationsDashboard } from './constructs/operations-dashboard.js';
+import { EnvironmentSizeCheck } from './constructs/resolved-size.js';
 import { configFromProps, type PodDoctorProps } from './pod-doctor-props.js';
 import { requireClustersInStackRegion, warnIamEventsNotSeen } from './regions.js';
 
@@ -79,6 +81,8 @@ export class PodDoctor extends Construct {
   readonly channels?: Channels;
   /** The deployment's CloudWatch dashboard and its alarms (verification failures, class storms). */
   readonly operations: OperationsDashboard;
+  /** Where every function reads the deployment's configuration (a document in the incident table). */
+  readonly configStore: ConfigStore;
 
   constructor(scope: Construct, id: string, props: PodDoctorProps = {}) {
     super(scope, id);
@@ -124,6 +128,11 @@ export class PodDoctor extends Construct {
     if (config.clusters.length > 0) {
       this.kubernetes = new KubernetesAccess(this, 'Kubernetes', { clusters: config.clusters, logRetention });
     }
+    this.configStore = new ConfigStore(this, 'Config', {
+      table: this.incidentTable,
+      document: this.configDocument(),
+      logRetention,
+    });
     this.workflow = this.createWorkflow(logRetention);
     this.stateMachine = this.workflow.stateMachine;
     this.detection = this.createDetection(logRetention);
@@ -139,6 +148,8 @@ export class PodDoctor extends Construct {
     this.alarms = [...alarms, this.operations.verificationFailures, ...this.operations.classStorms];
     // Every log group, table and bucket created inside, including those of nested constructs.
     RemovalPolicies.of(this).apply(removalPolicy, { applyToResourceTypes: AUDIT_TRAIL_TYPES });
+    // Lambda's 4 KB environment limit, checked at synth instead of failing the deployment.
+    Aspects.of(this).add(new EnvironmentSizeCheck());
   }
 
   /** The evidence bucket, which the node roles of the configured clusters may upload log bundles to. */
@@ -153,11 +164,42 @@ export class PodDoctor extends Construct {
     return evidence.bucket;
   }
 
+  /** The document every function reads (workflowConfigSchema), references resolved at deploy. */
+  private configDocument(): string {
+    const { config } = this;
+    const docs = this.nodeCommands.documents;
+    return Stack.of(this).toJsonString({
+      clusters: config.clusters.map((c) => ({
+        name: c.name,
+        region: c.region,
+        logGroups: c.logGroups,
+        remediation: c.remediation,
+        nodeRoleArns: c.nodeRoleArns,
+      })),
+      remedies: config.remedies,
+      clusterAccess: this.kubernetes !== undefined,
+      modes: config.modes,
+      limits: config.limits,
+      killSwitchParameterName: this.killSwitch.parameterName,
+      documents: {
+        probeNode: docs.probeNode.ref,
+        repairPauseImage: docs.repairPauseImage.ref,
+        collectLogs: docs.collectLogs.ref,
+        restartRuntime: docs.restartRuntime.ref,
+      },
+      historyRetentionDays: config.historyRetentionDays,
+      evidenceBucket: this.evidenceBucket.bucketName,
+      tableName: this.incidentTable.tableName,
+      trustedSandboxImages: config.trustedSandboxImages,
+    });
+  }
+
   private createWorkflow(logRetention: RetentionDays): IncidentWorkflow {
     const { config } = this;
     return new IncidentWorkflow(this, 'Workflow', {
       kubernetes: this.kubernetes?.function,
       config,
+      configStore: this.configStore,
       checks: this.checks,
       nodeCommands: this.nodeCommands,
       evidenceBucket: this.evidenceBucket,
@@ -176,10 +218,10 @@ export class PodDoctor extends Construct {
     const { config } = this;
     return new Detection(this, 'Detection', {
       clusters: config.clusters,
+      configStore: this.configStore,
       incidentTable: this.incidentTable,
       evidenceBucket: this.evidenceBucket,
       historyRetentionDays: config.historyRetentionDays,
-      trustedSandboxImages: config.trustedSandboxImages,
       logRetention,
       incidentWindowMinutes: config.limits.incidentWindowMinutes,
       workflow: this.stateMachine,
@@ -190,11 +232,11 @@ export class PodDoctor extends Construct {
     const { config } = this;
     return new KubernetesSweep(this, 'KubernetesSweep', {
       clusters: config.clusters,
+      configStore: this.configStore,
       incidentTable: this.incidentTable,
       workflow: this.stateMachine,
       incidentWindow: Duration.minutes(config.limits.incidentWindowMinutes),
       historyRetentionDays: config.historyRetentionDays,
-      trustedSandboxImages: config.trustedSandboxImages,
       logRetention,
     });
   }

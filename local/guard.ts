@@ -40,7 +40,10 @@ export function requestsOf(service: string, command: string, i: Input): AwsReque
   switch (service) {
     case 'dynamodb': {
       const table = arn('dynamodb', `table/${s(i.TableName)}`);
-      return one(action, i.IndexName ? `${table}/index/${s(i.IndexName)}` : table);
+      // An item request names its partition key: dynamodb:LeadingKeys conditions decide on it.
+      const key = (i.Key ?? i.Item) as { pk?: unknown } | undefined;
+      const context = key?.pk === undefined ? undefined : { 'dynamodb:LeadingKeys': [s(key.pk)] };
+      return one(action, i.IndexName ? `${table}/index/${s(i.IndexName)}` : table, context);
     }
     case 's3':
       return one(action, `arn:${PARTITION}:s3:::${s(i.Bucket)}/${s(i.Key)}`, s3Context(name, i));

@@ -1,8 +1,9 @@
 import './polyfills.js';
 import './quiet.js';
 import { StateMachine } from 'aws-local-stepfunctions';
-import { parseWorkflowConfig, type WorkflowConfig } from '../lambdas/core/workflow-config.js';
+import type { WorkflowConfig } from '../lambdas/core/workflow-config.js';
 import type { AccountSnapshot } from './account-snapshot.js';
+import { deployConfig, loadConfigAs } from './config-store.js';
 import { LocalDynamo, type LocalTable, tableSchema } from './dynamo.js';
 import { type Decision, TemplateAuthorizer } from './iam.js';
 import type { LocalKubernetes } from './kubernetes.js';
@@ -29,14 +30,19 @@ export function definitionOf(template: ResolvedTemplate): Record<string, unknown
   return JSON.parse(String(template.Resources[id].Properties?.DefinitionString)) as Record<string, unknown>;
 }
 
-/** The workflow configuration the template hands its functions (WORKFLOW_CONFIG). */
-export function workflowConfigOf(template: ResolvedTemplate): WorkflowConfig {
-  const raw = Object.values(template.Resources)
-    .filter((r) => r.Type === 'AWS::Lambda::Function')
-    .map((r) => (r.Properties?.Environment as { Variables?: Record<string, string> } | undefined)?.Variables)
-    .find((v) => v?.WORKFLOW_CONFIG)?.WORKFLOW_CONFIG;
-  if (!raw) throw new Error('no function carries WORKFLOW_CONFIG');
-  return parseWorkflowConfig(raw);
+/**
+ * The configuration the workflow's functions read, as deployed: the template's Config resource
+ * writes it to the table (as the writer's role), then it is read as the Open incident function's
+ * role through the functions' own loader.
+ */
+export async function deployedWorkflowConfig(
+  template: ResolvedTemplate,
+  table: LocalTable,
+  authz: TemplateAuthorizer,
+  roles: StackRoles,
+): Promise<WorkflowConfig> {
+  const at = await deployConfig(template, table, authz);
+  return loadConfigAs(roles.roleOf(roles.functionOfState('Open incident')), at, table, authz);
 }
 
 /**
@@ -138,10 +144,10 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
   const clock = { t: now };
   const template = o.template ?? synthesizedTemplate();
   const definition = o.definition ?? definitionOf(template);
-  const config = runConfig(workflowConfigOf(template), o);
   const table = o.table ?? (await freshIncidentTable(template));
   const authz = new TemplateAuthorizer(template);
   const roles = new StackRoles(template, definition);
+  const config = runConfig(await deployedWorkflowConfig(template, table, authz, roles), o);
   const stateMachineRole = roles.stateMachineRole();
   authz.taskTokenOwner = stateMachineArn(template);
   const clients = workflowClients({ ...o, template, authz, table, killSwitchName: config.killSwitchParameterName });

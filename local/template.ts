@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { configVersion } from '../lambdas/aws/config-store.js';
 import { createApp } from '../lib/app.js';
 import { CONFIG_CONTEXT_KEY } from '../lib/config.js';
 import { NODE_ROLE } from './account-snapshot.js';
@@ -120,6 +121,8 @@ export function resolveValue(v: unknown, resources: Record<string, CfnResource>)
       const [id, attr] = (typeof a === 'string' ? a.split('.') : a) as [string, string];
       const r = resources[id];
       if (!r) throw new UnresolvableIntrinsicError(`Fn::GetAtt ${id}`);
+      // The configuration's version is what its writer makes of the document it stores.
+      if (r.Type === 'Custom::PodDoctorConfig' && attr === 'Version') return configVersion(str(r.Properties?.Document));
       return getAtt(id, r, attr);
     }
     if (k === 'Fn::Join') {

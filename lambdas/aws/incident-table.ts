@@ -96,3 +96,11 @@ export function changePartition(resource: string): string {
 export function changesSince(since: Date): { readonly from: string; readonly to: string } {
   return { from: since.toISOString(), to: '9999' };
 }
+
+/** Partition of the deployment's configuration documents (one item per version; see config-store.ts). */
+export const CONFIG_PARTITION = 'CONFIG';
+
+/** The configuration document of one deployed version (the sha256 prefix of its content). */
+export function configKey(version: string): TableKey {
+  return { pk: CONFIG_PARTITION, sk: version };
+}

@@ -1,13 +1,6 @@
 import * as z from 'zod/mini';
 import './zod-english.js';
 
-/** A JSON environment variable parsed with `schema`: `fallback` (JSON text) when unset; required without one. */
-export const jsonVariable = <T>(schema: z.ZodMiniType<T>, fallback?: string) =>
-  z.pipe(
-    fallback === undefined ? z.string() : z._default(z.string(), fallback),
-    z.transform((s: string) => schema.parse(JSON.parse(s))),
-  );
-
 const positiveInteger = () => z.coerce.number().check(z.int(), z.minimum(1));
 
 /**
@@ -19,6 +12,3 @@ export const incidentStoreVariables = {
   INCIDENT_WINDOW_MINUTES: positiveInteger(),
   HISTORY_RETENTION_DAYS: z._default(positiveInteger(), 365),
 };
-
-/** The sandbox images an operator trusts besides the node's own (a JSON array, empty when unset). */
-export const trustedSandboxImagesVariable = () => jsonVariable(z.array(z.string()), '[]');

@@ -18,12 +18,17 @@ export const remediationScopeSchema = z.object({
   vpcCniAddon: z.optional(z.boolean()),
 });
 
-/** What the workflow functions know of the deployment, passed as one JSON environment variable. */
+/**
+ * What pod-doctor's functions know of the deployment: one document per deployed version, written to
+ * the incident table at deploy time and loaded by every function (`lambdas/aws/config-store.ts`).
+ */
 export const workflowConfigSchema = z.object({
   clusters: z.array(
     z.object({
       name: z.string(),
       region: z.optional(z.string()),
+      /** Log groups subscribed for this cluster (the ingest function maps a record's group to its cluster). */
+      logGroups: strings(),
       remediation: z._default(remediationScopeSchema, { roles: [], endpointSecurityGroups: [], subnets: [] }),
       /** The cluster's node roles (pull-through cache: may they pull through it?). */
       nodeRoleArns: strings(),
@@ -57,8 +62,36 @@ export const workflowConfigSchema = z.object({
 
 export type WorkflowConfig = z.output<typeof workflowConfigSchema>;
 
-export function parseWorkflowConfig(raw: string | undefined): WorkflowConfig {
-  return workflowConfigSchema.parse(JSON.parse(raw ?? '{}'));
+/** The document is not valid JSON or does not match {@link workflowConfigSchema}. */
+export class InvalidWorkflowConfigError extends Error {
+  override readonly name = 'InvalidWorkflowConfigError';
+}
+
+/**
+ * Parses and validates a configuration document.
+ * @throws InvalidWorkflowConfigError naming what is wrong (`where` says which document)
+ */
+export function parseWorkflowConfig(raw: string | undefined, where = 'the configuration document'): WorkflowConfig {
+  let json: unknown;
+  try {
+    json = JSON.parse(raw ?? '');
+  } catch (e) {
+    throw new InvalidWorkflowConfigError(`${where} is not JSON: ${(e as Error).message}`);
+  }
+  const r = workflowConfigSchema.safeParse(json);
+  if (!r.success)
+    throw new InvalidWorkflowConfigError(
+      `${where} does not match the configuration schema: ${r.error.issues
+        .slice(0, 5)
+        .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+        .join('; ')}`,
+    );
+  return r.data;
+}
+
+/** The log group → cluster map the ingest function reads records with. */
+export function logGroupClusters(config: WorkflowConfig): Record<string, string> {
+  return Object.fromEntries(config.clusters.flatMap((c) => c.logGroups.map((g) => [g, c.name])));
 }
 
 /** The incident as the ingest path starts the workflow with it. */

@@ -59,7 +59,7 @@ const sfn = tracer.captureAWSv3Client(new SFNClient({ maxAttempts: 6 }));
 
 export const handler = createHandler(async () => ({
   ddb: documentClient(),
-  tableName: workflowConfig().tableName,
+  tableName: (await workflowConfig()).tableName,
   secret: await approvalSecret(),
   sfn,
   now: Date.now,

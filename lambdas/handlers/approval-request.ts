@@ -39,7 +39,7 @@ const sns = tracer.captureAWSv3Client(new SNSClient({ maxAttempts: 6 }));
 
 export const handler = createHandler(async () => ({
   ddb: documentClient(),
-  tableName: workflowConfig().tableName,
+  tableName: (await workflowConfig()).tableName,
   secret: await approvalSecret(),
   sns,
   topicArn: String(process.env.TOPIC_ARN),

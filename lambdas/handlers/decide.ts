@@ -19,9 +19,14 @@ export const decideEventSchema = z.looseObject({
 });
 
 /** Workflow step "Decide": findings → safety policy → plan. */
-export const createHandler = (deps: () => DecideDeps) =>
-  withPowertools(decideEventSchema, async (input) => decideIncident(input as unknown as DecideInput, deps()));
+export const createHandler = (deps: () => Promise<DecideDeps>) =>
+  withPowertools(decideEventSchema, async (input) => decideIncident(input as unknown as DecideInput, await deps()));
 
 const eks = tracer.captureAWSv3Client(new EKSClient({ maxAttempts: 6 }));
 
-export const handler = createHandler(() => ({ eks, ddb: documentClient(), config: workflowConfig(), now: Date.now }));
+export const handler = createHandler(async () => ({
+  eks,
+  ddb: documentClient(),
+  config: await workflowConfig(),
+  now: Date.now,
+}));

@@ -7,6 +7,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { AccountFactsLookup } from '../aws/account-facts.js';
 import { ChangeIndex } from '../aws/change-index.js';
+import { configLoader } from '../aws/config-store.js';
 import { Ec2QueryClient } from '../aws/ec2/client.js';
 import { RejectStore } from '../aws/evidence-store.js';
 import { IncidentStore } from '../aws/incident-store.js';
@@ -52,23 +53,26 @@ function publish(outcome: IngestOutcome): void {
 }
 
 /** CloudWatch Logs subscription payloads and EventBridge CloudTrail events → incidents. */
-export const createHandler = (deps: IngestDeps) =>
+export const createHandler = (deps: () => Promise<IngestDeps>) =>
   withPowertools(
     ingestEventSchema,
     async (event, context) => {
-      const outcome = await ingest(event, context.awsRequestId, deps);
+      const outcome = await ingest(event, context.awsRequestId, await deps());
       publish(outcome);
       return outcome;
     },
     { storedMetrics: true },
   );
 
-/** The function's clients and configuration, from its environment. */
-function liveDeps(): IngestDeps {
-  const env = ingestEnvSchema.parse(process.env);
-  const ddb = DynamoDBDocumentClient.from(tracer.captureAWSv3Client(new DynamoDBClient({})), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+const env = ingestEnvSchema.parse(process.env);
+const ddb = DynamoDBDocumentClient.from(tracer.captureAWSv3Client(new DynamoDBClient({})), {
+  marshallOptions: { removeUndefinedValues: true },
+});
+const deploymentConfig = configLoader(() => ddb);
+
+/** The function's clients, from its environment, and the deployment's configuration (read once). */
+async function liveDeps(): Promise<IngestDeps> {
+  const config = await deploymentConfig();
   return {
     incidents: new IncidentStore(ddb, {
       tableName: env.INCIDENT_TABLE_NAME,
@@ -79,19 +83,26 @@ function liveDeps(): IngestDeps {
     workflow: env.WORKFLOW_ARN
       ? new WorkflowStarter(tracer.captureAWSv3Client(new SFNClient({})), env.WORKFLOW_ARN)
       : undefined,
-    config: ingestConfig(env),
+    config: ingestConfig(env, config),
     now: Date.now,
     facts: new AccountFactsLookup(
       tracer.captureAWSv3Client(new EKSClient({ maxAttempts: 6 })),
       new Ec2QueryClient(),
-      env.WATCHED_CLUSTERS,
+      config.clusters.map((c) => c.name),
       Date.now,
     ),
     changes: new ChangeIndex(ddb, env.INCIDENT_TABLE_NAME),
   };
 }
 
-export const handler = createHandler(liveDeps());
+let live: Promise<IngestDeps> | undefined;
+export const handler = createHandler(() => {
+  live ??= liveDeps().catch((e: unknown) => {
+    live = undefined;
+    throw e;
+  });
+  return live;
+});
 
 // Every invocation reads log lines: the pre-filter's index is built in the init phase, not at the first event.
 prepareAnchorIndex();

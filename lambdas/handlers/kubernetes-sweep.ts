@@ -4,6 +4,7 @@ import { SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 // zod/mini with English messages (zod-english): a fraction of classic zod's import cost.
 import * as z from 'zod/mini';
+import { configLoader } from '../aws/config-store.js';
 import { IncidentStore } from '../aws/incident-store.js';
 import { ClusterApi } from '../aws/kubernetes/cluster-api.js';
 import { endpointCache } from '../aws/kubernetes/endpoint.js';
@@ -11,15 +12,13 @@ import { type SweepDeps, sweepClusters } from '../aws/kubernetes/sweep.js';
 import { EksTokenCache } from '../aws/kubernetes/token.js';
 import { logger, withPowertools } from '../aws/powertools.js';
 import { WorkflowStarter } from '../aws/workflow-starter.js';
-import { incidentStoreVariables, jsonVariable, trustedSandboxImagesVariable } from '../core/env-variables.js';
+import { incidentStoreVariables } from '../core/env-variables.js';
 
 const env = z
   .object({
     AWS_REGION: z._default(z.string(), 'us-east-1'),
-    CLUSTERS: jsonVariable(z.array(z.string().check(z.minLength(1)))),
     ...incidentStoreVariables,
     WORKFLOW_ARN: z.string().check(z.minLength(1)),
-    TRUSTED_SANDBOX_IMAGES: trustedSandboxImagesVariable(),
   })
   .parse(process.env);
 
@@ -27,18 +26,24 @@ const eks = new EKSClient({ maxAttempts: 6 });
 const endpoint = endpointCache(eks, env.AWS_REGION);
 const tokens = new EksTokenCache(() => eks.config.credentials());
 const ddb = DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } });
-const deps: SweepDeps = {
-  clusters: env.CLUSTERS,
-  api: async (cluster: string) => new ClusterApi(await endpoint(cluster), tokens),
-  incidents: new IncidentStore(ddb, {
-    tableName: env.INCIDENT_TABLE_NAME,
-    windowMs: env.INCIDENT_WINDOW_MINUTES * 60_000,
-    retentionDays: env.HISTORY_RETENTION_DAYS,
-  }),
-  workflow: new WorkflowStarter(new SFNClient({}), env.WORKFLOW_ARN),
-  now: Date.now,
-  options: { trustedSandboxImages: env.TRUSTED_SANDBOX_IMAGES, region: env.AWS_REGION },
-};
+const deploymentConfig = configLoader(() => ddb);
+
+/** The sweep's clients, and the clusters and trusted images of the deployment's configuration. */
+async function liveDeps(): Promise<SweepDeps> {
+  const config = await deploymentConfig();
+  return {
+    clusters: config.clusters.map((c) => c.name),
+    api: async (cluster: string) => new ClusterApi(await endpoint(cluster), tokens),
+    incidents: new IncidentStore(ddb, {
+      tableName: env.INCIDENT_TABLE_NAME,
+      windowMs: env.INCIDENT_WINDOW_MINUTES * 60_000,
+      retentionDays: env.HISTORY_RETENTION_DAYS,
+    }),
+    workflow: new WorkflowStarter(new SFNClient({}), env.WORKFLOW_ARN),
+    now: Date.now,
+    options: { trustedSandboxImages: config.trustedSandboxImages ?? [], region: env.AWS_REGION },
+  };
+}
 
 /**
  * The EventBridge Scheduler invocation: the schedule sets no input, and nothing in the event decides
@@ -47,11 +52,11 @@ const deps: SweepDeps = {
 export const sweepEventSchema = z.unknown();
 
 /** Scheduled sweep: stuck pods that produced no log line open incidents through the ingest path. */
-export const createHandler = (d: SweepDeps) =>
+export const createHandler = (d: () => Promise<SweepDeps>) =>
   withPowertools(sweepEventSchema, async () => {
-    const outcome = await sweepClusters(d);
+    const outcome = await sweepClusters(await d());
     logger.info('kubernetes sweep done', { ...outcome });
     return outcome;
   });
 
-export const handler = createHandler(deps);
+export const handler = createHandler(liveDeps);

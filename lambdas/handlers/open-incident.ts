@@ -12,14 +12,14 @@ export const openIncidentEventSchema = z.object({
 });
 
 /** Workflow step "Open incident": lock, gate inputs, action history. */
-export const createHandler = (deps: () => OpenDeps) =>
-  withPowertools(openIncidentEventSchema, async (e) => openIncident(e.incident, e.executionId, deps()));
+export const createHandler = (deps: () => Promise<OpenDeps>) =>
+  withPowertools(openIncidentEventSchema, async (e) => openIncident(e.incident, e.executionId, await deps()));
 
 const ssm = tracer.captureAWSv3Client(new SSMClient({ maxAttempts: 6 }));
 
-export const handler = createHandler(() => ({
+export const handler = createHandler(async () => ({
   ddb: documentClient(),
   ssm,
-  config: workflowConfig(),
+  config: await workflowConfig(),
   now: Date.now,
 }));

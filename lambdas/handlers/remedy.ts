@@ -5,12 +5,12 @@ import { perRegion, sdkClient } from '../aws/checks/handler-kit.js';
 import { Ec2QueryClient } from '../aws/ec2/client.js';
 import { logger, withPowertools } from '../aws/powertools.js';
 import { type RemedyDeps, remedy, remedyInputSchema } from '../aws/remedy/service.js';
-import { workflowConfig } from '../aws/workflow/powertools.js';
+import { workflowConfig } from '../aws/workflow/runtime.js';
 
 /** Workflow steps "Prepare remedy" (re-check and dry-run diff) and "Apply remedy" (change, verify, roll back). */
-export const createHandler = (deps: () => RemedyDeps) =>
+export const createHandler = (deps: () => Promise<RemedyDeps>) =>
   withPowertools(remedyInputSchema, async (input) => {
-    const record = await remedy(input, deps());
+    const record = await remedy(input, await deps());
     logger.info('remedy', { remedy: record.remedy, status: record.status, reason: record.reason });
     return record;
   });
@@ -25,4 +25,4 @@ const clients = {
   ecr: perRegion((region) => sdkClient(ECRClient, region)),
 };
 
-export const handler = createHandler(() => ({ clients, config: workflowConfig(), now: Date.now }));
+export const handler = createHandler(async () => ({ clients, config: await workflowConfig(), now: Date.now }));

@@ -16,15 +16,17 @@ export const summarizeEventSchema = z.looseObject({
 });
 
 /** Workflow steps "Summarize" and "Record failure": evidence, history row, metrics, lock release. */
-export const createHandler = (deps: () => SummarizeDeps) =>
-  withPowertools(summarizeEventSchema, async (input) => summarizeIncident(input as unknown as SummarizeInput, deps()));
+export const createHandler = (deps: () => Promise<SummarizeDeps>) =>
+  withPowertools(summarizeEventSchema, async (input) =>
+    summarizeIncident(input as unknown as SummarizeInput, await deps()),
+  );
 
 const s3 = tracer.captureAWSv3Client(new S3Client({ maxAttempts: 6 }));
 
-export const handler = createHandler(() => ({
+export const handler = createHandler(async () => ({
   ddb: documentClient(),
   s3,
-  config: workflowConfig(),
+  config: await workflowConfig(),
   metrics,
   now: Date.now,
 }));

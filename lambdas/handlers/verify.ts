@@ -32,7 +32,10 @@ export const verifyEventSchema = z.looseObject({
 });
 
 /** Workflow step "Check repair": probe clean and no new failure lines since the repair. */
-export const createHandler = (deps: () => Parameters<typeof verifyRepair>[1]) =>
-  withPowertools(verifyEventSchema, async (input) => verifyRepair(input, deps()));
+export const createHandler = (deps: () => Promise<Parameters<typeof verifyRepair>[1]>) =>
+  withPowertools(verifyEventSchema, async (input) => verifyRepair(input, await deps()));
 
-export const handler = createHandler(() => ({ ddb: documentClient(), tableName: workflowConfig().tableName }));
+export const handler = createHandler(async () => ({
+  ddb: documentClient(),
+  tableName: (await workflowConfig()).tableName,
+}));

@@ -13,6 +13,7 @@ import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { buildFilterPattern } from '../../lambdas/core/filter-pattern.js';
 import { CLOUDTRAIL_RULES } from '../event-patterns.js';
+import type { ConfigStore } from './config-store.js';
 import { createDeadLetterQueue } from './dead-letter-queue.js';
 import { eksArn } from './eks-arn.js';
 import { LogGroupPrerequisites } from './log-group-prerequisites.js';
@@ -43,11 +44,8 @@ export interface DetectionProps {
   readonly evidenceBucket: IBucket;
   /** Days incident rows are kept (DynamoDB TTL). */
   readonly historyRetentionDays: number;
-  /**
-   * Sandbox image repositories trusted beyond the EKS pause repositories and localhost/kubernetes/pause.
-   * @default []
-   */
-  readonly trustedSandboxImages?: readonly string[];
+  /** Where the ingest function reads the log group → cluster map and the trusted sandbox images. */
+  readonly configStore: ConfigStore;
   /** Retention of the ingest function's logs. */
   readonly logRetention: RetentionDays;
   /** Minutes within which repeats of one (cluster, scope, class) join the same incident. */
@@ -85,14 +83,10 @@ export class Detection extends Construct {
         EVIDENCE_BUCKET_NAME: props.evidenceBucket.bucketName,
         INCIDENT_WINDOW_MINUTES: String(props.incidentWindowMinutes),
         HISTORY_RETENTION_DAYS: String(props.historyRetentionDays),
-        LOG_GROUP_CLUSTERS: JSON.stringify(
-          Object.fromEntries(props.clusters.flatMap((c) => c.logGroups.map((g) => [g, c.name]))),
-        ),
-        TRUSTED_SANDBOX_IMAGES: JSON.stringify(props.trustedSandboxImages ?? []),
-        WATCHED_CLUSTERS: JSON.stringify(props.clusters.map((c) => c.name)),
         ...(props.workflow ? { WORKFLOW_ARN: props.workflow.stateMachineArn } : {}),
       },
     });
+    props.configStore.attach(ingest);
     // Open-or-join is a conditional PutItem plus UpdateItem; change-index entries are plain PutItems.
     props.incidentTable.grant(ingest, 'dynamodb:PutItem', 'dynamodb:UpdateItem');
     grantScopeLookups(ingest, props.clusters);

@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule } from 'aws-cdk-lib/aws-events';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
@@ -18,6 +18,7 @@ import { Construct } from 'constructs';
 import { NODE_COMMANDS, type NodeCommandName } from '../../ssm/documents.js';
 import type { PodDoctorConfig } from '../config.js';
 import type { AccountChecks } from './account-checks.js';
+import type { ConfigStore } from './config-store.js';
 import { acknowledgeStateMachine, acknowledgeTopicKey } from './nag.js';
 import type { NodeCommands } from './node-commands.js';
 import { RemedyFunction } from './remedy-function.js';
@@ -30,6 +31,8 @@ import { WorkflowFunctions } from './workflow/workflow-functions.js';
 export interface IncidentWorkflowProps {
   /** Validated configuration (modes, limits, clusters). */
   readonly config: PodDoctorConfig;
+  /** Where the workflow's functions read the deployment's configuration. */
+  readonly configStore: ConfigStore;
   /** Incident history, locks and action bookkeeping. */
   readonly incidentTable: ITableV2;
   /** Evidence bucket: summaries (JSON + Markdown). */
@@ -93,10 +96,7 @@ export class IncidentWorkflow extends Construct {
   constructor(scope: Construct, id: string, props: IncidentWorkflowProps) {
     super(scope, id);
     const timing = workflowTiming(props);
-    const settings = {
-      environment: { WORKFLOW_CONFIG: workflowConfig(this, props) },
-      logRetention: props.logRetention,
-    };
+    const settings = { configStore: props.configStore, logRetention: props.logRetention };
     this.approval = new ApprovalEndpoint(this, 'Approval', { ...settings, incidentTable: props.incidentTable });
     this.approvalUrl = this.approval.url;
     this.functions = new WorkflowFunctions(this, 'Functions', {
@@ -247,35 +247,6 @@ export function executionTimeout(
     verificationWindow.toSeconds() +
     3600;
   return Duration.seconds(Math.max(seconds, Duration.hours(6).toSeconds()));
-}
-
-/** The configuration every workflow function reads (`WORKFLOW_CONFIG`). */
-function workflowConfig(scope: Construct, props: IncidentWorkflowProps): string {
-  const { config } = props;
-  const docs = props.nodeCommands.documents;
-  return Stack.of(scope).toJsonString({
-    clusters: config.clusters.map((c) => ({
-      name: c.name,
-      region: c.region,
-      remediation: c.remediation,
-      nodeRoleArns: c.nodeRoleArns,
-    })),
-    remedies: config.remedies,
-    clusterAccess: props.kubernetes !== undefined,
-    modes: config.modes,
-    limits: config.limits,
-    killSwitchParameterName: props.killSwitch.parameterName,
-    documents: {
-      probeNode: docs.probeNode.ref,
-      repairPauseImage: docs.repairPauseImage.ref,
-      collectLogs: docs.collectLogs.ref,
-      restartRuntime: docs.restartRuntime.ref,
-    },
-    historyRetentionDays: config.historyRetentionDays,
-    evidenceBucket: props.evidenceBucket.bucketName,
-    tableName: props.incidentTable.tableName,
-    trustedSandboxImages: config.trustedSandboxImages,
-  });
 }
 
 /** An execution that fails, times out or is aborted outside the Catch path still reaches a human. */

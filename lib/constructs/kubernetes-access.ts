@@ -8,6 +8,7 @@ import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import type { ConfigStore } from './config-store.js';
 import { eksArn } from './eks-arn.js';
 import { acknowledgeScheduleTarget } from './nag.js';
 import { lambdaEntry } from './paths.js';
@@ -102,16 +103,13 @@ export interface KubernetesSweepProps {
   readonly historyRetentionDays: number;
   /** Retention of the function's logs. */
   readonly logRetention: RetentionDays;
+  /** Where the sweep reads the clusters and trusted sandbox images. */
+  readonly configStore: ConfigStore;
   /**
    * How often the clusters are swept.
    * @default Duration.minutes(5)
    */
   readonly interval?: Duration;
-  /**
-   * Sandbox image repositories trusted beyond the EKS pause repositories.
-   * @default []
-   */
-  readonly trustedSandboxImages?: readonly string[];
 }
 
 /**
@@ -133,15 +131,14 @@ export class KubernetesSweep extends Construct {
       memorySize: 512,
       synchronousOnly: true,
       environment: {
-        CLUSTERS: JSON.stringify(props.clusters.map((c) => c.name)),
         INCIDENT_TABLE_NAME: props.incidentTable.tableName,
         INCIDENT_WINDOW_MINUTES: String(props.incidentWindow.toMinutes()),
         HISTORY_RETENTION_DAYS: String(props.historyRetentionDays),
         WORKFLOW_ARN: props.workflow.stateMachineArn,
-        TRUSTED_SANDBOX_IMAGES: JSON.stringify(props.trustedSandboxImages ?? []),
       },
     });
     grantClusterAccess(this, fn, props.clusters);
+    props.configStore.attach(fn);
     props.incidentTable.grant(fn, 'dynamodb:PutItem', 'dynamodb:UpdateItem');
     props.workflow.grantStartExecution(fn);
     // The schedule's own role (the target grants it invoke), assumable only by EventBridge

@@ -221,7 +221,7 @@ export function acknowledgeProviderFramework(provider: IConstruct, onEventHandle
   acknowledgeWildcardResources(
     provider,
     [`${onEventHandler.functionArn}:*`],
-    `${relay}: it invokes pod-doctor’s own prerequisites function (any version).`,
+    `${relay}: it invokes pod-doctor’s own custom resource function (any version).`,
   );
 }
 

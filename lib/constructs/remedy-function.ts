@@ -5,6 +5,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ATTACHABLE_POLICIES } from '../../lambdas/core/remedy/managed-policy.js';
 import type { PodDoctorConfig } from '../config.js';
+import type { ConfigStore } from './config-store.js';
 import { eksArn } from './eks-arn.js';
 import { acknowledgeWildcardResources } from './nag.js';
 import { lambdaEntry } from './paths.js';
@@ -14,8 +15,8 @@ import { PodDoctorFunction } from './pod-doctor-function.js';
 export interface RemedyFunctionProps {
   /** Clusters and, per cluster, the resources its remedies may change (`remediation`). */
   readonly clusters: PodDoctorConfig['clusters'];
-  /** Environment of the function (WORKFLOW_CONFIG). */
-  readonly environment: Record<string, string>;
+  /** Where the function reads the deployment's configuration. */
+  readonly configStore: ConfigStore;
   /** Retention of the function's logs. */
   readonly logRetention: RetentionDays;
 }
@@ -41,8 +42,8 @@ export class RemedyFunction extends Construct {
       timeout: Duration.seconds(120),
       memorySize: 512,
       synchronousOnly: true,
-      environment: props.environment,
     });
+    props.configStore.attach(fn);
     this.function = fn;
     const statements = [
       ...iamStatements(stack, props.clusters),

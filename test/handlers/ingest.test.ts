@@ -17,6 +17,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vite
 import { ChangeIndex } from '../../lambdas/aws/change-index.js';
 import { checkRecentChanges } from '../../lambdas/aws/checks/change-checks.js';
 import { checkImageExists } from '../../lambdas/aws/checks/ecr-checks.js';
+import { writeConfig } from '../../lambdas/aws/config-store.js';
 import { parseEcrImage } from '../../lambdas/core/images.js';
 import { APP_REPO, healthyAccount, NODE_ROLE } from '../../local/account-snapshot.js';
 import { LocalDynamo, type LocalTable } from '../../local/dynamo.js';
@@ -24,6 +25,7 @@ import { freshTable } from '../../local/incident-table.js';
 import { checkExecutionInput, checkExecutionName } from '../../local/limits.js';
 import { mockAccount } from '../../local/mock-account.js';
 import { cloudTrailFixture, corpus, fixture, subscriptionEvent } from '../support/fixtures.js';
+import { testConfig } from '../support/workflow-config.js';
 
 const STATE_MACHINE = 'arn:aws:states:eu-west-1:111122223333:stateMachine:PodDoctorWorkflow';
 Object.assign(process.env, {
@@ -31,8 +33,8 @@ Object.assign(process.env, {
   EVIDENCE_BUCKET_NAME: 'evidence-bucket',
   INCIDENT_WINDOW_MINUTES: '30',
   WORKFLOW_ARN: STATE_MACHINE,
-  LOG_GROUP_CLUSTERS: '{}',
-  WATCHED_CLUSTERS: '["prod-eu"]',
+  // The deployment's configuration: in a table of its own here, so the incident table's scans see incidents only.
+  CONFIG_TABLE_NAME: 'ingest-config',
   POWERTOOLS_TRACE_ENABLED: 'false',
   POWERTOOLS_METRICS_NAMESPACE: 'PodDoctor',
   POWERTOOLS_DEV: 'true',
@@ -66,6 +68,10 @@ beforeAll(async () => {
     AWS_ACCESS_KEY_ID: 'AKIDLOCAL',
     AWS_SECRET_ACCESS_KEY: 'local',
   });
+  // The configuration the stack's Config resource writes (prod-eu, no log group mapped).
+  const config = await freshTable('ingest-config');
+  const document = JSON.stringify(testConfig({ clusters: [{ ...testConfig().clusters[0], logGroups: [] }] }));
+  process.env.CONFIG_VERSION = await writeConfig(config.client, config.name, document);
   handler = (await import('../../lambdas/handlers/ingest.js')).handler as typeof handler;
 });
 

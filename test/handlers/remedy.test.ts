@@ -31,6 +31,7 @@ const config = (scope: Partial<WorkflowConfig['clusters'][number]['remediation']
     {
       name: CLUSTER,
       region: REGION,
+      logGroups: [],
       remediation: { roles: [NODE_ROLE, CNI_ROLE], endpointSecurityGroups: [ENDPOINT_SG], subnets: [SUBNET], ...scope },
       nodeRoleArns: [],
     },

@@ -70,7 +70,7 @@ describe('verify: createHandler(deps)', () => {
   it('reads the incident row and verifies when no failure line came after the repair', async () => {
     const mock = mockClient(ddb);
     mock.on(GetCommand).resolves({ Item: { lastSeen: Date.parse('2026-11-30T09:00:00Z') } });
-    const out = await verify.createHandler(() => ({ ddb, tableName: 'incidents' }))(
+    const out = await verify.createHandler(async () => ({ ddb, tableName: 'incidents' }))(
       { incidentKey: 'k', class: 'sandbox-image', actionSentAt: '2026-11-30T10:00:00Z', verifyProbe: probe },
       lambdaContext(),
     );
@@ -102,12 +102,12 @@ describe('an event the schema refuses never reaches the domain, and fails with a
       INCIDENT_TABLE_NAME: 'incidents',
       EVIDENCE_BUCKET_NAME: 'evidence-bucket',
       INCIDENT_WINDOW_MINUTES: '30',
-      LOG_GROUP_CLUSTERS: '{}',
-      WATCHED_CLUSTERS: '["prod-eu"]',
     });
     const ingest = await import('../../lambdas/handlers/ingest.js');
-    await expect(ingest.createHandler(untouchable)({ records: [] }, lambdaContext())).rejects.toMatchObject({
-      name: 'EventParseError',
-    });
+    await expect(ingest.createHandler(async () => untouchable)({ records: [] }, lambdaContext())).rejects.toMatchObject(
+      {
+        name: 'EventParseError',
+      },
+    );
   });
 });

@@ -1,7 +1,9 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
+import { logGroupClusters } from '../../lambdas/core/workflow-config.js';
 import { SUBSCRIPTION_FILTER_PATTERN } from '../../lib/constructs/detection.js';
 import { CLOUDTRAIL_RULES } from '../../lib/event-patterns.js';
+import { configDocument } from '../support/config-document.js';
 import { identityStatements } from '../support/iam.js';
 import { synth } from '../support/synth.js';
 
@@ -90,15 +92,17 @@ describe('detection', () => {
     }
   });
 
-  it('tells the ingest function which cluster each log group belongs to', () => {
+  it('tells the ingest function which cluster each log group belongs to (through its configuration)', () => {
+    expect(logGroupClusters(configDocument(templateJson))).toEqual({
+      '/aws/containerinsights/prod-eu/dataplane': 'prod-eu',
+      '/eks/prod-eu/ipamd': 'prod-eu',
+      '/aws/containerinsights/prod-us/dataplane': 'prod-us',
+    });
     template.hasResourceProperties('AWS::Lambda::Function', {
       Environment: {
         Variables: Match.objectLike({
-          LOG_GROUP_CLUSTERS: JSON.stringify({
-            '/aws/containerinsights/prod-eu/dataplane': 'prod-eu',
-            '/eks/prod-eu/ipamd': 'prod-eu',
-            '/aws/containerinsights/prod-us/dataplane': 'prod-us',
-          }),
+          INCIDENT_WINDOW_MINUTES: '30',
+          CONFIG_VERSION: { 'Fn::GetAtt': [Match.stringLikeRegexp('^PodDoctorConfig'), 'Version'] },
         }),
       },
     });

@@ -69,7 +69,7 @@ describe('scheduled sweep', () => {
     });
   });
 
-  it('gives the sweep its own access entry and only open-or-join writes and StartExecution', () => {
+  it('gives the sweep its own access entry, open-or-join writes, StartExecution and the read of its configuration', () => {
     template.resourceCountIs('AWS::EKS::AccessEntry', 2);
     const sweep = identityStatements(templateJson).filter((s) => /KubernetesSweepFunction/.test(s.logicalId));
     const actions = sweep
@@ -77,6 +77,7 @@ describe('scheduled sweep', () => {
       .filter((a) => !/^(logs|xray):/.test(a))
       .sort();
     expect(actions).toEqual([
+      'dynamodb:GetItem',
       'dynamodb:PutItem',
       'dynamodb:UpdateItem',
       'eks:DescribeCluster',

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../lib/config.js';
 import { PodDoctor, type PodDoctorProps } from '../../lib/pod-doctor.js';
 import { PodDoctorStack } from '../../lib/pod-doctor-stack.js';
+import { configDocument } from '../support/config-document.js';
 
 const CLUSTER = { name: 'prod-eu', logGroups: ['/aws/containerinsights/prod-eu/dataplane'] };
 
@@ -25,22 +26,15 @@ type Resources = Record<string, { Type: string; Properties: Record<string, unkno
 const ofType = (t: Template, type: string) =>
   Object.values(t.toJSON().Resources as Resources).filter((r) => r.Type === type);
 
-/** A CloudFormation string (literal or Fn::Join) with every token replaced by `TOKEN`. */
-function flatten(v: unknown): string {
-  if (typeof v === 'string') return v;
-  const join = (v as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
-  return join ? join[1].map((p) => (typeof p === 'string' ? p : 'TOKEN')).join(join[0]) : 'TOKEN';
-}
-
 function functionWith(t: Template, text: string) {
   const fn = ofType(t, 'AWS::Lambda::Function').find((f) => JSON.stringify(f.Properties).includes(text));
   if (!fn) throw new Error(`no function with ${text}`);
   return (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
 }
 
-/** WORKFLOW_CONFIG of the open-incident function, as the functions read it. */
+/** The configuration document the functions read (the Config resource stores it). */
 function workflowConfig(t: Template): Record<string, unknown> {
-  return JSON.parse(flatten(functionWith(t, 'open an incident').WORKFLOW_CONFIG)) as Record<string, unknown>;
+  return configDocument(t.toJSON()) as unknown as Record<string, unknown>;
 }
 
 function ingestEnvironment(t: Template): Record<string, unknown> {
@@ -124,11 +118,10 @@ describe('PodDoctor props and their defaults', () => {
     });
   });
 
-  it('trustedSandboxImages: none by default, passed to ingest', () => {
-    expect(workflowConfig(defaults)).toBeDefined();
+  it('trustedSandboxImages: none by default, in the configuration every function reads', () => {
+    expect(workflowConfig(defaults).trustedSandboxImages).toEqual([]);
     const t = build({ trustedSandboxImages: ['mirror.example.com/eks/pause'] }).template;
-    expect(JSON.stringify(ofType(t, 'AWS::Lambda::Function'))).toContain('mirror.example.com/eks/pause');
-    expect(JSON.stringify(ofType(defaults, 'AWS::Lambda::Function'))).not.toContain('mirror.example.com');
+    expect(workflowConfig(t).trustedSandboxImages).toEqual(['mirror.example.com/eks/pause']);
   });
 
   it('historyRetention, evidenceRetention, logRetention: 365 days, 365 days, three months by default', () => {

@@ -2,6 +2,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { PodDoctor, type PodDoctorProps } from '../../lib/pod-doctor.js';
+import { configDocument } from '../support/config-document.js';
 import { identityStatements } from '../support/iam.js';
 
 /** The remedy function in the deployed stack: its configuration, its place in the workflow, its grants. */
@@ -64,10 +65,11 @@ describe('account remedies in the deployed stack', () => {
     States: Record<string, { Type: string; Parameters?: { FunctionName?: string }; Choices?: { Next: string }[] }>;
   };
 
-  it('WORKFLOW_CONFIG carries the remedy tiers and each cluster remediation scope', () => {
+  it('the configuration carries the remedy tiers and each cluster remediation scope; the remedy function reads it', () => {
     const env = (resources[remedyFunctionId].Properties.Environment as { Variables: Record<string, unknown> })
       .Variables;
-    const config = JSON.parse(flatten(env.WORKFLOW_CONFIG)) as Record<string, unknown>;
+    expect(Object.keys(env)).toEqual(expect.arrayContaining(['CONFIG_TABLE_NAME', 'CONFIG_VERSION']));
+    const config = configDocument(json) as unknown as Record<string, unknown>;
     expect(config.remedies).toEqual({ 'cni-permissions': 'auto', 'cidr-fragmentation': 'dry-run' });
     // The stack has the Kubernetes function: Decide plans cluster remedies (else: recommended).
     expect(config.clusterAccess).toBe(true);

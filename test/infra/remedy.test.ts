@@ -3,6 +3,8 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../lib/config.js';
+import { ConfigStore } from '../../lib/constructs/config-store.js';
+import { IncidentStore } from '../../lib/constructs/incident-store.js';
 import { RemedyFunction } from '../../lib/constructs/remedy-function.js';
 import { identityStatements } from '../support/iam.js';
 
@@ -13,7 +15,11 @@ function statementsFor(clusters: unknown) {
   const stack = new Stack(app, 'S', { env: { account: '111122223333', region: 'eu-west-1' } });
   new RemedyFunction(stack, 'Remedy', {
     clusters: parseConfig({ clusters }).clusters,
-    environment: {},
+    configStore: new ConfigStore(stack, 'Config', {
+      table: new IncidentStore(stack, 'Store').table,
+      document: '{}',
+      logRetention: RetentionDays.ONE_MONTH,
+    }),
     logRetention: RetentionDays.ONE_MONTH,
   });
   return identityStatements(Template.fromStack(stack).toJSON())

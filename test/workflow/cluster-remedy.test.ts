@@ -286,14 +286,14 @@ describe("CNI permissions: the policy attach, then aws-node restarted on the nod
 function withoutClusterAccess(t: ResolvedTemplate): ResolvedTemplate {
   const copy = structuredClone(t);
   for (const r of Object.values(copy.Resources)) {
-    const vars = (r.Properties?.Environment as { Variables?: Record<string, string> } | undefined)?.Variables;
-    if (vars?.WORKFLOW_CONFIG)
-      vars.WORKFLOW_CONFIG = JSON.stringify({ ...JSON.parse(vars.WORKFLOW_CONFIG), clusterAccess: false });
+    const p = r.Properties as { Document?: string } | undefined;
+    if (r.Type === 'Custom::PodDoctorConfig' && p?.Document)
+      p.Document = JSON.stringify({ ...JSON.parse(p.Document), clusterAccess: false });
   }
   return copy;
 }
 
-describe('without cluster access (WORKFLOW_CONFIG.clusterAccess false)', { timeout: 60_000 }, () => {
+describe('without cluster access (the configuration says clusterAccess: false)', { timeout: 60_000 }, () => {
   it('Decide plans no cluster remedy and says "recommend: no cluster access" with the command to run by hand', async () => {
     const { r, c, outcome, message } = await run({
       mode: 'auto',

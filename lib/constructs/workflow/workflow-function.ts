@@ -1,12 +1,13 @@
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import type { ConfigStore } from '../config-store.js';
 import { lambdaEntry } from '../paths.js';
 import { PodDoctorFunction } from '../pod-doctor-function.js';
 
-/** What every workflow function shares: its environment and log retention. */
+/** What every workflow function shares: the deployment's configuration and log retention. */
 export interface WorkflowFunctionSettings {
-  /** Environment of every workflow function (`WORKFLOW_CONFIG`). */
-  readonly environment: Readonly<Record<string, string>>;
+  /** Where every workflow function reads the deployment's configuration. */
+  readonly configStore: ConfigStore;
   /** Retention of the functions' logs. */
   readonly logRetention: RetentionDays;
 }
@@ -20,11 +21,13 @@ export function workflowFunction(
   settings: WorkflowFunctionSettings,
   extra: Record<string, string> = {},
 ): PodDoctorFunction {
-  return new PodDoctorFunction(scope, id, {
+  const fn = new PodDoctorFunction(scope, id, {
     entry: lambdaEntry(entry),
     description: `pod-doctor: ${description}`,
     logRetention: settings.logRetention,
     synchronousOnly: true,
-    environment: { ...settings.environment, ...extra },
+    environment: extra,
   });
+  settings.configStore.attach(fn);
+  return fn;
 }
