@@ -1,6 +1,6 @@
 import { App, type AppProps, type Environment, Token, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
-import { CONFIG_CONTEXT_KEY, ConfigError, parseConfig } from './config.js';
+import { CONFIG_CONTEXT_KEY, ConfigError, type PodDoctorConfig, parseConfig } from './config.js';
 import { IamEventForwarderStack } from './iam-event-forwarder-stack.js';
 import { PodDoctorStack } from './pod-doctor-stack.js';
 import { IAM_EVENTS_REGION } from './regions.js';
@@ -26,21 +26,32 @@ export function createApp(
     description: 'pod-doctor: finds and repairs why EKS pods never start',
     env,
   });
-  if (config.forwardIamEvents) addIamEventForwarder(app, stack);
+  if (config.forwardIamEvents !== false) addIamEventForwarder(app, stack, config);
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
   return { app, stack };
 }
 
-/** The us-east-1 stack that forwards IAM events to the stack's region (when that is elsewhere). */
-function addIamEventForwarder(app: App, stack: PodDoctorStack): void {
+/**
+ * The account's us-east-1 stack that forwards IAM events to the Regions pod-doctor runs in (this
+ * stack's, or the list `forwardIamEvents` gives, which must include it).
+ */
+function addIamEventForwarder(app: App, stack: PodDoctorStack, config: PodDoctorConfig): void {
+  const key = `${CONFIG_CONTEXT_KEY}.forwardIamEvents`;
   if (Token.isUnresolved(stack.account) || Token.isUnresolved(stack.region))
     throw new ConfigError([
-      `${CONFIG_CONTEXT_KEY}.forwardIamEvents: needs the stack's account and region at synth (cdk deploy sets CDK_DEFAULT_ACCOUNT/CDK_DEFAULT_REGION from your credentials)`,
+      `${key}: needs the stack's account and region at synth (cdk deploy sets CDK_DEFAULT_ACCOUNT/CDK_DEFAULT_REGION from your credentials)`,
     ]);
-  if (stack.region === IAM_EVENTS_REGION) return;
+  const listed = config.forwardIamEvents === true ? [stack.region] : [...(config.forwardIamEvents || [])];
+  if (!listed.includes(stack.region))
+    throw new ConfigError([
+      `${key}: lists ${JSON.stringify(listed)} without this stack's Region "${stack.region}"; list every Region pod-doctor runs in in this account: the account's one forwarder serves exactly the Regions listed, so a deployment from a Region missing from the list would stop forwarding to it`,
+    ]);
+  const targetRegions = [...new Set(listed)].filter((r) => r !== IAM_EVENTS_REGION).sort();
+  if (!targetRegions.length) return;
   new IamEventForwarderStack(app, 'PodDoctorIamEvents', {
     account: stack.account,
-    targetRegion: stack.region,
-    description: `pod-doctor: forwards IAM events from ${IAM_EVENTS_REGION} to ${stack.region}`,
+    targetRegions,
+    notificationEmails: config.notificationEmails,
+    description: `pod-doctor: forwards IAM events from ${IAM_EVENTS_REGION} to ${targetRegions.join(', ')}`,
   });
 }

@@ -16,6 +16,11 @@ const LOG_RETENTION_DAYS = [
   1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
 ] as const;
 
+/** An AWS Region code. */
+const regionSchema = z
+  .string()
+  .regex(/^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$/, 'must be an AWS region code such as eu-west-1');
+
 const clusterSchema = z.strictObject({
   /** EKS cluster name, as in `aws eks describe-cluster --name`. */
   name: z
@@ -25,10 +30,7 @@ const clusterSchema = z.strictObject({
    * Region of the cluster. Only the stack's own region is accepted (refused at synth, or at deploy
    * when the stack is environment-agnostic): pod-doctor watches clusters in its own region.
    */
-  region: z
-    .string()
-    .regex(/^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$/, 'must be an AWS region code such as eu-west-1')
-    .optional(),
+  region: regionSchema.optional(),
   /** Log groups to subscribe (Container Insights dataplane, ipamd, ...). */
   logGroups: z
     .array(z.string().regex(/^[.\-_/#A-Za-z0-9]{1,512}$/, 'must be a CloudWatch Logs log group name'))
@@ -225,11 +227,25 @@ export const podDoctorConfigSchema = z.strictObject({
     )
     .default([]),
   /**
-   * Outside us-east-1, deploy a second stack in us-east-1 that forwards IAM events (node-role policy
-   * changes) to this region's event bus. Needs the account and region at synth (`cdk deploy` sets
-   * them) and `cdk deploy --all`.
+   * IAM events (node-role policy changes) reach EventBridge in us-east-1 only. `true`: a stack in
+   * us-east-1 (one per account) forwards them to this Region's event bus. A list of Regions: every
+   * Region pod-doctor runs in in this account, this one included; the account's one forwarder serves
+   * exactly those (give every Region's deployment the same list). Needs the account and Region at
+   * synth (`cdk deploy` sets them) and `cdk deploy --all`.
    */
-  forwardIamEvents: z.boolean().default(false),
+  forwardIamEvents: z.union([z.boolean(), z.array(regionSchema).min(1)]).default(false),
+  /**
+   * Reserve concurrent executions for the public approval endpoint (a cap on what requests to its URL
+   * can cost). Off by default: Lambda refuses any reservation that leaves the account fewer than 10
+   * unreserved executions, so in a new account (quota 10) the deployment would fail. `reason` says why
+   * this account can afford it (it is recorded in the template).
+   */
+  approvalReservedConcurrency: z
+    .strictObject({
+      executions: z.int().min(1).max(1000),
+      reason: z.string().min(10, 'must say why this account can reserve it (at least 10 characters)'),
+    })
+    .optional(),
   /** Days an incident stays in the history table (DynamoDB TTL). */
   historyRetentionDays: z.int().min(1).max(3650).default(365),
   /** Days evidence objects stay in the evidence bucket. */
@@ -270,7 +286,9 @@ function describeIssue(issue: z.core.$ZodIssue, input: unknown): string {
     case 'invalid_key':
       return `${key}: unknown key; allowed keys: ${FAILURE_CLASSES.join(' | ')}`;
     case 'invalid_union':
-      return `${key}: ${got} is not allowed; allowed values: ${LOG_RETENTION_DAYS.join(' | ')}`;
+      return issue.path.at(-1) === 'forwardIamEvents'
+        ? `${key}: ${got} is not allowed; allowed values: true | false | a list of Region codes such as ["eu-west-1", "us-west-2"]`
+        : `${key}: ${got} is not allowed; allowed values: ${LOG_RETENTION_DAYS.join(' | ')}`;
     default:
       return `${key}: ${issue.message}${got === undefined ? '' : ` (got ${got})`}`;
   }

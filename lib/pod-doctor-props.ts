@@ -149,10 +149,18 @@ export interface PodDoctorProps {
    */
   readonly trustedSandboxImages?: readonly string[];
   /**
-   * Outside us-east-1, warn that IAM events are forwarded by a second stack (see `createApp`).
+   * IAM events are forwarded from us-east-1 by the account's forwarder stack (`true`, or the list of
+   * Regions it serves; see `createApp`): no warning that they are not seen.
    * @default false
    */
-  readonly forwardIamEvents?: boolean;
+  readonly forwardIamEvents?: boolean | readonly string[];
+  /**
+   * Concurrent executions reserved for the public approval endpoint, and why this account can afford
+   * them (Lambda refuses a reservation that leaves fewer than 10 unreserved executions: a new
+   * account's quota of 10 refuses any).
+   * @default - none reserved; the endpoint refuses malformed, expired and unsigned requests before any AWS call
+   */
+  readonly approvalReservedConcurrency?: { readonly executions: number; readonly reason: string };
   /**
    * How long incident rows stay in the history table (DynamoDB TTL, whole days).
    * @default Duration.days(365)
@@ -244,7 +252,8 @@ export function configFromProps(props: PodDoctorProps): PodDoctorConfig {
     },
     killSwitchParameterName: props.killSwitchParameterName,
     trustedSandboxImages: props.trustedSandboxImages && [...props.trustedSandboxImages],
-    forwardIamEvents: props.forwardIamEvents,
+    forwardIamEvents: typeof props.forwardIamEvents === 'object' ? [...props.forwardIamEvents] : props.forwardIamEvents,
+    approvalReservedConcurrency: props.approvalReservedConcurrency,
     historyRetentionDays: whole(props.historyRetention, 'toDays'),
     evidenceRetentionDays: whole(props.evidenceRetention, 'toDays'),
     logRetentionDays: props.logRetention,
@@ -268,6 +277,7 @@ export function propsFromConfig(config: PodDoctorConfig): PodDoctorProps {
     killSwitchParameterName: config.killSwitchParameterName,
     trustedSandboxImages: config.trustedSandboxImages,
     forwardIamEvents: config.forwardIamEvents,
+    approvalReservedConcurrency: config.approvalReservedConcurrency,
     historyRetention: Duration.days(config.historyRetentionDays),
     evidenceRetention: Duration.days(config.evidenceRetentionDays),
     logRetention: config.logRetentionDays as RetentionDays,

@@ -89,7 +89,7 @@ export class PodDoctor extends Construct {
     const config = configFromProps(props);
     this.config = config;
     requireClustersInStackRegion(this, config.clusters);
-    warnIamEventsNotSeen(this, config.forwardIamEvents);
+    warnIamEventsNotSeen(this, config.forwardIamEvents !== false);
     const logRetention = props.logRetention ?? RetentionDays.THREE_MONTHS;
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
 

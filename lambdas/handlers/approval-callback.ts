@@ -1,10 +1,17 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import type { LambdaFunctionURLResult } from 'aws-lambda';
 import * as z from 'zod/mini';
-import { type ApprovalPageDeps, handleApprovalHttp } from '../aws/workflow/approval-page.js';
+import {
+  type ApprovalHttpRequest,
+  type ApprovalPageDeps,
+  type ApprovalResponse,
+  handleApprovalHttp,
+  refuseEarly,
+} from '../aws/workflow/approval-page.js';
 import { documentClient, logger, metrics, tracer, withPowertools, workflowConfig } from '../aws/workflow/runtime.js';
-import { approvalSecret } from '../aws/workflow/secret.js';
+import { type ApprovalKeys, approvalKeys } from '../aws/workflow/secret.js';
 import '../core/zod-english.js';
 
 const HEADERS = {
@@ -31,12 +38,34 @@ export const functionUrlEventSchema = z.looseObject({
   isBase64Encoded: z.boolean(),
 });
 
-/** Function URL behind the review link: GET shows the approval page, POST from that page decides. */
-export const createHandler = (deps: () => Promise<ApprovalPageDeps>) =>
+/**
+ * Where the page reads its keys: `get` (cached), `refresh` (read again: a link signed with a key
+ * rotated in since the last read).
+ */
+export interface CallbackDeps {
+  readonly page: (keys: ApprovalKeys) => Promise<ApprovalPageDeps>;
+  readonly keys: { get(): Promise<ApprovalKeys>; refresh(): Promise<ApprovalKeys> };
+  readonly now: () => number;
+}
+
+/** The page with the keys; a signature none of them verifies is checked once more with freshly read keys. */
+async function answer(req: ApprovalHttpRequest, deps: CallbackDeps): Promise<ApprovalResponse> {
+  const early = refuseEarly(req, deps.now());
+  if (early) return early;
+  const r = await handleApprovalHttp(req, await deps.page(await deps.keys.get()));
+  if (r.statusCode !== 403) return r;
+  return handleApprovalHttp(req, await deps.page(await deps.keys.refresh()));
+}
+
+/**
+ * Function URL behind the review link: GET shows the approval page, POST from that page decides.
+ * Requests that cannot be a valid link are refused before the keys, the table or any AWS call.
+ */
+export const createHandler = (deps: CallbackDeps) =>
   withPowertools(functionUrlEventSchema, async (event): Promise<LambdaFunctionURLResult> => {
     const http = event.requestContext.http;
     const body = event.body && event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-    const r = await handleApprovalHttp(
+    const r = await answer(
       {
         method: http.method,
         query: event.queryStringParameters ?? {},
@@ -44,7 +73,7 @@ export const createHandler = (deps: () => Promise<ApprovalPageDeps>) =>
         sourceIp: http.sourceIp,
         userAgent: http.userAgent ?? '',
       },
-      await deps(),
+      deps,
     );
     logger.info('approval endpoint', { method: http.method, statusCode: r.statusCode, sourceIp: http.sourceIp });
     if (r.decided) {
@@ -57,10 +86,18 @@ export const createHandler = (deps: () => Promise<ApprovalPageDeps>) =>
 
 const sfn = tracer.captureAWSv3Client(new SFNClient({ maxAttempts: 6 }));
 
-export const handler = createHandler(async () => ({
-  ddb: documentClient(),
-  tableName: (await workflowConfig()).tableName,
-  secret: await approvalSecret(),
-  sfn,
+export const handler = createHandler({
+  keys: approvalKeys(
+    tracer.captureAWSv3Client(new SecretsManagerClient({ maxAttempts: 6 })),
+    String(process.env.APPROVAL_SECRET_ARN),
+  ),
+  page: async (keys) => ({
+    ddb: documentClient(),
+    tableName: (await workflowConfig()).tableName,
+    secret: keys.current,
+    previousSecret: keys.previous,
+    sfn,
+    now: Date.now,
+  }),
   now: Date.now,
-}));
+});

@@ -1,9 +1,10 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SNSClient } from '@aws-sdk/client-sns';
 import * as z from 'zod/mini';
 import { requestApproval } from '../aws/workflow/approval.js';
 import { documentClient, metrics, tracer, withPowertools, workflowConfig } from '../aws/workflow/runtime.js';
-import { approvalSecret } from '../aws/workflow/secret.js';
+import { approvalKeys } from '../aws/workflow/secret.js';
 import '../core/zod-english.js';
 
 const text = () => z.string().check(z.minLength(1));
@@ -36,11 +37,16 @@ export const createHandler = (deps: () => Promise<Deps>) =>
   });
 
 const sns = tracer.captureAWSv3Client(new SNSClient({ maxAttempts: 6 }));
+const keys = approvalKeys(
+  tracer.captureAWSv3Client(new SecretsManagerClient({ maxAttempts: 6 })),
+  String(process.env.APPROVAL_SECRET_ARN),
+);
 
 export const handler = createHandler(async () => ({
   ddb: documentClient(),
   tableName: (await workflowConfig()).tableName,
-  secret: await approvalSecret(),
+  // Links are signed with the current key; the endpoint also accepts the one before the last rotation.
+  secret: (await keys.get()).current,
   sns,
   topicArn: String(process.env.TOPIC_ARN),
   callbackUrl: String(process.env.CALLBACK_URL),

@@ -97,7 +97,11 @@ export class IncidentWorkflow extends Construct {
     super(scope, id);
     const timing = workflowTiming(props);
     const settings = { configStore: props.configStore, logRetention: props.logRetention };
-    this.approval = new ApprovalEndpoint(this, 'Approval', { ...settings, incidentTable: props.incidentTable });
+    this.approval = new ApprovalEndpoint(this, 'Approval', {
+      ...settings,
+      incidentTable: props.incidentTable,
+      reservedConcurrency: props.config.approvalReservedConcurrency,
+    });
     this.approvalUrl = this.approval.url;
     this.functions = new WorkflowFunctions(this, 'Functions', {
       ...settings,

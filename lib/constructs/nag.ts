@@ -139,11 +139,11 @@ export function acknowledgeClusterResources(
 // --- workflow -----------------------------------------------------------------------------------------
 
 /** The HMAC key behind approval links is replaced, not rotated. */
-export function acknowledgeApprovalKey(secret: IConstruct): void {
-  acknowledge(
-    secret,
-    'AwsSolutions::AwsSolutions-SMG4',
-    'HMAC signing key for approval links that expire within the approval timeout; rotate it by replacing the secret (pending approvals then simply expire).',
+export function acknowledgeKeyRotation(rotation: IConstruct): void {
+  acknowledgeWildcardResources(
+    rotation,
+    ['*'],
+    'secretsmanager:GetRandomPassword has no resource type (CDK grants it to every rotation function): it generates the new key.',
   );
 }
 

@@ -90,7 +90,7 @@ describe('an event the schema refuses never reaches the domain, and fails with a
     ['resolve-node', () => resolveNode.createHandler({ ec2: { send: unused }, iam: { send: unused } as never })],
     ['log-group-prerequisites', () => logGroup.createHandler({ send: unused } as never)],
     ['approval-request', () => approvalRequest.createHandler(unused)],
-    ['approval-callback', () => approvalCallback.createHandler(unused)],
+    ['approval-callback', () => approvalCallback.createHandler({ page: unused, keys: untouchable, now: Date.now })],
     ['decide', () => decide.createHandler(unused)],
     ['summarize', () => summarize.createHandler(unused)],
   ])('%s', async (_name, create) => {

@@ -16,6 +16,7 @@ import { synth } from '../support/synth.js';
 const CLIENTS: Record<string, readonly string[]> = {
   'act-gate': ['dynamodb', 'ssm'],
   'approval-callback': ['dynamodb', 'secrets-manager', 'sfn'],
+  'approval-key-rotation': ['secrets-manager'],
   'approval-request': ['dynamodb', 'secrets-manager', 'sns'],
   'check-changes': ['dynamodb'],
   'check-ecr': ['dynamodb', 'ecr'],

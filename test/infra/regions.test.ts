@@ -76,6 +76,68 @@ describe('IAM events outside us-east-1', () => {
     Annotations.fromStack(stack).hasNoWarning('*', Match.stringLikeRegexp('IAM events'));
   });
 
+  it('the forwarder is one stack per account (its name says which), serving every Region listed, five targets a rule', () => {
+    const regions = [
+      'ap-southeast-2',
+      'ca-central-1',
+      'eu-central-1',
+      'eu-west-1',
+      'us-east-1',
+      'us-west-2',
+      'sa-east-1',
+    ];
+    const { app } = appFor({
+      clusters: [cluster()],
+      forwardIamEvents: regions,
+      notificationEmails: ['ops@example.com'],
+    });
+    const assembly = app.synth();
+    const forwarder = app.node.findChild('PodDoctorIamEvents') as import('aws-cdk-lib').Stack;
+    expect(forwarder.stackName).toBe('PodDoctorIamEvents-111122223333');
+    const t = Template.fromStack(forwarder);
+    const targets = Object.values(t.findResources('AWS::Events::Rule')).map((r) =>
+      (r.Properties.Targets as { Arn: unknown }[]).map(
+        (x) => JSON.stringify(x.Arn).match(/:events:([a-z0-9-]+):/)?.[1],
+      ),
+    );
+    // 6 Regions besides us-east-1 (where the events already are): 5 on one rule, 1 on another.
+    expect(targets.map((x) => x.length).sort()).toEqual([1, 5]);
+    expect(targets.flat().sort()).toEqual(regions.filter((r) => r !== 'us-east-1').sort());
+    // The same list deployed from another Region synthesizes the same forwarder: no Region retargets another.
+    const other = appFor(
+      { clusters: [], forwardIamEvents: regions, notificationEmails: ['ops@example.com'] },
+      { account: '111122223333', region: 'us-west-2' },
+    ).app.synth();
+    const template = (a: typeof assembly) => a.getStackByName('PodDoctorIamEvents-111122223333').template;
+    expect(template(other)).toEqual(template(assembly));
+  });
+
+  it('forwardIamEvents listing Regions without this stack’s Region is a configuration error', () => {
+    expect(() => appFor({ clusters: [cluster()], forwardIamEvents: ['us-west-2'] })).toThrow(
+      /forwardIamEvents: lists \["us-west-2"\] without this stack's Region "eu-west-1"/,
+    );
+    expect(() => appFor({ clusters: [cluster()], forwardIamEvents: ['mars-1'] })).toThrow(
+      /forwardIamEvents\[0\]: must be an AWS region code/,
+    );
+    expect(() => appFor({ clusters: [cluster()], forwardIamEvents: 'yes' })).toThrow(
+      /forwardIamEvents: "yes" is not allowed; allowed values: true \| false \| a list of Region codes/,
+    );
+  });
+
+  it('what the forwarder cannot deliver alarms, through a topic of its own Region that its policies let CloudWatch use', () => {
+    const { app } = appFor({ clusters: [cluster()], forwardIamEvents: true, notificationEmails: ['ops@example.com'] });
+    app.synth();
+    const t = Template.fromStack(app.node.findChild('PodDoctorIamEvents') as import('aws-cdk-lib').Stack);
+    const queues = Object.keys(t.findResources('AWS::SQS::Queue'));
+    const alarms = Object.values(t.findResources('AWS::CloudWatch::Alarm'));
+    expect(alarms).toHaveLength(queues.length);
+    for (const a of alarms) {
+      expect(JSON.stringify(a.Properties.Dimensions)).toMatch(new RegExp(queues.join('|')));
+      expect(a.Properties.AlarmActions).toEqual([{ Ref: Object.keys(t.findResources('AWS::SNS::Topic'))[0] }]);
+    }
+    t.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com' });
+  });
+
   it('forwardIamEvents without a known account and region is a configuration error', () => {
     expect(() => appFor({ clusters: [cluster()], forwardIamEvents: true }, {})).toThrow(
       /pod-doctor\.forwardIamEvents: needs the stack's account and region/,

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { APPROVAL_CONCURRENCY } from '../../lib/constructs/workflow/approval-endpoint.js';
 import { configDocument } from '../support/config-document.js';
 import { synth } from '../support/synth.js';
 
@@ -32,21 +31,36 @@ describe('finding 12: who may publish, who may call, what the logs hold', () => 
       );
   });
 
-  it('the topic key serves EventBridge only for this account (aws:SourceAccount)', () => {
-    for (const [, k] of resources(templateJson, 'AWS::KMS::Key')) {
-      const events = (k.Properties.KeyPolicy as { Statement: Statement[] }).Statement.filter(
-        (s) => s.Principal?.Service === 'events.amazonaws.com',
+  it('the topic key serves CloudWatch for this account’s alarms only, EventBridge without the keys it does not send', () => {
+    const [[, key]] = resources(templateJson, 'AWS::KMS::Key');
+    const of = (service: string) =>
+      (key.Properties.KeyPolicy as { Statement: Statement[] }).Statement.filter(
+        (s) => s.Principal?.Service === service,
       );
-      for (const s of events) expect(JSON.stringify(s.Condition)).toContain('aws:SourceAccount');
-    }
+    const [cloudwatch] = of('cloudwatch.amazonaws.com');
+    expect(JSON.stringify(cloudwatch.Condition)).toContain('aws:SourceAccount');
+    expect(JSON.stringify(cloudwatch.Condition)).toContain(':alarm:*');
+    const [events] = of('events.amazonaws.com');
+    expect(events.Condition).toBeUndefined();
   });
 
-  it('the public approval function has reserved concurrency', () => {
-    const urls = resources(templateJson, 'AWS::Lambda::Url');
-    expect(urls).toHaveLength(1);
+  it('no function reserves concurrency unless asked, with the reason recorded (a new account’s quota of 10 refuses any)', () => {
+    const reserving = resources(templateJson, 'AWS::Lambda::Function').filter(
+      ([, f]) => f.Properties.ReservedConcurrentExecutions !== undefined,
+    );
+    expect(reserving).toEqual([]);
+    const asked = synth(
+      { ...config, approvalReservedConcurrency: { executions: 5, reason: 'account quota raised to 1,000' } },
+      { deploy: true },
+    ).templateJson;
+    const urls = resources(asked, 'AWS::Lambda::Url');
     const target = (urls[0][1].Properties.TargetFunctionArn as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0];
-    const fn = (templateJson.Resources as Record<string, { Properties: Record<string, unknown> }>)[target];
-    expect(fn.Properties.ReservedConcurrentExecutions).toBe(APPROVAL_CONCURRENCY);
+    const fn = (asked.Resources as Record<string, { Properties: Record<string, unknown>; Metadata: object }>)[target];
+    expect(fn.Properties.ReservedConcurrentExecutions).toBe(5);
+    expect(fn.Metadata).toMatchObject({ PodDoctorReservedConcurrency: 'account quota raised to 1,000' });
+    expect(() => synth({ approvalReservedConcurrency: { executions: 5, reason: '' } })).toThrow(
+      /approvalReservedConcurrency\.reason: must say why/,
+    );
   });
 
   it('execution logs carry no execution data (task tokens and command output stay in the history)', () => {

@@ -34,7 +34,13 @@ export interface ApprovalPageDeps {
   readonly ddb: DynamoDBDocumentClient;
   readonly sfn: SFNClient;
   readonly tableName: string;
+  /** The signing key now (AWSCURRENT): pages sign their form tokens with it. */
   readonly secret: string;
+  /**
+   * The key before the last rotation (AWSPREVIOUS): links and pages signed with it stay valid, so a
+   * request pending across one rotation can still be answered.
+   */
+  readonly previousSecret?: string;
   readonly now: () => number;
 }
 
@@ -50,6 +56,8 @@ export interface ApprovalResponse {
 export const FORM_TTL_MS = 15 * 60_000;
 const ID = /^[0-9a-f-]{36}$/;
 const EXP = /^\d{13}$/;
+/** An HMAC-SHA256 in base64url: 43 characters. */
+const SIGNATURE = /^[A-Za-z0-9_-]{43}$/;
 
 function same(a: string, b: string): boolean {
   const x = Buffer.from(a);
@@ -71,21 +79,58 @@ const message = (statusCode: number, text: string) =>
   page(statusCode, 'pod-doctor approval', `<p>${escapeHtml(text)}</p>`);
 
 type Checked = { id: string; exp: number } | { error: ApprovalResponse };
+type Fields = Readonly<Record<string, string | undefined>>;
 
-/** The link's id and expiry, if well-formed, correctly signed and not expired. */
-function checkLink(q: Readonly<Record<string, string | undefined>>, deps: ApprovalPageDeps): Checked {
+/** The keys a signature may have been made with: the current one, then the one before the last rotation. */
+const keysOf = (deps: ApprovalPageDeps) => [deps.secret, ...(deps.previousSecret ? [deps.previousSecret] : [])];
+
+/** The link's id and expiry, if its signature is one of the keys' (shape and expiry: {@link refuseEarly}). */
+function checkLink(q: Fields, deps: ApprovalPageDeps): Checked {
+  const id = String(q.id);
+  const exp = Number(q.exp);
+  const sig = String(q.sig);
+  if (!keysOf(deps).some((k) => same(reviewSignature(k, id, exp), sig)))
+    return { error: message(403, 'invalid signature') };
+  return { id, exp };
+}
+
+/** The form fields of a POST (application/x-www-form-urlencoded). */
+function formOf(req: ApprovalHttpRequest): Fields {
+  return Object.fromEntries(new URLSearchParams(req.body ?? '').entries());
+}
+
+/** A link that cannot be valid: malformed, or past its expiry. */
+function linkProblem(q: Fields, now: number): ApprovalResponse | undefined {
   const { id, exp, sig } = q;
-  if (!id || !ID.test(id) || !exp || !EXP.test(exp) || !sig) return { error: message(400, 'malformed approval link') };
-  if (!same(reviewSignature(deps.secret, id, Number(exp)), sig)) return { error: message(403, 'invalid signature') };
-  if (deps.now() > Number(exp)) return { error: message(410, 'this approval link has expired; no action was taken') };
-  return { id, exp: Number(exp) };
+  if (!id || !ID.test(id) || !exp || !EXP.test(exp) || !sig || !SIGNATURE.test(sig))
+    return message(400, 'malformed approval link');
+  if (now > Number(exp)) return message(410, 'this approval link has expired; no action was taken');
+  return undefined;
+}
+
+/**
+ * What can be refused without the signing key, the table or any AWS call: another method, a link
+ * that is malformed or expired, a decision that did not come from a page or whose page is stale.
+ * The endpoint's URL is public; this keeps what junk requests cost to the function's own runtime.
+ */
+export function refuseEarly(req: ApprovalHttpRequest, now: number): ApprovalResponse | undefined {
+  if (req.method === 'GET') return linkProblem(req.query, now);
+  if (req.method !== 'POST') return message(405, 'only GET (review) and POST (decide) are accepted');
+  const form = formOf(req);
+  const link = linkProblem(form, now);
+  if (link) return link;
+  const { nonce, issued, token, decision } = form;
+  if (!nonce || !issued || !EXP.test(issued) || !token || (decision !== 'approve' && decision !== 'reject'))
+    return message(400, 'the decision must come from the approval page');
+  if (now - Number(issued) > FORM_TTL_MS) return message(410, 'this page is stale: open the link again');
+  return undefined;
 }
 
 /** GET shows the page, POST decides; anything else is refused. */
 export async function handleApprovalHttp(req: ApprovalHttpRequest, deps: ApprovalPageDeps): Promise<ApprovalResponse> {
-  if (req.method === 'GET') return showPage(req, deps);
-  if (req.method === 'POST') return decide(req, deps);
-  return message(405, 'only GET (review) and POST (decide) are accepted');
+  const early = refuseEarly(req, deps.now());
+  if (early) return early;
+  return req.method === 'GET' ? showPage(req, deps) : decide(req, deps);
 }
 
 async function showPage(req: ApprovalHttpRequest, deps: ApprovalPageDeps): Promise<ApprovalResponse> {
@@ -121,15 +166,14 @@ async function showPage(req: ApprovalHttpRequest, deps: ApprovalPageDeps): Promi
 }
 
 async function decide(req: ApprovalHttpRequest, deps: ApprovalPageDeps): Promise<ApprovalResponse> {
-  const form = Object.fromEntries(new URLSearchParams(req.body ?? '').entries());
+  const form = formOf(req);
   const link = checkLink(form, deps);
   if ('error' in link) return link.error;
-  const { nonce, issued, token, decision } = form;
-  if (!nonce || !issued || !/^\d{13}$/.test(issued) || !token || (decision !== 'approve' && decision !== 'reject'))
-    return message(400, 'the decision must come from the approval page');
-  if (!same(mac(deps.secret, 'form', link.id, link.exp, nonce, Number(issued)), token))
+  const nonce = String(form.nonce);
+  const issued = Number(form.issued);
+  const decision = form.decision as 'approve' | 'reject';
+  if (!keysOf(deps).some((k) => same(mac(k, 'form', link.id, link.exp, nonce, issued), String(form.token))))
     return message(403, 'invalid form token: open the link from the e-mail again');
-  if (deps.now() - Number(issued) > FORM_TTL_MS) return message(410, 'this page is stale: open the link again');
   const item = (await deps.ddb.send(new GetCommand({ TableName: deps.tableName, Key: approvalKey(link.id) }))).Item;
   if (!item) return message(404, 'unknown approval');
   const by = { sourceIp: req.sourceIp.slice(0, 64), userAgent: req.userAgent.slice(0, 512) };
