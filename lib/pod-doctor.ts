@@ -20,6 +20,7 @@ import type { PodDoctorConfig } from './config.js';
 import { AccountChecks } from './constructs/account-checks.js';
 import { hasChannels } from './constructs/channels/channel-props.js';
 import { Channels } from './constructs/channels/channels.js';
+import { ClusterReadAlarm } from './constructs/cluster-read-alarm.js';
 import { ConfigStore } from './constructs/config-store.js';
 import { DeadLetterAlarms } from './constructs/dead-letter-alarms.js';
 import { Detection } from './constructs/detection.js';
@@ -310,6 +311,9 @@ export class PodDoctor extends Construct {
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
     failed.addAlarmAction(new SnsAction(this.topic));
-    return [...deadLetters.alarms, failed, ...(this.channels?.alarms.alarms ?? [])];
+    const clusterReads = this.config.clusters.length
+      ? [new ClusterReadAlarm(this, 'ClusterReadAlarm', { topic: this.topic }).alarm]
+      : [];
+    return [...deadLetters.alarms, failed, ...clusterReads, ...(this.channels?.alarms.alarms ?? [])];
   }
 }

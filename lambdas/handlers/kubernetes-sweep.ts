@@ -1,3 +1,4 @@
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EKSClient } from '@aws-sdk/client-eks';
 import { SFNClient } from '@aws-sdk/client-sfn';
@@ -8,11 +9,12 @@ import { configLoader } from '../aws/config-store.js';
 import { IncidentStore } from '../aws/incident-store.js';
 import { ClusterApi } from '../aws/kubernetes/cluster-api.js';
 import { endpointCache } from '../aws/kubernetes/endpoint.js';
-import { type SweepDeps, sweepClusters } from '../aws/kubernetes/sweep.js';
+import { type SweepDeps, type SweepOutcome, sweepClusters } from '../aws/kubernetes/sweep.js';
 import { EksTokenCache } from '../aws/kubernetes/token.js';
-import { logger, withPowertools } from '../aws/powertools.js';
+import { logger, metrics, withPowertools } from '../aws/powertools.js';
 import { WorkflowStarter } from '../aws/workflow-starter.js';
 import { incidentStoreVariables } from '../core/env-variables.js';
+import { CLUSTER_READ_FAILED } from '../core/metric-names.js';
 
 const env = z
   .object({
@@ -51,10 +53,24 @@ async function liveDeps(): Promise<SweepDeps> {
  */
 export const sweepEventSchema = z.unknown();
 
+/**
+ * Each cluster the sweep could not read counts once in `ClusterReadFailed` (dimension `cluster`,
+ * as the Kubernetes function counts its reads): the stack's alarm tells which cluster keeps failing.
+ */
+function meter(outcome: SweepOutcome): void {
+  for (const c of outcome.clusters.filter((x) => x.error)) {
+    const m = metrics.singleMetric();
+    m.addDimension('cluster', c.cluster);
+    m.addMetric(CLUSTER_READ_FAILED, MetricUnit.Count, 1);
+    logger.warn('cluster not swept', { cluster: c.cluster, error: c.error });
+  }
+}
+
 /** Scheduled sweep: stuck pods that produced no log line open incidents through the ingest path. */
 export const createHandler = (d: () => Promise<SweepDeps>) =>
   withPowertools(sweepEventSchema, async () => {
     const outcome = await sweepClusters(await d());
+    meter(outcome);
     logger.info('kubernetes sweep done', { ...outcome });
     return outcome;
   });

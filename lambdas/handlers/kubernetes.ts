@@ -10,6 +10,14 @@ import {
 } from '../aws/kubernetes/service.js';
 import { EksTokenCache } from '../aws/kubernetes/token.js';
 import { logger, metrics, withPowertools } from '../aws/powertools.js';
+import { CLUSTER_READ_FAILED } from '../core/metric-names.js';
+
+/** One failed read of `cluster`'s API (the stack's alarm on ClusterReadFailed tells which cluster keeps failing). */
+function readFailed(cluster: string): void {
+  const m = metrics.singleMetric();
+  m.addDimension('cluster', cluster);
+  m.addMetric(CLUSTER_READ_FAILED, MetricUnit.Count, 1);
+}
 
 /** Kubernetes API of a configured cluster through pod-doctor's access entry: inspect, verify or act. */
 export const createHandler = (deps: KubernetesDeps) =>
@@ -19,9 +27,11 @@ export const createHandler = (deps: KubernetesDeps) =>
       // records it as the remedy's failure.
       if (e instanceof NodeIdentityMismatchError) {
         metrics.singleMetric().addMetric('NodeIdentityMismatch', MetricUnit.Count, 1);
-      }
+      } else readFailed(request.cluster);
       throw e;
     });
+    // An inspection reports a read it could not make as an `error` finding: counted the same.
+    if (result.action === 'inspect' && result.findings.some((f) => f.status === 'error')) readFailed(request.cluster);
     logger.info('kubernetes request done', { action: request.action, cluster: request.cluster });
     return result;
   });

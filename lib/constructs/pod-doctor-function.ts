@@ -13,14 +13,15 @@ import {
 } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../../lambdas/core/metric-names.js';
 import { BUNDLE_FILE, bundleHandler } from './bundling.js';
 import { acknowledgeFunction } from './nag.js';
 import { type HandlerEntry, RUNNING_COMPILED } from './paths.js';
 
 /** The CloudWatch namespace of pod-doctor's own metrics (Powertools Metrics in every function). */
-export const METRICS_NAMESPACE = 'PodDoctor';
+export { METRICS_NAMESPACE } from '../../lambdas/core/metric-names.js';
 /** The `service` dimension Powertools adds to each of them. */
-export const METRICS_SERVICE = 'pod-doctor';
+export const METRICS_SERVICE = SERVICE_NAME;
 
 /** Props of {@link PodDoctorFunction}. */
 export interface PodDoctorFunctionProps
@@ -79,7 +80,7 @@ export class PodDoctorFunction extends LambdaFunction {
       logGroup,
       loggingFormat: LoggingFormat.JSON,
       environment: {
-        POWERTOOLS_SERVICE_NAME: METRICS_SERVICE,
+        POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
         NODE_OPTIONS: '--enable-source-maps',
         ...props.environment,

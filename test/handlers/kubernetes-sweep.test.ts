@@ -1,11 +1,13 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { IncidentStore } from '../../lambdas/aws/incident-store.js';
 import { ClusterApi } from '../../lambdas/aws/kubernetes/cluster-api.js';
-import { sweepClusters } from '../../lambdas/aws/kubernetes/sweep.js';
+import { mapBounded, sweepClusters } from '../../lambdas/aws/kubernetes/sweep.js';
 import { EksTokenCache } from '../../lambdas/aws/kubernetes/token.js';
+import { metrics } from '../../lambdas/aws/powertools.js';
 import type { LocalTable } from '../../local/dynamo.js';
 import { freshTable } from '../../local/incident-table.js';
 import { KubeApiServer, recordedCluster } from '../../local/kube-api-server.js';
+import { lambdaContext } from '../support/lambda-context.js';
 
 // The sweep's access entry maps to group pod-doctor only (no actions).
 const server = new KubeApiServer({ groups: ['pod-doctor'] });
@@ -84,5 +86,71 @@ describe('scheduled Kubernetes sweep → incidents (dynalite table, local API se
     await sweepClusters(deps());
     const classes = (await table.scan()).filter((i) => String(i.sk) === 'OPEN').map((i) => i.class);
     expect(classes).not.toContain('sandbox-image');
+  });
+});
+
+describe('the sweep fans out: clusters in parallel, bounded, each within its own deadline', { timeout: 60_000 }, () => {
+  it('a cluster that never answers and one that fails hold up neither each other nor the cluster that works', async () => {
+    const base = deps(['prod']);
+    const started = Date.now();
+    const r = await sweepClusters({
+      ...base,
+      clusters: ['silent', 'legacy', 'prod'],
+      clusterDeadlineMs: 300,
+      api: (name: string) => (name === 'silent' ? new Promise(() => undefined) : deps().api(name)),
+    });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(r.clusters.map((c) => [c.cluster, c.error?.split(':')[0] ?? 'ok'])).toEqual([
+      ['silent', 'ClusterSweepTimeoutError'],
+      ['legacy', 'ClusterNotReachableError'],
+      ['prod', 'ok'],
+    ]);
+    expect(r.clusters[2]?.stuck).toBe(5);
+    expect(r.incidentsOpened.length).toBeGreaterThan(0);
+  });
+
+  it('never runs more clusters at once than its bound, and keeps their order', async () => {
+    let running = 0;
+    let most = 0;
+    const out = await mapBounded(
+      Array.from({ length: 20 }, (_, i) => i),
+      3,
+      async (i) => {
+        running += 1;
+        most = Math.max(most, running);
+        await new Promise((r) => setTimeout(r, 5 + (i % 4)));
+        running -= 1;
+        return i * 2;
+      },
+    );
+    expect(most).toBe(3);
+    expect(out).toEqual(Array.from({ length: 20 }, (_, i) => i * 2));
+  });
+
+  it('the handler counts ClusterReadFailed once per cluster it could not read, with the cluster as dimension', async () => {
+    Object.assign(process.env, {
+      INCIDENT_TABLE_NAME: table.name,
+      INCIDENT_WINDOW_MINUTES: '30',
+      WORKFLOW_ARN: 'arn:aws:states:us-east-2:111122223333:stateMachine:wf',
+    });
+    const { createHandler } = await import('../../lambdas/handlers/kubernetes-sweep.js');
+    const published: { dimensions: Record<string, string>; name: string; value: number }[] = [];
+    vi.spyOn(metrics, 'singleMetric').mockImplementation(() => {
+      const dimensions: Record<string, string> = {};
+      const m = {
+        addDimension: (k: string, v: string) => {
+          dimensions[k] = v;
+          return m;
+        },
+        addMetric: (name: string, _unit: unknown, value: number) => {
+          published.push({ dimensions, name, value });
+          return m;
+        },
+      };
+      return m as never;
+    });
+    await createHandler(async () => deps(['legacy', 'prod']))({}, lambdaContext());
+    vi.restoreAllMocks();
+    expect(published).toEqual([{ dimensions: { cluster: 'legacy' }, name: 'ClusterReadFailed', value: 1 }]);
   });
 });

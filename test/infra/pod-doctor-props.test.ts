@@ -239,6 +239,23 @@ describe('PodDoctor API', () => {
     for (const a of alarms) expect(JSON.stringify(a.Properties.AlarmActions)).toMatch(/NotificationsTopic/);
   });
 
+  it('with clusters, one more alarm: each cluster whose Kubernetes API keeps failing (a contributor per cluster)', () => {
+    const { podDoctor, template } = build({ clusters: [CLUSTER] });
+    expect(podDoctor.alarms).toHaveLength(4);
+    const [reads] = ofType(template, 'AWS::CloudWatch::Alarm').filter((a) => a.Properties.Metrics);
+    expect(reads.Properties.Metrics).toEqual([
+      {
+        Id: 'expr_1',
+        Expression:
+          'SELECT SUM(ClusterReadFailed) FROM SCHEMA("PodDoctor", cluster, service) WHERE service = \'pod-doctor\' GROUP BY cluster',
+        Period: 300,
+        ReturnData: true,
+      },
+    ]);
+    expect(reads.Properties).toMatchObject({ EvaluationPeriods: 3, DatapointsToAlarm: 3, Threshold: 1 });
+    expect(JSON.stringify(reads.Properties.AlarmActions)).toMatch(/NotificationsTopic/);
+  });
+
   it('can be instantiated twice in one stack: no fixed physical names', () => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const stack = new Stack(app, 'Twice');

@@ -1,4 +1,6 @@
-import { Agent } from 'node:https';
+import { Agent, type AgentOptions } from 'node:https';
+import type { Duplex } from 'node:stream';
+import type { TLSSocket } from 'node:tls';
 // The pieces of @kubernetes/client-node pod-doctor uses, imported from their own modules. The
 // package's index re-exports everything (exec, attach, port-forward and cp pull in ws and tar-fs),
 // and its KubeConfig imports every auth provider (OIDC, Azure, GCP, exec) with js-yaml, jsonpath-plus
@@ -29,16 +31,71 @@ export interface ClusterCredentials {
   readonly token: string;
 }
 
+/** How long a connection and a request to an API server may take. */
+export interface ConnectionTimeouts {
+  /** TCP connect and TLS handshake. @default 3 s */
+  readonly connectTimeoutMs?: number;
+  /** One request, connect to last byte (watches excepted: they stream). @default 10 s */
+  readonly requestTimeoutMs?: number;
+}
+
+/** The API server did not answer in time: a private endpoint out of reach, a blocked route, a stalled server. */
+export class KubernetesUnreachableError extends Error {
+  override readonly name = 'KubernetesUnreachableError';
+}
+
+/** Ends a connection whose TLS handshake has not completed within `ms` (the socket is destroyed with the reason). */
+class TimedAgent extends Agent {
+  constructor(
+    options: AgentOptions,
+    private readonly connectTimeoutMs: number,
+  ) {
+    super(options);
+  }
+
+  override createConnection(...args: Parameters<Agent['createConnection']>): Duplex {
+    const socket = super.createConnection(...args) as TLSSocket;
+    const timer = setTimeout(
+      () => socket.destroy(new KubernetesUnreachableError(`no TLS connection within ${this.connectTimeoutMs} ms`)),
+      this.connectTimeoutMs,
+    );
+    socket.once('secureConnect', () => clearTimeout(timer));
+    socket.once('close', () => clearTimeout(timer));
+    return socket;
+  }
+}
+
+/** True for the failures a timeout of {@link ClusterConnection} produces (abort, destroyed connection). */
+export function isTimeout(e: unknown): boolean {
+  const seen = new Set<unknown>();
+  for (
+    let x = e as { name?: string; type?: string; cause?: unknown } | undefined;
+    x && !seen.has(x);
+    x = x.cause as never
+  ) {
+    seen.add(x);
+    if (x.name === 'KubernetesUnreachableError' || x.name === 'AbortError' || x.name === 'TimeoutError') return true;
+    if (x.type === 'aborted' || x.type === 'request-timeout') return true;
+  }
+  return /no TLS connection within|aborted/i.test(String((e as Error)?.message ?? ''));
+}
+
 /**
  * The library's clients for one cluster, authenticated as KubeConfig does for a user with a token
  * and a cluster with `caData` (config.js `makeApiClient`, `applySecurityAuthentication`,
- * `applyToFetchOptions`): `Authorization: Bearer`, an HTTPS agent trusting only the cluster CA.
+ * `applyToFetchOptions`): `Authorization: Bearer`, an HTTPS agent trusting only the cluster CA, with
+ * a connect timeout; every request but a watch with a request timeout.
  */
 export class ClusterConnection {
   private readonly agent: Agent;
+  private readonly requestTimeoutMs: number;
 
-  constructor(private readonly credentials: ClusterCredentials) {
-    this.agent = new Agent({ ca: Buffer.from(credentials.caData, 'base64') });
+  constructor(
+    private readonly credentials: ClusterCredentials,
+    timeouts: ConnectionTimeouts = {},
+  ) {
+    this.agent = new TimedAgent({ ca: Buffer.from(credentials.caData, 'base64') }, timeouts.connectTimeoutMs ?? 3_000);
+    this.requestTimeoutMs = timeouts.requestTimeoutMs ?? 10_000;
   }
 
   /** A generated API client (CoreV1Api, AppsV1Api …), as `KubeConfig.makeApiClient` builds it. */
@@ -72,6 +129,7 @@ export class ClusterConnection {
       applySecurityAuthentication: (context: RequestContext) => {
         for (const [k, v] of Object.entries(this.headers())) context.setHeaderParam(k, v);
         context.setAgent(this.agent);
+        context.setSignal(AbortSignal.timeout(this.requestTimeoutMs));
       },
     };
   }

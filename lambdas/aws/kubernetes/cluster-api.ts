@@ -9,7 +9,19 @@ import {
   type StuckPod,
 } from '../../core/stuck-pods.js';
 import { disruptionBudgetMessage, forbiddenMessage, statusMessage, statusOf } from './api-errors.js';
-import { ApiException, AppsV1Api, ClusterConnection, CoreV1Api, PatchStrategy, setHeaderOptions } from './client.js';
+import {
+  ApiException,
+  AppsV1Api,
+  ClusterConnection,
+  type ConnectionTimeouts,
+  CoreV1Api,
+  isTimeout,
+  KubernetesUnreachableError,
+  PatchStrategy,
+  setHeaderOptions,
+} from './client.js';
+
+export { KubernetesUnreachableError } from './client.js';
 
 /** What EKS `DescribeCluster` says about how to reach a cluster's API server. */
 export interface ClusterEndpoint {
@@ -48,7 +60,7 @@ export class KubernetesConflictError extends Error {
   override readonly name = 'KubernetesConflictError';
 }
 
-export interface ClusterApiOptions {
+export interface ClusterApiOptions extends ConnectionTimeouts {
   /** Attempts for 429 / 5xx answers. @default 3 */
   readonly maxAttempts?: number;
   /** Longest wait honoured from a Retry-After header. @default 5 s */
@@ -84,7 +96,8 @@ function selectorValue(value: string, what: string): string {
  * whose `continue` token expired (410); 403 is reported as what the access policy does not allow.
  */
 export class ClusterApi {
-  private readonly opts: Required<ClusterApiOptions>;
+  private readonly opts: Required<Omit<ClusterApiOptions, keyof ConnectionTimeouts>>;
+  private readonly timeouts: ConnectionTimeouts;
 
   constructor(
     private readonly cluster: ClusterEndpoint,
@@ -98,16 +111,15 @@ export class ClusterApi {
       maxPages: options.maxPages ?? 40,
       sleep: options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))),
     };
+    this.timeouts = { connectTimeoutMs: options.connectTimeoutMs, requestTimeoutMs: options.requestTimeoutMs };
   }
 
   private async config(): Promise<ClusterConnection> {
     const token = await this.tokens.get({ clusterName: this.cluster.name, region: this.cluster.region });
-    return new ClusterConnection({
-      name: this.cluster.name,
-      server: this.cluster.endpoint,
-      caData: this.cluster.certificateAuthorityData,
-      token,
-    });
+    return new ClusterConnection(
+      { name: this.cluster.name, server: this.cluster.endpoint, caData: this.cluster.certificateAuthorityData, token },
+      this.timeouts,
+    );
   }
 
   /** Runs one API call with the retry rules above; a write that is not idempotent passes `settle`. */
@@ -117,6 +129,10 @@ export class ClusterApi {
       try {
         return await fn(await this.config());
       } catch (e) {
+        if (isTimeout(e))
+          throw new KubernetesUnreachableError(
+            `${what}: cluster ${this.cluster.name} (${this.cluster.endpoint}) did not answer in time: ${(e as Error).message}; a private endpoint needs pod-doctor's functions in the cluster's VPC (README: private clusters)`,
+          );
         const code = statusOf(e);
         if (code === 401 && !reSigned) {
           this.tokens.invalidate({ clusterName: this.cluster.name, region: this.cluster.region });

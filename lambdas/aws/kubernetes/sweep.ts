@@ -119,6 +119,35 @@ export interface SweepDeps {
   readonly workflow?: OpenIncidentDeps['workflow'];
   readonly now: () => number;
   readonly options?: SweepOptions;
+  /** Clusters swept at once. @default 8 */
+  readonly concurrency?: number;
+  /** Longest one cluster may take; a slower one is reported and the others go on. @default 45 s */
+  readonly clusterDeadlineMs?: number;
+}
+
+/** A cluster's sweep took longer than its deadline (the others were not held up by it). */
+export class ClusterSweepTimeoutError extends Error {
+  override readonly name = 'ClusterSweepTimeoutError';
+}
+
+/** `f`, or ClusterSweepTimeoutError after `ms` (the slow call is left to finish on its own). */
+function withDeadline<T>(f: () => Promise<T>, ms: number, cluster: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ClusterSweepTimeoutError(`cluster ${cluster}: no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([f(), deadline]).finally(() => clearTimeout(timer));
+}
+
+/** Runs `f` over `items`, at most `limit` at a time, in order of the items; results in their order. */
+export async function mapBounded<T, R>(items: readonly T[], limit: number, f: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < items.length; i = next++) out[i] = await f(items[i]);
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return out;
 }
 
 export interface SweepOutcome {
@@ -129,26 +158,29 @@ export interface SweepOutcome {
   readonly unrecordable: number;
 }
 
-/** Every configured cluster: sweep, then open or join incidents as the log path does. A cluster that cannot be read is reported, not fatal. */
+/**
+ * Every configured cluster, several at once (`concurrency`), each within its own deadline: sweep,
+ * then open or join incidents as the log path does. A cluster that cannot be read, or is slow, is
+ * reported with its error and never holds up or fails another.
+ */
 export async function sweepClusters(deps: SweepDeps): Promise<SweepOutcome> {
   const now = deps.now();
-  const occurrences: Occurrence[] = [];
-  const clusters: SweepOutcome['clusters'] = [];
-  for (const cluster of deps.clusters) {
+  const deadline = deps.clusterDeadlineMs ?? 45_000;
+  const results = await mapBounded(deps.clusters, deps.concurrency ?? 8, async (cluster) => {
     try {
-      const r = await sweepCluster(await deps.api(cluster), cluster, now, deps.options);
-      occurrences.push(...r.occurrences);
-      clusters.push({ cluster, stuck: r.stuck, examined: r.examined, unexplained: r.unexplained.length });
-    } catch (e) {
-      clusters.push({
+      const r = await withDeadline(
+        async () => sweepCluster(await deps.api(cluster), cluster, now, deps.options),
+        deadline,
         cluster,
-        stuck: 0,
-        examined: 0,
-        unexplained: 0,
-        error: `${(e as Error).name}: ${(e as Error).message}`.slice(0, 500),
-      });
+      );
+      return { cluster, stuck: r.stuck, examined: r.examined, unexplained: r.unexplained.length, found: r.occurrences };
+    } catch (e) {
+      const error = `${(e as Error).name}: ${(e as Error).message}`.slice(0, 500);
+      return { cluster, stuck: 0, examined: 0, unexplained: 0, error, found: [] as Occurrence[] };
     }
-  }
+  });
+  const occurrences = results.flatMap((r) => r.found);
+  const clusters: SweepOutcome['clusters'] = results.map(({ found: _, ...c }) => c);
   const stats = { rejected: 0 };
   const r = await openIncidents(aggregate(occurrences), stats, deps, now);
   return {
