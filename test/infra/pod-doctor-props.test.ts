@@ -241,8 +241,10 @@ describe('PodDoctor API', () => {
 
   it('with clusters, one more alarm: each cluster whose Kubernetes API keeps failing (a contributor per cluster)', () => {
     const { podDoctor, template } = build({ clusters: [CLUSTER] });
-    expect(podDoctor.alarms).toHaveLength(4);
-    const [reads] = ofType(template, 'AWS::CloudWatch::Alarm').filter((a) => a.Properties.Metrics);
+    expect(podDoctor.alarms).toHaveLength(build().podDoctor.alarms.length + 1);
+    const [reads] = ofType(template, 'AWS::CloudWatch::Alarm').filter((a) =>
+      JSON.stringify(a.Properties.Metrics ?? '').includes('ClusterReadFailed'),
+    );
     expect(reads.Properties.Metrics).toEqual([
       {
         Id: 'expr_1',
