@@ -10,6 +10,7 @@ import { aggregate, type IncidentCandidate } from '../lambdas/core/incidents.js'
 import { readEvent } from '../lambdas/core/ingest.js';
 import { PROJECT_ROOT } from '../lib/constructs/paths.js';
 import { type AccountSnapshot, healthyAccount, NODE_ROLE } from '../local/account-snapshot.js';
+import { configDocumentOf } from '../local/config-store.js';
 import type { LocalTable } from '../local/dynamo.js';
 import { localIngest } from '../local/ingest-runtime.js';
 import { LocalCluster } from '../local/local-cluster.js';
@@ -21,7 +22,6 @@ import {
   type RunResult,
   runWorkflow,
   synthesizedDefinition,
-  workflowConfigOf,
 } from '../local/local-workflow.js';
 import { realNode, simulatedNode, simulatedPauseNode } from '../local/node-adapters.js';
 import { ecrTokenFollowsAccount } from '../local/node-credentials.js';
@@ -216,7 +216,7 @@ export async function runScenarios(
   const stage = new NodeStage();
   const template = synthesizedTemplate(DEMO_CONFIG);
   const definition = definitionOf(template);
-  const evidenceBucket = workflowConfigOf(template).evidenceBucket;
+  const evidenceBucket = configDocumentOf(template).evidenceBucket;
   const results: ScenarioResult[] = [];
   try {
     for (const s of scenarios) {

@@ -2,7 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ConfigLocation } from '../lambdas/aws/config-store.js';
 import { readConfig, writeConfig } from '../lambdas/aws/config-store.js';
-import type { WorkflowConfig } from '../lambdas/core/workflow-config.js';
+import { parseWorkflowConfig, type WorkflowConfig } from '../lambdas/core/workflow-config.js';
 import type { LocalTable } from './dynamo.js';
 import { asRole, guard } from './guard.js';
 import type { TemplateAuthorizer } from './iam.js';
@@ -27,6 +27,11 @@ export function configResourceOf(template: ResolvedTemplate): { TableName: strin
   if (!id) throw new Error('no Custom::PodDoctorConfig in the template');
   const p = template.Resources[id].Properties ?? {};
   return { TableName: String(p.TableName), Document: String(p.Document) };
+}
+
+/** The configuration document the template deploys, parsed (what a reader sees once the writer stored it). */
+export function configDocumentOf(template: ResolvedTemplate): WorkflowConfig {
+  return parseWorkflowConfig(configResourceOf(template).Document);
 }
 
 /** Role ARN of the function that runs `handler` (its PodDoctorHandler metadata). */
