@@ -14,7 +14,7 @@ import {
   REGION,
   SUBNET,
   VPC,
-} from './account-snapshot.js';
+} from './recorded-account.js';
 
 // The healthy recorded account every scenario starts from (scenarios then break one thing).
 

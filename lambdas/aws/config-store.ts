@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { CONFIG_VARIABLES } from '../core/env-variables.js';
 import { parseWorkflowConfig, type WorkflowConfig } from '../core/workflow-config.js';
 import { configKey } from './incident-table.js';
 
@@ -10,9 +11,6 @@ import { configKey } from './incident-table.js';
  * carries only where to look ({@link CONFIG_VARIABLES}), so it stays within Lambda's 4 KB at any
  * number of clusters; a DynamoDB item holds 400 KB.
  */
-
-/** The environment variables that locate the configuration (the construct `ConfigStore` sets them). */
-export const CONFIG_VARIABLES = { table: 'CONFIG_TABLE_NAME', version: 'CONFIG_VERSION' } as const;
 
 /** Attribute holding the configuration document (JSON text). */
 const DOCUMENT = 'document';

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import type { FailureClass } from './failure-classes.js';
-import type { WorkflowConfig } from './workflow-config.js';
+import type { ClassMode, FailureClass } from './failure-classes.js';
+import type { RemedyTier } from './remedy/apply-path.js';
 import './zod-english.js';
 
 /**
@@ -21,11 +21,19 @@ export const agentRequestSchema = z.object({
 });
 export type AgentRequest = z.output<typeof agentRequestSchema>;
 
+/** The part of a workflow configuration an agent's request changes (workflow-config.ts's modes and remedies). */
+interface ActionModes {
+  readonly modes: Readonly<Record<FailureClass, ClassMode>>;
+  readonly remedies: Readonly<Partial<Record<FailureClass, RemedyTier>>>;
+}
+
 /**
  * The configuration of a run an agent asked for: the class's `auto` mode and `auto` remedy tier
  * become `approve` (observe and dry-run stay: an agent's request never makes pod-doctor do more).
+ * Generic over the configuration so this module needs nothing of workflow-config.ts (which embeds
+ * {@link agentRequestSchema}).
  */
-export function askFirst(config: WorkflowConfig, cls: FailureClass): WorkflowConfig {
+export function askFirst<C extends ActionModes>(config: C, cls: FailureClass): C {
   const mode = config.modes[cls] === 'auto' ? 'approve' : config.modes[cls];
   const remedy = config.remedies[cls] === 'auto' ? 'approve' : config.remedies[cls];
   return {

@@ -12,3 +12,9 @@ export const incidentStoreVariables = {
   INCIDENT_WINDOW_MINUTES: positiveInteger(),
   HISTORY_RETENTION_DAYS: z._default(positiveInteger(), 365),
 };
+
+/**
+ * The variables that locate a function's configuration in the configuration store (the construct
+ * `ConfigStore` sets them, lambdas/aws/config-store.ts reads them).
+ */
+export const CONFIG_VARIABLES = { table: 'CONFIG_TABLE_NAME', version: 'CONFIG_VERSION' } as const;
