@@ -41,9 +41,10 @@ async function main(argv: readonly string[]): Promise<number> {
     return await command.run(rest);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw e;
-    // demo and replay run the local runtime, whose emulators are development dependencies.
+    // demo, replay and mcp --demo run the local runtime (local/, demo/ and their emulators, which are
+    // development dependencies): the published package leaves them out, so they run from a checkout.
     process.stderr.write(
-      `pod-doctor ${name}: ${(e as Error).message}\nThis command needs pod-doctor's development dependencies: run it from a checkout (npm ci, then npx pod-doctor ${name}).\n`,
+      `pod-doctor ${name}: ${(e as Error).message}\nThis command runs the local runtime, which the published package does not include: run it from a checkout of the repository (npm ci, npm run build, then node dist/bin/pod-doctor.js ${name}).\n`,
     );
     return 1;
   }

@@ -25,6 +25,15 @@ describe('detection', () => {
         }
       ).Properties,
   );
+  // The detection's own dead-letter queue (the one queue whose logical id names it).
+  const [detectionQueue, ...others] = Object.keys(template.findResources('AWS::SQS::Queue')).filter((id) =>
+    /DetectionDeadLetterQueue/.test(id),
+  );
+
+  it('has one dead-letter queue of its own', () => {
+    expect(detectionQueue).toBeDefined();
+    expect(others).toEqual([]);
+  });
 
   it.each(CLOUDTRAIL_RULES.map((s) => [s.id, s] as const))(
     'rule %s matches its pattern and targets the ingest function with a DLQ',
@@ -41,7 +50,7 @@ describe('detection', () => {
       });
       expect(rule?.State).toBe(spec.readOnlyCalls ? 'ENABLED_WITH_ALL_CLOUDTRAIL_MANAGEMENT_EVENTS' : 'ENABLED');
       expect(rule?.Targets[0]).toMatchObject({
-        DeadLetterConfig: { Arn: expect.anything() },
+        DeadLetterConfig: { Arn: { 'Fn::GetAtt': [detectionQueue, 'Arn'] } },
         RetryPolicy: { MaximumRetryAttempts: 4 },
       });
     },
@@ -123,7 +132,7 @@ describe('detection', () => {
   it('sends failed asynchronous invocations to the dead-letter queue after two retries', () => {
     template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
       MaximumRetryAttempts: 2,
-      DestinationConfig: { OnFailure: { Destination: Match.anyValue() } },
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [detectionQueue, 'Arn'] } } },
     });
   });
 });

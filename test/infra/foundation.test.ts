@@ -87,8 +87,20 @@ describe('foundation stack', () => {
     for (const email of config.notificationEmails) {
       template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: email });
     }
-    template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
-    template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+    // Each e-mail's topic is encrypted with a customer managed key that rotates.
+    const resources = templateJson.Resources as Record<string, { Type: string; Properties: Record<string, unknown> }>;
+    const subscriptions = Object.values(
+      template.findResources('AWS::SNS::Subscription', { Properties: { Protocol: 'email' } }),
+    );
+    for (const sub of subscriptions) {
+      const topicId = (sub.Properties.TopicArn as { Ref: string }).Ref;
+      expect(resources[topicId]?.Type).toBe('AWS::SNS::Topic');
+      const keyArn = resources[topicId].Properties.KmsMasterKeyId as { 'Fn::GetAtt': [string, string] };
+      expect(keyArn['Fn::GetAtt'][1]).toBe('Arn');
+      const key = resources[keyArn['Fn::GetAtt'][0]];
+      expect(key.Type).toBe('AWS::KMS::Key');
+      expect(key.Properties.EnableKeyRotation).toBe(true);
+    }
   });
 
   it('subscribes the ingest function to each configured log group', () => {
