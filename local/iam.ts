@@ -1,5 +1,5 @@
 import { anonymousPrincipal, runSimulation } from '@cloud-copilot/iam-simulate';
-import { ACCOUNT, arnOf, type CfnResource, PARTITION, type ResolvedTemplate, refOf } from './template.js';
+import { arnOf, type CfnResource, LOCAL_ENV, PARTITION, type ResolvedTemplate, refOf } from './template.js';
 
 export type PolicyDocument = { Version?: string; Statement: Record<string, unknown>[] | Record<string, unknown> };
 
@@ -25,6 +25,7 @@ const DENIED_NAME: Record<string, string> = {
   ec2: 'UnauthorizedOperation',
   s3: 'AccessDenied',
   iam: 'AccessDenied',
+  sts: 'AccessDenied',
   sns: 'AuthorizationErrorException',
 };
 
@@ -80,6 +81,17 @@ function permissionStatement(p: Record<string, unknown>): Record<string, unknown
   };
 }
 
+/** The account a resource ARN names (IAM roles, event buses, tables ...), if it names one. */
+export const accountOfArn = (arn: string): string | undefined => /^arn:[^:]+:[^:]+:[^:]*:(\d{12}):/.exec(arn)?.[1];
+
+/** What {@link TemplateAuthorizer.deniedBecause} may take from outside the template. */
+export interface Outside {
+  /** Identity policies of a principal the template does not hold (a node role, another account's role). */
+  readonly identity?: PolicyDocument[];
+  /** The resource's policy when another template holds the resource (a role's trust policy, a bus policy). */
+  readonly resourcePolicy?: PolicyDocument;
+}
+
 /**
  * Authorises requests against a synthesized template as AWS would: the calling role's identity
  * policies (AWS::IAM::Policy / ManagedPolicy attached to it, inline policies; AWS managed policies
@@ -92,7 +104,7 @@ export class TemplateAuthorizer {
   /** AWS managed policy ARNs attached to roles: their documents are not known locally. */
   readonly unknownManagedPolicies: string[] = [];
   private readonly identity = new Map<string, PolicyDocument[]>();
-  private readonly resourcePolicies: { owner: string; objects: boolean; doc: PolicyDocument }[] = [];
+  private readonly resourcePolicies: { owner: string; objects: boolean; doc: PolicyDocument; stsOnly?: boolean }[] = [];
   private readonly cache = new Map<string, string | undefined>();
   /**
    * The state machine whose task tokens the runtime hands out. SendTaskSuccess/Failure/Heartbeat are
@@ -102,7 +114,16 @@ export class TemplateAuthorizer {
    */
   taskTokenOwner?: string;
 
+  /** The account the template is deployed to. */
+  readonly account: string;
+
+  /** Role name → ARN (path included) of the template's roles. */
+  private readonly roleArns = new Map<string, string>();
+
   constructor(private readonly template: ResolvedTemplate) {
+    this.account = (template.env ?? LOCAL_ENV).account;
+    for (const [id, r] of Object.entries(template.raw))
+      if (r.Type === 'AWS::IAM::Role') this.roleArns.set(refOf(template, id), arnOf(template, id));
     for (const [id, r] of Object.entries(template.Resources)) this.index(id, r);
   }
 
@@ -110,7 +131,7 @@ export class TemplateAuthorizer {
     const p = r.Properties ?? {};
     const addIdentity = (roleNames: unknown, doc: unknown) => {
       for (const name of asList(roleNames as string | string[])) {
-        const arn = `arn:${PARTITION}:iam::${ACCOUNT}:role/${name}`;
+        const arn = this.roleArns.get(name) ?? `arn:${PARTITION}:iam::${this.account}:role/${name}`;
         this.identity.set(arn, [...(this.identity.get(arn) ?? []), doc as PolicyDocument]);
       }
     };
@@ -121,6 +142,14 @@ export class TemplateAuthorizer {
         break;
       case 'AWS::IAM::Role': {
         const name = refOf(this.template, id);
+        // The trust policy is the role's resource policy for sts:AssumeRole.
+        if (p.AssumeRolePolicyDocument)
+          this.resourcePolicies.push({
+            owner: arnOf(this.template, id),
+            objects: false,
+            doc: p.AssumeRolePolicyDocument as never,
+            stsOnly: true,
+          });
         for (const inline of asList(p.Policies as { PolicyDocument: unknown }[]))
           addIdentity(name, inline.PolicyDocument);
         for (const arn of asList(p.ManagedPolicyArns as string[])) {
@@ -149,6 +178,17 @@ export class TemplateAuthorizer {
       case 'AWS::SecretsManager::ResourcePolicy':
         this.resourcePolicies.push({ owner: String(p.SecretId), objects: false, doc: p.ResourcePolicy as never });
         break;
+      case 'AWS::Events::EventBus':
+        if (p.Policy)
+          this.resourcePolicies.push({ owner: arnOf(this.template, id), objects: false, doc: p.Policy as never });
+        break;
+      case 'AWS::Events::EventBusPolicy':
+        this.resourcePolicies.push({
+          owner: busArn(String(p.EventBusName ?? 'default'), this.template),
+          objects: false,
+          doc: (p.Statement ? { Version: '2012-10-17', Statement: [p.Statement] } : { Statement: [] }) as never,
+        });
+        break;
       case 'AWS::Lambda::Permission':
         this.resourcePolicies.push({
           owner: String(p.FunctionName),
@@ -159,16 +199,23 @@ export class TemplateAuthorizer {
     }
   }
 
-  /** The merged resource policy that governs `resource`, if any. */
-  resourcePolicy(resource: string): PolicyDocument | undefined {
+  /** The merged resource policy that governs `action` on `resource`, if any (a trust policy: sts: only). */
+  resourcePolicy(resource: string, action = ''): PolicyDocument | undefined {
+    const sts = action.toLowerCase().startsWith('sts:');
     const matching = this.resourcePolicies.filter(
       (x) =>
-        resource === x.owner ||
-        (x.objects && resource.startsWith(`${x.owner}/`)) ||
-        (x.owner.includes(':function:') && resource.startsWith(`${x.owner}:`)),
+        (x.stsOnly ? sts : !sts || !resource.includes(':iam::')) &&
+        (resource === x.owner ||
+          (x.objects && resource.startsWith(`${x.owner}/`)) ||
+          (x.owner.includes(':function:') && resource.startsWith(`${x.owner}:`))),
     );
     if (!matching.length) return undefined;
     return { Version: '2012-10-17', Statement: matching.flatMap((x) => statements(x.doc)) };
+  }
+
+  /** Whether the template holds the role `arn` (path included). */
+  holdsRole(arn: string): boolean {
+    return [...this.roleArns.values()].includes(arn);
   }
 
   /** Identity policies of a role ARN. */
@@ -200,7 +247,7 @@ export class TemplateAuthorizer {
    * `request`. `identity` stands in for the identity policies of a principal outside the template
    * (a node role, as the recorded account holds it).
    */
-  async authorize(principal: string, request: AwsRequest, identity?: PolicyDocument[]): Promise<void> {
+  async authorize(principal: string, request: AwsRequest, identity?: PolicyDocument[] | Outside): Promise<void> {
     const why = await this.deniedBecause(principal, request, identity);
     this.decisions.push({ principal, action: request.action, resource: request.resource, allowed: !why });
     if (why) throw new AccessDeniedError(principal, request, why);
@@ -210,18 +257,19 @@ export class TemplateAuthorizer {
   async deniedBecause(
     principal: string,
     request: AwsRequest,
-    identity?: PolicyDocument[],
+    outside?: PolicyDocument[] | Outside,
   ): Promise<string | undefined> {
-    const key = JSON.stringify([principal, request.action, request.resource, request.context, identity]);
+    const { identity, resourcePolicy: foreign } = Array.isArray(outside) ? { identity: outside } : (outside ?? {});
+    const key = JSON.stringify([principal, request.action, request.resource, request.context, identity, foreign]);
     if (this.cache.has(key)) return this.cache.get(key);
     const anonymous = principal === 'anonymous';
-    const resourcePolicy = this.resourcePolicy(request.resource);
+    const resourcePolicy = foreign ?? this.resourcePolicy(request.resource, request.action);
     const response = await runSimulation(
       {
         request: {
           principal: anonymous ? anonymousPrincipal : principal,
           action: request.action,
-          resource: { resource: request.resource, accountId: ACCOUNT },
+          resource: { resource: request.resource, accountId: accountOfArn(request.resource) ?? this.account },
           contextVariables: { 'aws:SecureTransport': 'true', ...request.context },
         },
         identityPolicies: anonymous
@@ -248,6 +296,13 @@ export class TemplateAuthorizer {
     this.cache.set(key, why);
     return why;
   }
+}
+
+/** An event bus's ARN from its name or ARN (`default` when a policy names none). */
+function busArn(nameOrArn: string, template: ResolvedTemplate): string {
+  if (nameOrArn.startsWith('arn:')) return nameOrArn;
+  const env = template.env ?? LOCAL_ENV;
+  return `arn:${PARTITION}:events:${env.region}:${env.account}:event-bus/${nameOrArn}`;
 }
 
 /**

@@ -65,6 +65,8 @@ export class IncidentStore {
       samples: c.samples,
       pods: c.pods,
       catalogueVersion: CATALOGUE_VERSION,
+      // A fleet member's incident names where it is: the fleet view groups by it, actions go there.
+      ...(c.account ? { account: c.account, region: c.region } : {}),
     };
     const workflowInput = boundedInput({
       ...about,

@@ -2,6 +2,7 @@ import { type ChangeRecord, changeRecord } from '../core/change-records.js';
 import { classifyCloudTrail } from '../core/cloudtrail.js';
 import { cloudTrailEventSchema } from '../core/cloudtrail-schema.js';
 import { type AccountFacts, type FactsNeeded, factsNeeded } from '../core/cloudtrail-scope.js';
+import { inAccount } from '../core/fleet.js';
 import { aggregate } from '../core/incidents.js';
 import type { Reject } from '../core/ingest.js';
 import { type IngestConfig, type IngestStats, readEvent } from '../core/ingest.js';
@@ -20,6 +21,8 @@ export interface IngestDeps {
   readonly facts?: { factsFor(needed: FactsNeeded): Promise<AccountFacts> };
   /** Indexes breaking changes for change.recent (ChangeIndex). */
   readonly changes?: { put(r: ChangeRecord): Promise<void> };
+  /** The fleet member the event came from, as EventBridge stamped it (absent: this account). */
+  readonly where?: { readonly account: string; readonly region: string };
 }
 
 export interface IngestOutcome {
@@ -44,12 +47,9 @@ export async function ingest(event: unknown, requestId: string, deps: IngestDeps
   const { facts, changeIndexed } = await cloudTrailContext(event, deps);
   const { occurrences, rejects, stats } = readEvent(event, deps.config, now, facts);
   const rejectKey = await deps.rejects.keep(rejects, requestId, now);
-  const { opened, openedByClass, joined, started, unrecordable } = await openIncidents(
-    aggregate(occurrences),
-    stats,
-    deps,
-    now,
-  );
+  const { where } = deps;
+  const candidates = aggregate(occurrences).map((c) => (where ? inAccount(c, where.account, where.region) : c));
+  const { opened, openedByClass, joined, started, unrecordable } = await openIncidents(candidates, stats, deps, now);
   const unrecordableKey = await deps.rejects.keep(unrecordable, `${requestId}-unrecordable`, now);
   return {
     stats,

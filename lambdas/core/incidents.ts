@@ -35,6 +35,10 @@ export interface IncidentCandidate {
   readonly pods: readonly string[];
   /** Distinct evidence lines (at most MAX_SAMPLES). */
   readonly samples: readonly string[];
+  /** The account of a fleet member the incident is in (absent: the hub's own account). */
+  readonly account?: string;
+  /** The Region of a fleet member the incident is in (absent: the hub's own Region). */
+  readonly region?: string;
 }
 
 export const MAX_SAMPLES = 5;

@@ -1,4 +1,5 @@
 import { Stack, Validations } from 'aws-cdk-lib';
+import { CfnPolicy, type PolicyDocument } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 // cdk-nag's own rendering of a resource in an AwsSolutions-IAM5 finding id (not re-exported by its index).
@@ -252,4 +253,53 @@ export function acknowledgeStreamRead(role: IConstruct): void {
     ['*'],
     'dynamodb:ListStreams has no resource type (Service Authorization Reference); the stream reads themselves are scoped to the incident table stream.',
   );
+}
+
+// --- fleet -----------------------------------------------------------------------------------------
+
+/** The spoke StackSet's org-readable asset bucket of one Region. */
+export function acknowledgeSpokeAssets(bucket: IConstruct): void {
+  acknowledge(
+    bucket,
+    'AwsSolutions::AwsSolutions-S1',
+    'Holds only the spoke StackSet’s Lambda code, written by the deploy; CloudTrail data events cover reads if wanted',
+  );
+}
+
+/**
+ * cdk-stacksets copies the StackSet's file assets with aws-s3-deployment's BucketDeployment: CDK's own
+ * singleton function (its runtime, managed policy and S3 grants are CDK's), invoked synchronously by
+ * CloudFormation once per deploy. Every wildcard of its policy is acknowledged by name.
+ */
+export function acknowledgeAssetDeployment(stack: IConstruct): void {
+  const why =
+    'aws-s3-deployment BucketDeployment of the spoke StackSet assets (CDK’s singleton function, invoked synchronously by CloudFormation once per deploy)';
+  const singletons = stack.node.findAll().filter((c) => c.node.id.startsWith('Custom::CDKBucketDeployment'));
+  for (const fn of singletons) {
+    for (const id of [
+      'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      'AwsSolutions::AwsSolutions-L1',
+      'Serverless::Serverless-LambdaDLQ',
+      'Serverless::Serverless-LambdaLatestVersion',
+      'Serverless::Serverless-LambdaTracing',
+      'Serverless::Serverless-LambdaDefaultMemorySize',
+      'Serverless::Serverless-LambdaAsyncFailureDestination',
+    ])
+      acknowledge(fn, id, why);
+    for (const policy of fn.node.findAll().filter((c): c is CfnPolicy => c instanceof CfnPolicy)) {
+      const doc = (policy.policyDocument as PolicyDocument).toJSON() as {
+        Statement: { Action: unknown; Resource: unknown }[];
+      };
+      for (const st of doc.Statement) {
+        for (const a of ([] as unknown[])
+          .concat(st.Action)
+          .filter((x): x is string => typeof x === 'string' && x.includes('*')))
+          acknowledge(policy, `AwsSolutions::AwsSolutions-IAM5[Action::${a}]`, why);
+        const resources = ([] as unknown[])
+          .concat(st.Resource)
+          .filter((r) => JSON.stringify(Stack.of(policy).resolve(r)).includes('*'));
+        acknowledgeWildcardResources(policy, resources as string[], why);
+      }
+    }
+  }
 }

@@ -1,0 +1,78 @@
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SFNClient } from '@aws-sdk/client-sfn';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod/mini';
+import { ChangeIndex } from '../aws/change-index.js';
+import { RejectStore } from '../aws/evidence-store.js';
+import { type IntakeDeps, type IntakeOutcome, intake } from '../aws/fleet/fleet-intake.js';
+import { IncidentStore } from '../aws/incident-store.js';
+import { logger, metrics, tracer, withPowertools } from '../aws/powertools.js';
+import { WorkflowStarter } from '../aws/workflow-starter.js';
+import { jsonVariable } from '../core/env-variables.js';
+import { type FleetMember, fleetEventSchema, fleetMembers } from '../core/fleet.js';
+import { ingestConfig, ingestEnvSchema } from '../core/ingest-config.js';
+import { prepareAnchorIndex } from '../core/prefilter.js';
+import '../core/zod-english.js';
+
+const memberSchema = z.object({ account: z.string(), regions: z.array(z.string()) });
+const intakeEnvSchema = z.object({
+  ...ingestEnvSchema.shape,
+  FLEET_MEMBERS: jsonVariable(z.array(memberSchema), '[]'),
+});
+
+function publish(o: IntakeOutcome): void {
+  const m = metrics.singleMetric();
+  m.addDimension('account', o.account);
+  if (!o.admitted) {
+    m.addMetric('FleetEventsRefused', MetricUnit.Count, 1);
+    logger.warn('fleet event refused and kept', {
+      account: o.account,
+      region: o.region,
+      reason: o.reason,
+      key: o.rejectKey,
+    });
+    return;
+  }
+  m.addMetric('FleetIncidentsOpened', MetricUnit.Count, o.incidentsOpened.length);
+  logger.info('fleet event admitted', { ...o });
+}
+
+/** Events on the hub's fleet bus (spokes' incident candidates, members' CloudTrail events) → incidents. */
+export const createHandler = (deps: IntakeDeps) =>
+  withPowertools(
+    fleetEventSchema,
+    async (event, context) => {
+      const outcome = await intake(event, context.awsRequestId, deps);
+      publish(outcome);
+      return outcome;
+    },
+    { storedMetrics: true },
+  );
+
+function liveDeps(): IntakeDeps {
+  const env = intakeEnvSchema.parse(process.env);
+  const ddb = DynamoDBDocumentClient.from(tracer.captureAWSv3Client(new DynamoDBClient({})), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  return {
+    incidents: new IncidentStore(ddb, {
+      tableName: env.INCIDENT_TABLE_NAME,
+      windowMs: env.INCIDENT_WINDOW_MINUTES * 60_000,
+      retentionDays: env.HISTORY_RETENTION_DAYS,
+    }),
+    rejects: new RejectStore(tracer.captureAWSv3Client(new S3Client({})), env.EVIDENCE_BUCKET_NAME),
+    workflow: env.WORKFLOW_ARN
+      ? new WorkflowStarter(tracer.captureAWSv3Client(new SFNClient({})), env.WORKFLOW_ARN)
+      : undefined,
+    config: ingestConfig(env),
+    now: Date.now,
+    changes: new ChangeIndex(ddb, env.INCIDENT_TABLE_NAME),
+    members: fleetMembers(env.FLEET_MEMBERS as FleetMember[]),
+  };
+}
+
+export const handler = createHandler(liveDeps());
+
+prepareAnchorIndex();
