@@ -67,7 +67,7 @@ export interface DeliveredEvent {
   readonly detail: unknown;
 }
 
-/** A rule target that delivers an event to another bus (a role of the rule's account does the PutEvents). */
+/** A rule's target: another bus (a role of the rule's account does the PutEvents) or a function. */
 interface BusTarget {
   readonly from: Deployment;
   readonly pattern: Record<string, unknown>;
@@ -92,6 +92,13 @@ export class FleetWorld {
   readonly refused: { bus: string; from: string; why: string }[] = [];
   /** Regions the network cannot reach (an outage, an SCP-closed Region). */
   readonly unreachable = new Set<string>();
+  /** Functions rules may invoke, by ARN (the test wires the real handler with its role). */
+  private readonly functions = new Map<string, (event: DeliveredEvent) => Promise<unknown>>();
+
+  /** `handler` runs when a rule targets the function `arn` (an asynchronous invocation by EventBridge). */
+  onFunction(arn: string, handler: (event: DeliveredEvent) => Promise<unknown>): void {
+    this.functions.set(arn, handler);
+  }
 
   constructor(
     readonly organization: LocalOrganization,
@@ -231,13 +238,21 @@ export class FleetWorld {
     };
   }
 
-  /** Delivers to `bus`, then through every matching rule of it whose target is another bus. */
+  /** Delivers to `bus`, then through every matching rule of it: to another bus, or to a function. */
   private async deliver(bus: string, event: DeliveredEvent): Promise<void> {
     this.received.set(bus, [...(this.received.get(bus) ?? []), event]);
-    for (const t of this.busTargets(bus)) {
+    for (const t of this.ruleTargets(bus)) {
       if (!this.matches(t.pattern, event)) continue;
-      await this.forward(t, event);
+      if (t.targetArn.includes(':event-bus/')) await this.forward(t, event);
+      else if (t.targetArn.includes(':function:')) await this.invoke(t.targetArn, event);
     }
+  }
+
+  /** EventBridge invokes the function; one without a handler wired is an error of the test, not a silent drop. */
+  private async invoke(arn: string, event: DeliveredEvent): Promise<void> {
+    const handler = this.functions.get(arn);
+    if (!handler) throw new Error(`no handler wired for ${arn}`);
+    await handler(event);
   }
 
   /**
@@ -288,8 +303,8 @@ export class FleetWorld {
     }));
   }
 
-  /** Rules on `bus` (every deployment in its account and Region) whose targets are buses. */
-  private busTargets(bus: string): BusTarget[] {
+  /** Targets of the rules on `bus` (every deployment in its account and Region). */
+  private ruleTargets(bus: string): BusTarget[] {
     const [, , , region, account] = bus.split(':');
     const out: BusTarget[] = [];
     for (const d of this.deployments) {
@@ -302,14 +317,13 @@ export class FleetWorld {
           : `arn:${PARTITION}:events:${region}:${account}:event-bus/${ruleBus}`;
         if (onBus !== bus || p.State === 'DISABLED') continue;
         for (const t of (p.Targets as { Arn: string; RoleArn?: string }[] | undefined) ?? [])
-          if (t.Arn.includes(':event-bus/'))
-            out.push({
-              from: d,
-              pattern: p.EventPattern as Record<string, unknown>,
-              bus,
-              targetArn: t.Arn,
-              roleArn: t.RoleArn,
-            });
+          out.push({
+            from: d,
+            pattern: p.EventPattern as Record<string, unknown>,
+            bus,
+            targetArn: t.Arn,
+            roleArn: t.RoleArn,
+          });
       }
     }
     return out;

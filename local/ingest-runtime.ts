@@ -5,7 +5,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { RejectStore } from '../lambdas/aws/evidence-store.js';
 import { IncidentStore } from '../lambdas/aws/incident-store.js';
-import { type IngestOutcome, ingest } from '../lambdas/aws/ingest-service.js';
+import { type IngestDeps, type IngestOutcome, ingest } from '../lambdas/aws/ingest-service.js';
 import { WorkflowStarter } from '../lambdas/aws/workflow-starter.js';
 import type { IngestConfig } from '../lambdas/core/ingest.js';
 import type { LocalTable } from './dynamo.js';
@@ -17,14 +17,15 @@ import { REGION, type ResolvedTemplate } from './template.js';
 
 const CREDENTIALS = { accessKeyId: 'AKIDLOCAL', secretAccessKey: 'local' };
 
-/** The ingest function of a template: its role and environment. */
-function ingestFunction(template: ResolvedTemplate): { role: string; env: Record<string, string> } {
-  for (const r of Object.values(template.Resources)) {
+/** The function of a template running `handler` (default: the first with an incident table): its role and environment. */
+function ingestFunction(template: ResolvedTemplate, handler?: string): { role: string; env: Record<string, string> } {
+  for (const [id, r] of Object.entries(template.Resources)) {
     const env = (r.Properties?.Environment as { Variables?: Record<string, string> } | undefined)?.Variables;
-    if (r.Type === 'AWS::Lambda::Function' && env?.INCIDENT_TABLE_NAME)
+    const named = (template.raw[id] as { Metadata?: { PodDoctorHandler?: string } }).Metadata?.PodDoctorHandler;
+    if (r.Type === 'AWS::Lambda::Function' && env?.INCIDENT_TABLE_NAME && (!handler || named === handler))
       return { role: String(r.Properties?.Role), env };
   }
-  throw new Error('no ingest function in the template');
+  throw new Error(`no ${handler ?? 'ingest'} function in the template`);
 }
 
 export interface LocalIngest {
@@ -49,7 +50,26 @@ export function localIngest(
   table: LocalTable,
   o: { config: IngestConfig; now: () => number; windowMinutes?: number; retentionDays?: number },
 ): LocalIngest {
-  const { role, env } = ingestFunction(template);
+  const { role, deps, ...rest } = localIngestDeps(template, table, o);
+  return {
+    ...rest,
+    invoke: (event, requestId) => {
+      checkLambdaPayload(event, 'Event');
+      return asRole(role, () => ingest(event, requestId, deps));
+    },
+  };
+}
+
+/**
+ * The clients and configuration of the ingest-like function running `o.handler` (`ingest`, the fleet
+ * hub's `fleet-intake`), every call guarded by its role; `invoke` is the caller's to define.
+ */
+export function localIngestDeps(
+  template: ResolvedTemplate,
+  table: LocalTable,
+  o: { config: IngestConfig; now: () => number; windowMinutes?: number; retentionDays?: number; handler?: string },
+): Omit<LocalIngest, 'invoke'> & { role: string; env: Record<string, string>; deps: IngestDeps } {
+  const { role, env } = ingestFunction(template, o.handler);
   const authz = new TemplateAuthorizer(template);
   const ddb = guard(
     DynamoDBDocumentClient.from(
@@ -94,14 +114,5 @@ export function localIngest(
     config: o.config,
     now: o.now,
   };
-  return {
-    started,
-    objects,
-    startCalls: () => startCalls,
-    authz,
-    invoke: (event, requestId) => {
-      checkLambdaPayload(event, 'Event');
-      return asRole(role, () => ingest(event, requestId, deps));
-    },
-  };
+  return { started, objects, startCalls: () => startCalls, authz, role, env, deps };
 }

@@ -5,6 +5,7 @@ import { sdkClientPackages } from '../../lib/constructs/bundling.js';
 import { PROJECT_ROOT } from '../../lib/constructs/paths.js';
 import { deployedFunctions, handlerMetafile } from '../support/bundles.js';
 import { CHANNELS } from '../support/channels.js';
+import { fleetTemplates } from '../support/fleet-templates.js';
 import { synth } from '../support/synth.js';
 
 /**
@@ -25,6 +26,7 @@ const CLIENTS: Record<string, readonly string[]> = {
   'check-network': ['ec2-query'],
   'config-writer': ['dynamodb'],
   decide: ['dynamodb', 'eks'],
+  'fleet-intake': ['dynamodb', 's3', 'sfn'],
   ingest: ['dynamodb', 'ec2-query', 'eks', 's3', 'sfn'],
   kubernetes: ['eks'],
   'kubernetes-sweep': ['dynamodb', 'eks', 'sfn'],
@@ -33,6 +35,7 @@ const CLIENTS: Record<string, readonly string[]> = {
   'open-incident': ['dynamodb', 'ssm'],
   remedy: ['dynamodb', 'ec2-query', 'ecr', 'eks', 'iam'],
   'resolve-node': ['ec2-query', 'iam'],
+  'spoke-ingest': ['eventbridge'],
   summarize: ['dynamodb', 's3'],
   verify: ['dynamodb'],
 };
@@ -45,6 +48,7 @@ const IAM_SERVICE: Record<string, string> = {
   'ec2-query': 'ec2',
   ecr: 'ecr',
   eks: 'eks',
+  eventbridge: 'events',
   iam: 'iam',
   s3: 's3',
   'secrets-manager': 'secretsmanager',
@@ -115,10 +119,18 @@ describe("each client in the map is one the function's role may call", () => {
   };
   // A configuration that deploys every function: log groups (their prerequisites), a remediation
   // scope and notification channels.
-  const functions = deployedFunctions(synth({ clusters: [cluster], channels: CHANNELS }).templateJson).map((f) => ({
-    handler: f.handler,
-    services: new Set([...f.actions].map((a) => a.split(':')[0])),
-  }));
+  // The fleet's hub and a spoke deploy the fleet functions.
+  const fleet = fleetTemplates();
+  const functions = [
+    synth({ clusters: [cluster], channels: CHANNELS }).templateJson,
+    fleet.PodDoctorHub,
+    fleet['PodDoctorSpoke-222222222222-eu-west-1'],
+  ]
+    .flatMap((t) => deployedFunctions(t))
+    .map((f) => ({
+      handler: f.handler,
+      services: new Set([...f.actions].map((a) => a.split(':')[0])),
+    }));
 
   it('every handler is deployed, and named in its function metadata', () => {
     const deployed = new Set(functions.map((f) => f.handler));

@@ -9,7 +9,8 @@ export const FLEET: FleetSettings = {
   name: 'eks-fleet',
   organizationId: 'o-a1b2c3d4e5',
   organizationalUnits: ['ou-ab12-cdef3456'],
-  hub: { account: '111111111111', region: 'eu-west-1' },
+  // The hub in the local runtime's own account: its functions run under the local guard as they do single-account.
+  hub: { account: '111122223333', region: 'eu-west-1' },
   members: [
     { account: '222222222222', regions: ['eu-west-1', 'us-east-1'] },
     { account: '333333333333', regions: ['eu-west-1', 'us-east-1'] },
