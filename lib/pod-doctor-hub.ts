@@ -65,6 +65,7 @@ export class PodDoctorHub extends Construct {
       organizationId: fleet.organizationId,
       members: fleet.members,
       incidentTable: podDoctor.incidentTable,
+      configStore: podDoctor.configStore,
       evidenceBucket: podDoctor.evidenceBucket,
       workflow: podDoctor.stateMachine,
       historyRetentionDays: podDoctor.config.historyRetentionDays,

@@ -5,22 +5,18 @@ import { SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { ChangeIndex } from '../aws/change-index.js';
+import { configLoader } from '../aws/config-store.js';
 import { RejectStore } from '../aws/evidence-store.js';
 import { type IntakeDeps, type IntakeOutcome, intake } from '../aws/fleet/fleet-intake.js';
 import { IncidentStore } from '../aws/incident-store.js';
 import { logger, metrics, tracer, withPowertools } from '../aws/powertools.js';
 import { WorkflowStarter } from '../aws/workflow-starter.js';
-import { jsonVariable } from '../core/env-variables.js';
-import { type FleetMember, fleetEventSchema, fleetMembers } from '../core/fleet.js';
+import { fleetEventSchema, fleetMembers, fleetMembersVariable } from '../core/fleet.js';
 import { ingestConfig, ingestEnvSchema } from '../core/ingest-config.js';
 import { prepareAnchorIndex } from '../core/prefilter.js';
 import '../core/zod-english.js';
 
-const memberSchema = z.object({ account: z.string(), regions: z.array(z.string()) });
-const intakeEnvSchema = z.object({
-  ...ingestEnvSchema.shape,
-  FLEET_MEMBERS: jsonVariable(z.array(memberSchema), '[]'),
-});
+const intakeEnvSchema = z.object({ ...ingestEnvSchema.shape, FLEET_MEMBERS: fleetMembersVariable() });
 
 function publish(o: IntakeOutcome): void {
   const m = metrics.singleMetric();
@@ -40,22 +36,26 @@ function publish(o: IntakeOutcome): void {
 }
 
 /** Events on the hub's fleet bus (spokes' incident candidates, members' CloudTrail events) → incidents. */
-export const createHandler = (deps: IntakeDeps) =>
+export const createHandler = (deps: () => Promise<IntakeDeps>) =>
   withPowertools(
     fleetEventSchema,
     async (event, context) => {
-      const outcome = await intake(event, context.awsRequestId, deps);
+      const outcome = await intake(event, context.awsRequestId, await deps());
       publish(outcome);
       return outcome;
     },
     { storedMetrics: true },
   );
 
-function liveDeps(): IntakeDeps {
-  const env = intakeEnvSchema.parse(process.env);
-  const ddb = DynamoDBDocumentClient.from(tracer.captureAWSv3Client(new DynamoDBClient({})), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+const env = intakeEnvSchema.parse(process.env);
+const ddb = DynamoDBDocumentClient.from(tracer.captureAWSv3Client(new DynamoDBClient({})), {
+  marshallOptions: { removeUndefinedValues: true },
+});
+const deploymentConfig = configLoader(() => ddb);
+
+/** The function's clients, from its environment, and the deployment's configuration (read once). */
+async function liveDeps(): Promise<IntakeDeps> {
+  const config = await deploymentConfig();
   return {
     incidents: new IncidentStore(ddb, {
       tableName: env.INCIDENT_TABLE_NAME,
@@ -66,13 +66,20 @@ function liveDeps(): IntakeDeps {
     workflow: env.WORKFLOW_ARN
       ? new WorkflowStarter(tracer.captureAWSv3Client(new SFNClient({})), env.WORKFLOW_ARN)
       : undefined,
-    config: ingestConfig(env),
+    config: ingestConfig(env, config),
     now: Date.now,
     changes: new ChangeIndex(ddb, env.INCIDENT_TABLE_NAME),
-    members: fleetMembers(env.FLEET_MEMBERS as FleetMember[]),
+    members: fleetMembers(env.FLEET_MEMBERS),
   };
 }
 
-export const handler = createHandler(liveDeps());
+let live: Promise<IntakeDeps> | undefined;
+export const handler = createHandler(() => {
+  live ??= liveDeps().catch((e: unknown) => {
+    live = undefined;
+    throw e;
+  });
+  return live;
+});
 
 prepareAnchorIndex();

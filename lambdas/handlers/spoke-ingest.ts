@@ -3,20 +3,12 @@ import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge
 import * as z from 'zod/mini';
 import { forwardSignals, type SpokeBus, type SpokeDeps } from '../aws/fleet/spoke-forwarder.js';
 import { logger, metrics, tracer, withPowertools } from '../aws/powertools.js';
-import { jsonVariable, trustedSandboxImagesVariable } from '../core/env-variables.js';
+import { spokeEnvSchema } from '../core/fleet.js';
 import { prepareAnchorIndex } from '../core/prefilter.js';
 import '../core/zod-english.js';
 
 /** A CloudWatch Logs subscription payload (`awslogs.data`, read with a size limit by the domain). */
 export const spokeEventSchema = z.looseObject({ awslogs: z.looseObject({ data: z.string() }) });
-
-const spokeEnvSchema = z.object({
-  AWS_REGION: z.string(),
-  /** The spoke's account (the function's own: CloudFormation's AWS::AccountId). */
-  SPOKE_ACCOUNT: z.string(),
-  LOG_GROUP_CLUSTERS: jsonVariable(z.record(z.string(), z.string()), '{}'),
-  TRUSTED_SANDBOX_IMAGES: trustedSandboxImagesVariable(),
-});
 
 /** Error for an event EventBridge did not accept (the invocation retries; its DLQ keeps the payload). */
 export class PutEventsFailedError extends Error {

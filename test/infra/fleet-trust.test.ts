@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SPOKE_DETAIL_TYPE, SPOKE_SOURCE, spokeRoleArn } from '../../lambdas/core/fleet.js';
 import { type Deployment, FleetWorld, LocalOrganization } from '../../local/fleet-world.js';
-import { idsOfType } from '../../local/template.js';
+import { arnOf, idsOfType } from '../../local/template.js';
 import { matchesEventPattern } from '../support/event-pattern.js';
 import { FLEET, fleetTemplates } from '../support/fleet-templates.js';
 
@@ -13,23 +13,29 @@ const [A, B, C] = FLEET.members.map((m) => m.account);
 const stack = (account: string, region: string) => `PodDoctorSpoke-${account}-${region}`;
 
 let world: FleetWorld;
+const intakeInvoked: unknown[] = [];
 let hub: Deployment;
 const spokes = new Map<string, Deployment>();
 
-/** The execution role of the function whose handler is `handler` in `d`. */
-function roleOfHandler(d: Deployment, handler: string): string {
+/** The logical id of the function whose handler is `handler` in `d`. */
+function functionOf(d: Deployment, handler: string): string {
   const id = idsOfType(d.template, 'AWS::Lambda::Function').find(
     (x) => (d.template.raw[x] as { Metadata?: { PodDoctorHandler?: string } }).Metadata?.PodDoctorHandler === handler,
   );
   if (!id) throw new Error(`no ${handler} function`);
-  return String(d.template.Resources[id].Properties?.Role);
+  return id;
 }
+const roleOfHandler = (d: Deployment, handler: string) =>
+  String(d.template.Resources[functionOf(d, handler)].Properties?.Role);
+const functionArnOf = (d: Deployment, handler: string) => arnOf(d.template, functionOf(d, handler));
 
 const fresh = () => {
   const templates = fleetTemplates();
   const org = new LocalOrganization(FLEET.organizationId, [HUB.account, A, B, C]);
   world = new FleetWorld(org, matchesEventPattern);
   hub = world.deploy(templates.PodDoctorHub, { ...HUB, stackName: 'PodDoctorHub' });
+  // The hub bus's rule invokes the intake: here it only records (test/workflow/fleet.test.ts runs it).
+  world.onFunction(functionArnOf(hub, 'fleet-intake'), async (e) => void intakeInvoked.push(e));
   for (const m of FLEET.members)
     for (const region of m.regions)
       spokes.set(
@@ -153,6 +159,7 @@ describe('the hub’s bus admits the organization only', () => {
       expect(last).toMatchObject({ account, region, source: SPOKE_SOURCE });
     }
     expect(world.refused).toEqual([]);
+    expect(intakeInvoked).toHaveLength(3);
     const crossAccount = world.decisions.filter((d) => d.action === 'events:PutEvents');
     expect(crossAccount.length).toBeGreaterThanOrEqual(3);
     expect(crossAccount.every((d) => d.allowed)).toBe(true);

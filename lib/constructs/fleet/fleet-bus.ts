@@ -12,6 +12,7 @@ import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { type FleetMember, SPOKE_SOURCE } from '../../../lambdas/core/fleet.js';
 import { CLOUDTRAIL_RULES } from '../../event-patterns.js';
+import type { ConfigStore } from '../config-store.js';
 import { createDeadLetterQueue } from '../dead-letter-queue.js';
 import { acknowledgeEvidencePrefix } from '../nag.js';
 import { lambdaEntry } from '../paths.js';
@@ -24,6 +25,8 @@ export interface FleetBusProps {
   /** Accounts and Regions the hub acts in; an event from anyone else is refused and kept. */
   readonly members: readonly FleetMember[];
   readonly incidentTable: ITableV2;
+  /** Where the intake reads the deployment's configuration (trusted sandbox images). */
+  readonly configStore: ConfigStore;
   readonly evidenceBucket: IBucket;
   readonly workflow: IStateMachine;
   readonly historyRetentionDays: number;
@@ -78,6 +81,7 @@ export class FleetBus extends Construct {
         FLEET_MEMBERS: JSON.stringify(props.members),
       },
     });
+    props.configStore.attach(intake);
     props.incidentTable.grant(intake, 'dynamodb:PutItem', 'dynamodb:UpdateItem');
     intake.addToRolePolicy(
       new PolicyStatement({ actions: ['s3:PutObject'], resources: [props.evidenceBucket.arnForObjects('rejected/*')] }),
