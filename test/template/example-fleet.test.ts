@@ -74,7 +74,8 @@ describe('examples/fleet (npx cdk synth)', () => {
     const rules = [...lint.stdout.matchAll(/:([EW]\d+):/g)].map((m) => m[1]);
     expect(rules.filter((r) => r.startsWith('E'))).toEqual([]);
     expect([...new Set(rules)].filter((r) => !ACKNOWLEDGED_CFN_LINT_WARNINGS[r])).toEqual([]);
-  });
+    // Ten templates, one cfn-lint run: minutes on a loaded machine.
+  }, 900_000);
 
   it('every AWS call a bundled function makes is allowed by its role, in every template', () => {
     let checked = 0;
