@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -124,6 +124,10 @@ describe('the installed package', () => {
     const r = spawnSync(join(app, 'node_modules', '.bin', 'pod-doctor'), ['demo'], { cwd: app, encoding: 'utf8' });
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/run it from a checkout of the repository/);
+  });
+
+  it('builds its command-line entry point executable (a checkout runs dist/bin/pod-doctor.js as a file)', () => {
+    expect(statSync(join(PROJECT_ROOT, 'dist', 'bin', 'pod-doctor.js')).mode & 0o111).toBe(0o111);
   });
 
   it('runs the installed pod-doctor --help', () => {
