@@ -15,6 +15,7 @@ import {
   paginateDescribeVpcEndpoints,
 } from '../lambdas/aws/ec2/commands.js';
 import { CLUSTER_NAME_TAGS, CLUSTER_OWNERSHIP_TAG_PREFIX, clusterOfTags } from '../lambdas/core/node-tags.js';
+import { authenticationModeRow, endpointAccessRow } from './preflight-cluster.js';
 
 /** The read-only clients preflight uses (real ones from the CLI, recorded ones in tests). */
 export interface PreflightClients {
@@ -97,6 +98,7 @@ async function checkRegion(c: PreflightClients, o: PreflightOptions): Promise<Pr
       status: 'pass',
       detail: `cluster ${o.cluster} is ${cluster?.status} in ${o.region}`,
     });
+    if (cluster) rows.push(authenticationModeRow(cluster), endpointAccessRow(cluster));
   } catch (e) {
     if ((e as Error).name !== 'ResourceNotFoundException') throw e;
     rows.push({

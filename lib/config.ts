@@ -80,6 +80,14 @@ const clusterSchema = z.strictObject({
     })
     .default({ roles: [], endpointSecurityGroups: [], subnets: [], vpcCniAddon: false }),
   /**
+   * pod-doctor reads and acts through the cluster's Kubernetes API (an EKS access entry per
+   * function). `false` for a cluster whose authentication mode is `CONFIG_MAP` (access entries need
+   * `API` or `API_AND_CONFIG_MAP`: CloudFormation would refuse them and fail the whole deployment) or
+   * whose endpoint pod-doctor's functions cannot reach: no access entry, no sweep; the cluster is
+   * watched through its logs, CloudTrail and Run Command, and cluster remedies are recommended.
+   */
+  kubernetesApi: z.boolean().default(true),
+  /**
    * IAM roles of the cluster's nodes (instance profile roles). The evidence bucket lets them put
    * collect-logs bundles under `incidents/`; without them collect-logs cannot upload.
    */

@@ -79,6 +79,15 @@ export interface PodDoctorCluster {
    * @default - nothing: remedies are recommended only
    */
   readonly remediation?: ClusterRemediation;
+  /**
+   * pod-doctor reads and acts through the cluster's Kubernetes API (an EKS access entry per
+   * function). Set `false` for a cluster whose authentication mode is `CONFIG_MAP` (CloudFormation
+   * refuses access entries there, failing the whole deployment) or whose endpoint the functions
+   * cannot reach: no access entry and no sweep for it; logs, CloudTrail and Run Command only, cluster
+   * remedies recommended. `pod-doctor preflight` says which applies.
+   * @default true
+   */
+  readonly kubernetesApi?: boolean;
 }
 
 /**
@@ -229,6 +238,7 @@ export function configFromProps(props: PodDoctorProps): PodDoctorConfig {
       region: c.region,
       logGroups: c.logGroups ? [...c.logGroups] : undefined,
       nodeRoleArns: c.nodeRoleArns ? [...c.nodeRoleArns] : undefined,
+      kubernetesApi: c.kubernetesApi,
       remediation: c.remediation
         ? {
             roles: c.remediation.roles && [...c.remediation.roles],

@@ -51,6 +51,11 @@ const NODE_OBJECTS = 'nodes/*';
 export class PodDoctor extends Construct {
   /** The validated configuration the props stand for (what the functions read). */
   readonly config: PodDoctorConfig;
+
+  /** The clusters pod-doctor reaches through their Kubernetes API (`kubernetesApi`, default true). */
+  private get apiClusters(): PodDoctorConfig['clusters'] {
+    return this.config.clusters.filter((c) => c.kubernetesApi);
+  }
   /** Topic of summaries, approval requests, failure notices and alarms. */
   readonly topic: ITopic;
   /** Incident history, locks and action bookkeeping. */
@@ -126,8 +131,8 @@ export class PodDoctor extends Construct {
       logRetention,
       changeIndex: this.incidentTable,
     });
-    if (config.clusters.length > 0) {
-      this.kubernetes = new KubernetesAccess(this, 'Kubernetes', { clusters: config.clusters, logRetention });
+    if (this.apiClusters.length > 0) {
+      this.kubernetes = new KubernetesAccess(this, 'Kubernetes', { clusters: this.apiClusters, logRetention });
     }
     this.configStore = new ConfigStore(this, 'Config', {
       table: this.incidentTable,
@@ -137,7 +142,7 @@ export class PodDoctor extends Construct {
     this.workflow = this.createWorkflow(logRetention);
     this.stateMachine = this.workflow.stateMachine;
     this.detection = this.createDetection(logRetention);
-    if (config.clusters.length > 0) this.kubernetesSweep = this.createKubernetesSweep(logRetention);
+    if (this.apiClusters.length > 0) this.kubernetesSweep = this.createKubernetesSweep(logRetention);
     this.ingestDeadLetterQueue = this.detection.deadLetterQueue;
     const alarms = this.createAlarms();
     this.operations = new OperationsDashboard(this, 'Operations', {
@@ -176,6 +181,7 @@ export class PodDoctor extends Construct {
         logGroups: c.logGroups,
         remediation: c.remediation,
         nodeRoleArns: c.nodeRoleArns,
+        ...(c.kubernetesApi ? {} : { kubernetesApi: false }),
       })),
       remedies: config.remedies,
       clusterAccess: this.kubernetes !== undefined,
@@ -232,7 +238,7 @@ export class PodDoctor extends Construct {
   private createKubernetesSweep(logRetention: RetentionDays): KubernetesSweep {
     const { config } = this;
     return new KubernetesSweep(this, 'KubernetesSweep', {
-      clusters: config.clusters,
+      clusters: this.apiClusters,
       configStore: this.configStore,
       incidentTable: this.incidentTable,
       workflow: this.stateMachine,
@@ -311,7 +317,7 @@ export class PodDoctor extends Construct {
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
     failed.addAlarmAction(new SnsAction(this.topic));
-    const clusterReads = this.config.clusters.length
+    const clusterReads = this.apiClusters.length
       ? [new ClusterReadAlarm(this, 'ClusterReadAlarm', { topic: this.topic }).alarm]
       : [];
     return [...deadLetters.alarms, failed, ...clusterReads, ...(this.channels?.alarms.alarms ?? [])];

@@ -176,7 +176,17 @@ function healthyEks(
       version: '1.33',
       status: 'ACTIVE',
       platformVersion: 'eks.9',
-      resourcesVpcConfig: { subnetIds: [SUBNET], securityGroupIds: [], clusterSecurityGroupId: NODE_SG, vpcId: VPC },
+      // DescribeCluster's shape: https://docs.aws.amazon.com/eks/latest/APIReference/API_DescribeCluster.html
+      resourcesVpcConfig: {
+        subnetIds: [SUBNET],
+        securityGroupIds: [],
+        clusterSecurityGroupId: NODE_SG,
+        vpcId: VPC,
+        endpointPublicAccess: true,
+        endpointPrivateAccess: true,
+        publicAccessCidrs: ['0.0.0.0/0'],
+      },
+      accessConfig: { bootstrapClusterCreatorAdminPermissions: true, authenticationMode: 'API_AND_CONFIG_MAP' },
     },
     addons: [
       addon('vpc-cni', 'v1.20.1-eksbuild.3'),

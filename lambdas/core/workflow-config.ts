@@ -32,6 +32,8 @@ export const workflowConfigSchema = z.object({
       remediation: z._default(remediationScopeSchema, { roles: [], endpointSecurityGroups: [], subnets: [] }),
       /** The cluster's node roles (pull-through cache: may they pull through it?). */
       nodeRoleArns: strings(),
+      /** false: no access entry for this cluster (CONFIG_MAP, unreachable endpoint); absent: true. */
+      kubernetesApi: z.optional(z.boolean()),
     }),
   ),
   modes: z.record(z.enum(FAILURE_CLASSES), z.enum(CLASS_MODES)),

@@ -34,7 +34,8 @@ const deploymentConfig = configLoader(() => ddb);
 async function liveDeps(): Promise<SweepDeps> {
   const config = await deploymentConfig();
   return {
-    clusters: config.clusters.map((c) => c.name),
+    // Clusters configured without Kubernetes API access (CONFIG_MAP, unreachable) have no access entry.
+    clusters: config.clusters.filter((c) => c.kubernetesApi !== false).map((c) => c.name),
     api: async (cluster: string) => new ClusterApi(await endpoint(cluster), tokens),
     incidents: new IncidentStore(ddb, {
       tableName: env.INCIDENT_TABLE_NAME,

@@ -29,6 +29,8 @@ describe('pod-doctor preflight on recorded responses', () => {
     const rows = await run();
     expect(rows.map((r) => [r.id, r.status])).toEqual([
       ['region.cluster', 'pass'],
+      ['eks.authentication-mode', 'pass'],
+      ['eks.endpoint-access', 'pass'],
       ['region.iam-events', 'warn'],
       ['cloudtrail.trail', 'pass'],
       ['logs.dataplane', 'pass'],
@@ -42,7 +44,38 @@ describe('pod-doctor preflight on recorded responses', () => {
     const text = renderPreflight(CLUSTER, REGION, rows);
     expect(text).toMatch(/^region\.iam-events\s+WARN\s+IAM events reach EventBridge in us-east-1 only/m);
     expect(text).toContain('fix: set "forwardIamEvents": true');
-    expect(text).toMatch(/8 pass, 0 fail, 1 warn, 0 unknown$/);
+    expect(text).toMatch(/10 pass, 0 fail, 1 warn, 0 unknown$/);
+  });
+
+  it('fails a CONFIG_MAP cluster (access entries refused) and names both ways out', async () => {
+    const rows = await run((s) => {
+      s.account.cluster.accessConfig = { authenticationMode: 'CONFIG_MAP' };
+    });
+    expect(row(rows, 'eks.authentication-mode')).toMatchObject({
+      status: 'fail',
+      detail:
+        "authentication mode CONFIG_MAP: CloudFormation refuses pod-doctor's access entries, failing the deployment",
+    });
+    expect(row(rows, 'eks.authentication-mode')?.fix).toContain('authenticationMode=API_AND_CONFIG_MAP');
+    expect(row(rows, 'eks.authentication-mode')?.fix).toContain(`"kubernetesApi": false on cluster ${CLUSTER}`);
+    const older = await run((s) => {
+      s.account.cluster.accessConfig = undefined;
+    });
+    expect(row(older, 'eks.authentication-mode')?.status).toBe('unknown');
+  });
+
+  it('fails a private-only endpoint and a public one limited to some addresses; unknown without settings', async () => {
+    const vpc = (change: object) =>
+      run((s) => {
+        s.account.cluster.resourcesVpcConfig = { ...s.account.cluster.resourcesVpcConfig, ...change };
+      });
+    const priv = row(await vpc({ endpointPublicAccess: false, endpointPrivateAccess: true }), 'eks.endpoint-access');
+    expect(priv).toMatchObject({ status: 'fail', detail: expect.stringContaining('private endpoint only') });
+    expect(priv?.fix).toContain('"kubernetesApi": false');
+    const limited = row(await vpc({ publicAccessCidrs: ['203.0.113.0/24'] }), 'eks.endpoint-access');
+    expect(limited).toMatchObject({ status: 'fail', detail: expect.stringContaining('limited to 203.0.113.0/24') });
+    const unsaid = await vpc({ endpointPublicAccess: undefined, publicAccessCidrs: undefined });
+    expect(row(unsaid, 'eks.endpoint-access')?.status).toBe('unknown');
   });
 
   it('fails when no trail is logging in the region, and says how to start one', async () => {

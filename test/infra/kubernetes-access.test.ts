@@ -1,5 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
+import { configDocument } from '../support/config-document.js';
 import { identityStatements } from '../support/iam.js';
 import { synth } from '../support/synth.js';
 
@@ -48,6 +49,31 @@ describe('Kubernetes access (EKS access entries)', () => {
     ]) {
       expect(def).toContain(state);
     }
+  });
+
+  it('a cluster with kubernetesApi: false (CONFIG_MAP) gets no access entry and no DescribeCluster; the others keep theirs; the configuration says so', () => {
+    const mixed = synth({ clusters: [{ name: 'prod-eu' }, { name: 'legacy', kubernetesApi: false }] });
+    const entries = Object.values(mixed.template.findResources('AWS::EKS::AccessEntry')) as {
+      Properties: { ClusterName: string };
+    }[];
+    expect(entries.map((e) => e.Properties.ClusterName)).toEqual(['prod-eu', 'prod-eu']);
+    const describe = identityStatements(mixed.templateJson).filter((s) => s.Action.includes('eks:DescribeCluster'));
+    const kubernetes = describe.filter((s) => /Kubernetes/.test(s.logicalId));
+    expect(kubernetes.length).toBe(2);
+    expect(JSON.stringify(kubernetes.map((s) => s.Resource))).not.toContain('cluster/legacy');
+    expect(configDocument(mixed.templateJson).clusters.map((c) => [c.name, c.kubernetesApi])).toEqual([
+      ['prod-eu', undefined],
+      ['legacy', false],
+    ]);
+  });
+
+  it('every cluster with kubernetesApi: false: no access entry, no Kubernetes function or sweep, no cluster-read alarm', () => {
+    const none = synth({ clusters: [{ name: 'legacy', kubernetesApi: false }] });
+    none.template.resourceCountIs('AWS::EKS::AccessEntry', 0);
+    none.template.resourceCountIs('AWS::Scheduler::Schedule', 0);
+    const def = JSON.stringify(Object.values(none.template.findResources('AWS::StepFunctions::StateMachine'))[0]);
+    expect(def).toContain('No cluster access');
+    expect(JSON.stringify(none.templateJson)).not.toContain('ClusterReadFailed');
   });
 
   it('without clusters: no access entry, no Kubernetes function, the workflow verifies after the window', () => {

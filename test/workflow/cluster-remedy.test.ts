@@ -1,5 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FailureClass } from '../../lambdas/core/failure-classes.js';
+import type { WorkflowConfig } from '../../lambdas/core/workflow-config.js';
 import {
   ACCOUNT,
   type AccountSnapshot,
@@ -282,30 +283,39 @@ describe("CNI permissions: the policy attach, then aws-node restarted on the nod
   });
 });
 
-/** The template as a stack without the Kubernetes function configures its functions. */
-function withoutClusterAccess(t: ResolvedTemplate): ResolvedTemplate {
+/** The template with its configuration document changed by `change` (as a different deployment writes it). */
+function withDocument(t: ResolvedTemplate, change: (doc: WorkflowConfig) => WorkflowConfig): ResolvedTemplate {
   const copy = structuredClone(t);
   for (const r of Object.values(copy.Resources)) {
     const p = r.Properties as { Document?: string } | undefined;
     if (r.Type === 'Custom::PodDoctorConfig' && p?.Document)
-      p.Document = JSON.stringify({ ...JSON.parse(p.Document), clusterAccess: false });
+      p.Document = JSON.stringify(change(JSON.parse(p.Document)));
   }
   return copy;
 }
 
-describe('without cluster access (the configuration says clusterAccess: false)', { timeout: 60_000 }, () => {
+/** A stack without the Kubernetes function; a cluster configured without Kubernetes API access (CONFIG_MAP). */
+const NO_ACCESS: [string, (doc: WorkflowConfig) => WorkflowConfig][] = [
+  ['the configuration says clusterAccess: false', (doc) => ({ ...doc, clusterAccess: false })],
+  [
+    'the cluster says kubernetesApi: false',
+    (doc) => ({ ...doc, clusters: doc.clusters.map((c) => ({ ...c, kubernetesApi: false })) }),
+  ],
+];
+
+describe.each(NO_ACCESS)('without cluster access (%s)', { timeout: 60_000 }, (_, change) => {
   it('Decide plans no cluster remedy and says "recommend: no cluster access" with the command to run by hand', async () => {
     const { r, c, outcome, message } = await run({
       mode: 'auto',
       tier: 'auto',
       cls: 'windows-ipam',
-      template: withoutClusterAccess(template),
+      template: withDocument(template, change),
     });
     expect(r.states.filter((s) => /remedy/i.test(s))).toEqual([]);
     expect(c.writes()).toEqual([]);
     expect(outcome).toBe('diagnosed; action recommended');
     expect(message).toContain(
-      'recommend: no cluster access (the stack has no Kubernetes function): set enable-windows-ipam',
+      'recommend: no cluster access (no Kubernetes function, or the cluster has kubernetesApi: false): set enable-windows-ipam',
     );
   });
 });

@@ -281,7 +281,8 @@ function remedyOf(
     tier: deps.config.remedies[input.class],
     killSwitch: input.open.gate.killSwitch,
     clusterOptedIn: input.open.gate.optedIn,
-    clusterAccess: deps.config.clusterAccess,
+    // The stack has the Kubernetes function and an access entry for this cluster.
+    clusterAccess: deps.config.clusterAccess === true && cluster.kubernetesApi !== false,
     findings,
     node: input.node,
     scope: cluster.remediation,

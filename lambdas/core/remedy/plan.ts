@@ -61,7 +61,7 @@ function byHand(t: KubernetesRemedyTarget): string {
 }
 
 const noAccess = (t: KubernetesRemedyTarget) =>
-  `recommend: no cluster access (the stack has no Kubernetes function): ${byHand(t)}`;
+  `recommend: no cluster access (no Kubernetes function, or the cluster has kubernetesApi: false): ${byHand(t)}`;
 
 interface Targets {
   readonly target?: AnyRemedyTarget;
