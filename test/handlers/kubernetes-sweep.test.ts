@@ -96,10 +96,11 @@ describe('the sweep fans out: clusters in parallel, bounded, each within its own
     const r = await sweepClusters({
       ...base,
       clusters: ['silent', 'legacy', 'prod'],
-      clusterDeadlineMs: 300,
+      // Long enough for the working cluster's reads on a loaded machine; the silent one never answers.
+      clusterDeadlineMs: 8_000,
       api: (name: string) => (name === 'silent' ? new Promise(() => undefined) : deps().api(name)),
     });
-    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(Date.now() - started).toBeLessThan(30_000);
     expect(r.clusters.map((c) => [c.cluster, c.error?.split(':')[0] ?? 'ok'])).toEqual([
       ['silent', 'ClusterSweepTimeoutError'],
       ['legacy', 'ClusterNotReachableError'],
