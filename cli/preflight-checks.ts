@@ -16,6 +16,7 @@ import {
 } from '../lambdas/aws/ec2/commands.js';
 import { CLUSTER_NAME_TAGS, CLUSTER_OWNERSHIP_TAG_PREFIX, clusterOfTags } from '../lambdas/core/node-tags.js';
 import { authenticationModeRow, endpointAccessRow } from './preflight-cluster.js';
+import type { PreflightRow } from './preflight-row.js';
 
 /** The read-only clients preflight uses (real ones from the CLI, recorded ones in tests). */
 export interface PreflightClients {
@@ -26,16 +27,7 @@ export interface PreflightClients {
   readonly cloudtrail: CloudTrailClient;
 }
 
-export type PreflightStatus = 'pass' | 'warn' | 'fail' | 'unknown';
-
-/** One row of the preflight table. */
-export interface PreflightRow {
-  readonly id: string;
-  readonly status: PreflightStatus;
-  readonly detail: string;
-  /** What to do when the row is not `pass`. */
-  readonly fix?: string;
-}
+export type { PreflightRow, PreflightStatus } from './preflight-row.js';
 
 export interface PreflightOptions {
   readonly cluster: string;

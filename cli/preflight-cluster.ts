@@ -1,5 +1,5 @@
 import type { Cluster } from '@aws-sdk/client-eks';
-import type { PreflightRow } from './preflight-checks.js';
+import type { PreflightRow } from './preflight-row.js';
 
 const NO_API = (name: string) =>
   `or set "kubernetesApi": false on cluster ${name} in the pod-doctor configuration: no access entry, the cluster is watched through its logs, CloudTrail and Run Command, cluster remedies are recommended`;
