@@ -87,7 +87,7 @@ describe('Kubernetes API through an EKS access entry (local HTTPS API server, re
   it('classifies the events of a stuck pod with the log catalogue', async () => {
     const events = await api().podEvents('default', 'nginx-7cdbb5f49f-2p6p2');
     expect(events.map((e) => e.reason)).toEqual(['Failed', 'Failed', 'BackOff']);
-    // "pull access denied … may require 'docker login'" is registry-auth (issue 11: any pull access denied
+    // "pull access denied … may require 'docker login'" is registry-auth (any pull access denied
     // against any registry in a pull context), whatever the registry then says about the repository.
     expect(events[0]?.class).toBe('registry-auth');
     const sandbox = await api().podEvents('team-a', 'api-5d8f7c9b6-x2kq9');
@@ -310,7 +310,7 @@ describe('scheduled sweep: stuck pods that produced no log line', () => {
     expect(r.stuck).toBe(5);
     const byPod = Object.fromEntries(r.occurrences.map((o) => [`${o.entities.namespace}/${o.entities.pod}`, o]));
     expect(byPod['default/nginx-7cdbb5f49f-2p6p2']).toMatchObject({
-      class: 'registry-auth', // pull access denied (issue 11: registry-auth)
+      class: 'registry-auth', // pull access denied: registry-auth
       entities: { image: 'nginxx:latest', node: NODE },
     });
     expect(byPod['default/nginx-6bf9f7cf5d-22q48']?.class).toBe('ip-exhaustion');

@@ -5,7 +5,7 @@ import { executionTimeout, pollBudgets } from '../../lib/constructs/incident-wor
 import { identityStatements } from '../support/iam.js';
 import { synth } from '../support/synth.js';
 
-/** Issue 10 (AWS fidelity): what a real account needs from the template, as template assertions. */
+/** AWS fidelity: what a real account needs from the template, as template assertions. */
 const config = {
   clusters: [
     { name: 'prod-eu', logGroups: ['/aws/containerinsights/prod-eu/dataplane', '/eks/prod-eu/ipamd'] },

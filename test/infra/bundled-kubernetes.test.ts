@@ -10,7 +10,7 @@ import { KubeApiServer } from '../../local/kube-api-server.js';
 import { handlerCode, handlerMetafile, invokeBundled, runNode } from '../support/bundles.js';
 
 /**
- * The Kubernetes bundles load only the parts of @kubernetes/client-node they use (issue 15: deep
+ * The Kubernetes bundles load only the parts of @kubernetes/client-node they use (deep
  * imports, no KubeConfig, whatwg-url replaced by Node's URL). Whatever that leaves out must not be
  * needed: bundles built with the deployed options, outside the project (no node_modules to fall back
  * on), in fresh node processes, talk to the local HTTPS API server (recorded objects, RBAC).

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { configDocument } from '../support/config-document.js';
 import { synth } from '../support/synth.js';
 
-/** Issue 12, finding 12 (and execution logs without execution data), on the synthesized template. */
+/** Who may publish and call, and execution logs without execution data, on the synthesized template. */
 const config = {
   clusters: [{ name: 'prod-eu', region: 'eu-west-1', logGroups: ['/aws/containerinsights/prod-eu/dataplane'] }],
   notificationEmails: ['oncall@example.com'],
@@ -15,7 +15,7 @@ const resources = (t: Record<string, unknown>, type: string) =>
     ([, r]) => r.Type === type,
   );
 
-describe('finding 12: who may publish, who may call, what the logs hold', () => {
+describe('who may publish, who may call, what the logs hold', () => {
   const { templateJson } = synth(config);
 
   it('EventBridge may publish to the topic only for the execution-failed rule (aws:SourceArn)', () => {

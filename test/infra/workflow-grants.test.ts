@@ -4,7 +4,7 @@ import { synth } from '../support/synth.js';
 type Statement = { Action: string | string[]; Resource: unknown; Effect: string };
 type Resources = Record<string, { Type: string; Properties: Record<string, unknown> }>;
 
-describe('workflow grants the deployed account needs (issue 10, findings 2 and 3)', () => {
+describe('workflow grants the deployed account needs', () => {
   const { templateJson } = synth({ clusters: [{ name: 'prod-eu', region: 'eu-west-1' }] });
   const resources = templateJson.Resources as Resources;
   const idOf = (type: string, pattern: RegExp) =>

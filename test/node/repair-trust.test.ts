@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AL2023_PAUSE, LocalNode, REGISTRY_TOKEN } from '../../local/local-node.js';
 
 /**
- * Issue 12, findings 1 and 11 on real containerd: the script restores only the node's own
+ * On real containerd: the script restores only the node's own
  * configured sandbox image, and the registry token never reaches a command line or an output.
  */
 describe('repair-pause-image.sh: trusted image, secret token', () => {
@@ -47,7 +47,7 @@ describe('repair-pause-image.sh: trusted image, secret token', () => {
     };
   };
 
-  it('finding 1: refuses an --image that is not the node configured sandbox image, pulls nothing', () => {
+  it('refuses an --image that is not the node configured sandbox image, pulls nothing', () => {
     const r = node.run('repair-pause-image.sh', ['--image', 'evil.example.com/x/pause:1'], al2Env());
     expect(r.code).toBe(2);
     expect(r.json).toMatchObject({ status: 'failed', image: 'evil.example.com/x/pause:1' });
@@ -56,7 +56,7 @@ describe('repair-pause-image.sh: trusted image, secret token', () => {
     expect(node.present('evil.example.com/x/pause:1')).toBe(false);
   });
 
-  it('finding 1: without a configured sandbox image it repairs nothing, whatever --image says', () => {
+  it('without a configured sandbox image it repairs nothing, whatever --image says', () => {
     const empty = node.writeConfig('empty.toml', '');
     const r = node.run('repair-pause-image.sh', ['--image', node.registryImage], {
       ...al2Env(),
@@ -66,7 +66,7 @@ describe('repair-pause-image.sh: trusted image, secret token', () => {
     expect(node.present(node.registryImage)).toBe(false);
   });
 
-  it('finding 1: reads the kubelet --pod-infra-container-image flag when containerd names none', () => {
+  it('reads the kubelet --pod-infra-container-image flag when containerd names none', () => {
     const empty = node.writeConfig('empty2.toml', '');
     const r = node.run('repair-pause-image.sh', [], {
       ...al2Env(),
@@ -77,7 +77,7 @@ describe('repair-pause-image.sh: trusted image, secret token', () => {
     expect(r.json).toMatchObject({ status: 'repaired', image: node.registryImage, method: 'ecr-pull' });
   });
 
-  it('finding 11: the token is on no command line, in no environment and in no output; its file is gone', () => {
+  it('the token is on no command line, in no environment and in no output; its file is gone', () => {
     const r = node.run('repair-pause-image.sh', [], al2Env());
     expect(r.code, r.stderr).toBe(0);
     expect(r.json).toMatchObject({ status: 'repaired', method: 'ecr-pull', pinned: true });
@@ -91,7 +91,7 @@ describe('repair-pause-image.sh: trusted image, secret token', () => {
     expect(readdirSync(node.dir).filter((f) => f.startsWith('pod-doctor-auth.'))).toEqual([]);
   });
 
-  it('finding 11: a rejected token is not echoed in the failure either', () => {
+  it('a rejected token is not echoed in the failure either', () => {
     const wrong = 'wrong-token-0123456789';
     const r = node.run('repair-pause-image.sh', [], al2Env(wrong));
     expect(r.code).not.toBe(0);

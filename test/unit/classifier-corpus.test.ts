@@ -104,7 +104,7 @@ const KNOWN_HEALTHY_LOOK_ALIKES: readonly (readonly [string, string, string])[] 
 ];
 
 /**
- * Measured on the held-out split (npm run corpus:report): 214/240 = 89.2% before issue 11's cause-based
+ * Measured on the held-out split (npm run corpus:report): 214/240 = 89.2% before the cause-based
  * signatures; with 46 more field lines from 28 new sources, 219/251 = 87.3% before and 231/251 = 92.0%
  * after them. Round 3 (102 lines from 63 new sources, signatures from the programs' format strings):
  * 262/282 = 92.9% before and 264/282 = 93.6% after; with 44 more lines from 31 new sources and the
@@ -149,7 +149,7 @@ const KNOWN_HEALTHY_LOOK_ALIKES: readonly (readonly [string, string, string])[] 
  * Round 9 (field-ip-3, field-pull-3, field-node-3, lookalike-2: 186 lines from 125 new sources, 36 of them held out;
  * most are look-alikes mined for the words the signatures key on; r1-r2 of 2026.12.01): 640/668 = 95.8% (the 54 new
  * held-out lines: 49 right; 49 of them are look-alikes, the class whose held-out precision the round tested).
- * Round 10 (issue 29: classification with context; no catalogue change, no corpus line added): 640/668 = 95.8% at
+ * Round 10 (classification with context; no catalogue change, no corpus line added): 640/668 = 95.8% at
  * the start and at the end, single-line and context path alike (no held-out line carries recorded context). The
  * context path is judged on the fresh field set instead (test/fixtures/fresh/).
  * A floor, not the goal (97%).

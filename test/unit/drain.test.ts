@@ -20,7 +20,7 @@ const input = (over: Partial<Parameters<typeof planDrain>[0]> = {}) => ({
   ...over,
 });
 
-describe('the drain after a failed runtime restart (issue 14)', () => {
+describe('the drain after a failed runtime restart', () => {
   it('always asks first, even in auto mode; recommends without cluster access; none without a restart', () => {
     expect(planDrain(input())).toMatchObject({
       disposition: 'approve',

@@ -5,7 +5,7 @@ import { type Decision, evaluate, type NamedPolicy, type PolicyStatement } from 
 
 /**
  * The node-role check keeps a small hand-written evaluator (it runs inside a Lambda; the library and
- * its IAM data would add megabytes). Issue 10 asks that it be tested against the maintained
+ * its IAM data would add megabytes). It is tested against the maintained
  * evaluator on the same cases: fast-check generates identity policies from the statement shapes the
  * check meets (Action/NotAction, Resource/NotResource, wildcards, mixed case, Allow and Deny) and
  * `@cloud-copilot/iam-simulate` decides the same request. Conditions are out: the hand-written

@@ -139,7 +139,7 @@ describe('plans', () => {
     const p = decide({ ...base, class: 'pid-exhaustion' });
     expect(p.nodeAction?.id).toBe('collect-logs');
     expect(p.actions.find((a) => a.id === 'restart-runtime')?.disposition).toBe('approve');
-    // The restart is the follow-up: asked for once the logs are collected (issue 10, finding 10).
+    // The restart is the follow-up: asked for once the logs are collected.
     expect(p.followUp).toMatchObject({ id: 'restart-runtime', document: 'restartRuntime', disposition: 'approve' });
   });
 

@@ -5,7 +5,7 @@ afterEach(() => {
   vi.resetModules();
 });
 
-describe('the pre-filter at import (issue 15)', () => {
+describe('the pre-filter at import', () => {
   it('builds its anchor automaton at the first text, once, not when the classifier is imported', async () => {
     vi.resetModules();
     let built = 0;

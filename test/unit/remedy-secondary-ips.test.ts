@@ -43,7 +43,7 @@ function port(o: { values?: string; usage?: SubnetUsage; check?: RecheckResult }
 const run = (x: ReturnType<typeof port>, dryRun = false) =>
   runApplyPath(secondaryIpsPath(T, x.p), { dryRun, now: () => Date.parse('2026-11-29T10:00:00Z') });
 
-describe('use-secondary-ips (issue 14): the vpc-cni add-on from prefix delegation to secondary IPs', () => {
+describe('use-secondary-ips: the vpc-cni add-on from prefix delegation to secondary IPs', () => {
   it('changes only ENABLE_PREFIX_DELEGATION, keeping every other value', () => {
     expect(
       withSecondaryIps('{"env":{"ENABLE_PREFIX_DELEGATION":"true","WARM_PREFIX_TARGET":"1"},"init":{"env":{}}}'),

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { codeBlock, codeSpan, inlineText } from '../../lambdas/core/markdown.js';
 import { snsSubject } from '../../lambdas/core/sns-subject.js';
 
-/** Issue 12, finding 10: tenant text in summary.md stays inside its code, subjects stay one line. */
-describe('finding 10: summary Markdown and subjects', () => {
+/** Tenant text in summary.md stays inside its code, subjects stay one line. */
+describe('summary Markdown and subjects', () => {
   it('a sample containing ``` cannot close the evidence fence', () => {
     const samples = ['ok line', 'evil ```\n# Injected heading\n[click](https://evil.example.com)', 'x ```` y'];
     const block = codeBlock(samples);

@@ -4,7 +4,7 @@ import { freshIncidentTable } from '../../local/local-workflow.js';
 import { type ResolvedTemplate, synthesizedTemplate } from '../../local/template.js';
 
 /**
- * Issue 12 "Load and faults": a storm across 500 pods and 50 nodes in one minute, delivered in
+ * Load and faults: a storm across 500 pods and 50 nodes in one minute, delivered in
  * parallel and partly twice, through the deployed ingest code with IAM, dynalite and Step Functions'
  * StartExecution rules. `npm run bench` runs the same storm at 100,000 lines and prints the figures.
  */
@@ -17,7 +17,7 @@ beforeAll(async () => {
   figures = await runStorm(template, table, { lines: 20_000, pods: 500, nodes: 50, concurrency: 10 });
 }, 240_000);
 
-describe('a storm of matching lines (issue 12)', () => {
+describe('a storm of matching lines', () => {
   it('starts exactly one workflow per (cluster, scope, class) in the window, however many lines and deliveries', () => {
     // 50 nodes whose pause image cannot be pulled, 5 workload images that do not exist.
     expect(figures.distinctIncidents).toBe(55);
