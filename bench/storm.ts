@@ -26,6 +26,8 @@ export interface StormOptions {
   readonly concurrency?: number;
   /** Share of deliveries sent a second time. @default 0.1 */
   readonly duplicateShare?: number;
+  /** The cluster's dataplane log group. @default the local cluster's */
+  readonly logGroup?: string;
 }
 
 export interface StormFigures {
@@ -98,7 +100,7 @@ export function stormDeliveries(o: StormOptions): unknown[] {
       const batch = {
         messageType: 'DATA_MESSAGE',
         owner: '111122223333',
-        logGroup: CLUSTER_GROUP,
+        logGroup: o.logGroup ?? CLUSTER_GROUP,
         logStream: `${hostOf(node)}-kubelet.service`,
         subscriptionFilters: ['PodDoctorDetection'],
         logEvents,
