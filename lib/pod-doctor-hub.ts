@@ -1,4 +1,5 @@
-import { Arn, Aspects, type IAspect, Stack, Token } from 'aws-cdk-lib';
+import { Arn, Aspects, Duration, type IAspect, Stack, Token } from 'aws-cdk-lib';
+import { GraphWidget } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import { CfnRole, type Grant, Grant as IamGrant, type IGrantable, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -6,6 +7,7 @@ import { Construct, type IConstruct } from 'constructs';
 import { FLEET_NAME, type FleetMember, fleetMembers, hubRolePath, spokeRoleName } from '../lambdas/core/fleet.js';
 import { ConfigError } from './config.js';
 import { FleetBus } from './constructs/fleet/fleet-bus.js';
+import { search } from './constructs/operations-dashboard.js';
 import { PodDoctor, type PodDoctorProps } from './pod-doctor.js';
 
 /** The fleet a hub serves. */
@@ -74,8 +76,21 @@ export class PodDoctorHub extends Construct {
     });
     this.bus = this.fleetBus.bus;
     Aspects.of(this).add(new HubRolePath(hubRolePath(fleet.name)));
+    this.addFleetView();
     for (const fn of Object.values(podDoctor.checks.functions)) this.grantAssumeSpokeRoles(fn);
     this.grantAssumeSpokeRoles(podDoctor.checks.resolveNode);
+  }
+
+  /** The fleet's rows on the operations dashboard: incidents, refused events and records read, per account. */
+  private addFleetView(): void {
+    const hour = Duration.hours(1);
+    const widget = (title: string, name: string) =>
+      new GraphWidget({ title, left: [search(name, ['account'], 'Sum', hour)], width: 8, height: 6 });
+    this.podDoctor.operations.dashboard.addWidgets(
+      widget('Fleet: incidents opened per account (hourly)', 'FleetIncidentsOpened'),
+      widget('Fleet: events refused per sender account (hourly)', 'FleetEventsRefused'),
+      widget('Fleet: log records read per account (signal health, hourly)', 'FleetRecordsReceived'),
+    );
   }
 
   /**

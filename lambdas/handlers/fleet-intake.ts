@@ -32,6 +32,8 @@ function publish(o: IntakeOutcome): void {
     return;
   }
   m.addMetric('FleetIncidentsOpened', MetricUnit.Count, o.incidentsOpened.length);
+  // What the account's spokes read (the fleet view's signal health per account).
+  m.addMetric('FleetRecordsReceived', MetricUnit.Count, o.stats.received);
   logger.info('fleet event admitted', { ...o });
 }
 

@@ -151,7 +151,12 @@ function own(name: string, statistic: string, period: Duration, dimensions: Reco
 }
 
 /** Every series of one of pod-doctor's metrics over the given dimensions (one line per value). */
-function search(name: string, dimensions: readonly string[], statistic: string, period: Duration): MathExpression {
+export function search(
+  name: string,
+  dimensions: readonly string[],
+  statistic: string,
+  period: Duration,
+): MathExpression {
   const schema = [METRICS_NAMESPACE, ...[...dimensions, 'service'].sort()].join(',');
   return new MathExpression({
     expression: `SEARCH('{${schema}} MetricName="${name}" service="${METRICS_SERVICE}"', '${statistic}', ${period.toSeconds()})`,

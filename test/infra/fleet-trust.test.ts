@@ -201,3 +201,14 @@ describe('the hub’s bus admits the organization only', () => {
     }
   });
 });
+
+describe('the fleet view', () => {
+  it('the hub’s dashboard shows incidents, refused events and records read per member account', () => {
+    const [id] = idsOfType(hub.template, 'AWS::CloudWatch::Dashboard');
+    const body = String(hub.template.Resources[id].Properties?.DashboardBody);
+    for (const metric of ['FleetIncidentsOpened', 'FleetEventsRefused', 'FleetRecordsReceived'])
+      expect(body).toContain(
+        `SEARCH('{PodDoctor,account,service} MetricName=\\"${metric}\\" service=\\"pod-doctor\\"', 'Sum', 3600)`,
+      );
+  });
+});
