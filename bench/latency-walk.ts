@@ -6,19 +6,22 @@ export interface AslState {
   readonly Next?: string;
   readonly End?: boolean;
   readonly Default?: string;
-  readonly Choices?: readonly { readonly Next?: string }[];
+  readonly Choices?: readonly { readonly Next?: string; readonly Variable?: string; readonly StringEquals?: string }[];
   readonly Branches?: readonly { readonly StartAt: string; readonly States: Record<string, AslState> }[];
   readonly Seconds?: number;
   readonly SecondsPath?: string;
   readonly Resource?: string;
   readonly Parameters?: Record<string, unknown>;
+  readonly ResultPath?: string;
 }
 
 export interface Timeline {
   /** Seconds since the first log line. */
   t: number;
-  /** The SSM command the path is polling for. */
+  /** The SSM command the door sent and polls for. */
   pending?: { doneAt: number; script: 'probe' | 'repair' };
+  /** The door call the path is in (set by its "<caller>: request" Pass): its slot and continuation. */
+  call?: { slot: string; returnTo: string; sent: boolean };
   /** When the stuck pods run again (repair done + kubelet's next retry + start). */
   podsRunningAt?: number;
   /** End of the verdict state. */
@@ -57,23 +60,45 @@ function lambdaTask(s: AslState, tl: Timeline, sample: Sampler): void {
     tl.t = Math.max(tl.t, tl.podsRunningAt + sample('apiCall'));
 }
 
-function commandTask(s: AslState, tl: Timeline, sample: Sampler): void {
-  tl.t += sample('taskOverhead');
-  if (/ssm:sendCommand$/.test(s.Resource ?? '')) {
-    const document = JSON.stringify(s.Parameters?.['DocumentName.$'] ?? s.Parameters?.DocumentName ?? '');
-    const script = /probe/i.test(document) ? 'probe' : 'repair';
-    tl.pending = {
-      doneAt: tl.t + sample('ssmDelivery') + sample(script === 'probe' ? 'probeScript' : 'repairScript'),
-      script,
-    };
-    return;
-  }
-  if (/ssm:getCommandInvocation$/.test(s.Resource ?? '') && tl.pending && tl.pending.doneAt <= tl.t) {
+/** The door's slots that send a node command, and which script runs. */
+const COMMAND_SLOTS: Readonly<Record<string, 'probe' | 'repair'>> = {
+  probe: 'probe',
+  verifyProbe: 'probe',
+  act: 'repair',
+  followUp: 'repair',
+};
+
+/** The door's Task: the Lambda call whose payload (its Parameters: the response only) carries the door's state. */
+const isDoor = (s: AslState) => isLambda(s) && 'door.$' in (s.Parameters ?? {});
+
+/**
+ * One door call: the first sends the call's command (for a slot that runs one), each later one polls
+ * it; the poll after the command ended takes its result (the repair's pods start after it).
+ */
+function doorTask(tl: Timeline, sample: Sampler): void {
+  const call = tl.call;
+  if (tl.pending) {
+    if (tl.pending.doneAt > tl.t) return;
     if (tl.pending.script === 'repair')
       tl.podsRunningAt =
         tl.pending.doneAt + sample('kubeletRetryPhase') * sample('kubeletRetryPeriod') + sample('podStart');
     tl.pending = undefined;
+    return;
   }
+  if (!call || call.sent) return;
+  call.sent = true;
+  const script = COMMAND_SLOTS[call.slot];
+  if (script)
+    tl.pending = {
+      doneAt: tl.t + sample('ssmDelivery') + sample(script === 'probe' ? 'probeScript' : 'repairScript'),
+      script,
+    };
+}
+
+/** A "<caller>: request" Pass: the door call it opens. */
+function doorCall(s: AslState, tl: Timeline): void {
+  if (s.ResultPath !== '$.door.call') return;
+  tl.call = { slot: String(s.Parameters?.slot), returnTo: String(s.Parameters?.returnTo), sent: false };
 }
 
 function cost(name: string, s: AslState, tl: Timeline, o: WalkOptions): void {
@@ -92,9 +117,12 @@ function cost(name: string, s: AslState, tl: Timeline, o: WalkOptions): void {
       if (branch.podsRunningAt !== undefined) tl.podsRunningAt = branch.podsRunningAt;
     }
     tl.t = end;
+  } else if (s.Type === 'Pass') {
+    doorCall(s, tl);
   } else if (s.Type === 'Task') {
     if (isLambda(s)) lambdaTask(s, tl, o.sample);
-    else commandTask(s, tl, o.sample);
+    else tl.t += o.sample('taskOverhead');
+    if (isDoor(s)) doorTask(tl, o.sample);
   }
 }
 
@@ -104,6 +132,8 @@ function next(name: string, s: AslState, tl: Timeline, walked: ReadonlySet<strin
     if (!s.Next) throw new PathError(`state ${name} has no Next`);
     return s.Next;
   }
+  const door = doorChoice(s, tl);
+  if (door) return door;
   const targets = [...(s.Choices ?? []).map((c) => c.Next), s.Default].filter(
     (t): t is string => t !== undefined && o.visited.includes(t),
   );
@@ -113,6 +143,24 @@ function next(name: string, s: AslState, tl: Timeline, walked: ReadonlySet<strin
   const first = forward.sort((a, b) => o.visited.indexOf(a) - o.visited.indexOf(b))[0];
   if (!first) throw new PathError(`Choice ${name}: no branch of it was entered`);
   return first;
+}
+
+/**
+ * The door's Choices: after its Task, wait while the command runs (else back); back to the caller
+ * the call names. Undefined for any other Choice.
+ */
+function doorChoice(s: AslState, tl: Timeline): string | undefined {
+  const choices = s.Choices ?? [];
+  if (choices.some((c) => c.Variable === '$.door.run.step')) {
+    const wait = choices.find((c) => c.StringEquals === 'wait')?.Next;
+    return tl.pending ? wait : s.Default;
+  }
+  if (choices.some((c) => c.Variable === '$.door.call.returnTo')) {
+    const back = choices.find((c) => c.StringEquals === tl.call?.returnTo)?.Next;
+    if (!back) throw new PathError(`the door has no way back to "${tl.call?.returnTo}"`);
+    return back;
+  }
+  return undefined;
 }
 
 /** Walks states from `start` until an end state, adding each state's time to the timeline. */

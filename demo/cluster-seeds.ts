@@ -5,7 +5,7 @@
  */
 import { NODE_DNS } from '../local/account-snapshot.js';
 import type { RecordedCluster } from '../local/kube-api-server.js';
-import { clusterOnNode } from '../local/local-cluster.js';
+import { clusterOnNode, withWindowsNode } from '../local/local-cluster.js';
 
 export interface ClusterSeed {
   /** Pods stuck in ContainerCreating on the node (namespace/name, owned by a ReplicaSet). */
@@ -16,6 +16,8 @@ export interface ClusterSeed {
   readonly awsNodeReady: boolean;
   /** `enable-windows-ipam` in ConfigMap kube-system/amazon-vpc-cni. */
   readonly windowsIpam: 'true' | 'false';
+  /** The cluster runs a Windows node (where the Windows pod is scheduled). @default false */
+  readonly windowsNode?: boolean;
 }
 
 type Obj = Record<string, unknown>;
@@ -65,7 +67,7 @@ export function seededCluster(seed: ClusterSeed): RecordedCluster {
   for (const s of awsNode.status.containerStatuses) if (s.name === 'aws-node') s.ready = seed.awsNodeReady;
   const cm = c.vpcCniConfigMap as { data: Record<string, string> };
   cm.data['enable-windows-ipam'] = seed.windowsIpam;
-  return c;
+  return seed.windowsNode ? withWindowsNode(c) : c;
 }
 
 /** The CNI plugin cannot reach ipamd: its socket is gone (aws-node restarting). */
@@ -101,4 +103,5 @@ export const WINDOWS_IPAM_CLUSTER: ClusterSeed = {
   sandboxError: WINDOWS_IPAM_ERROR,
   awsNodeReady: true,
   windowsIpam: 'false',
+  windowsNode: true,
 };

@@ -40,10 +40,12 @@ export function requestsOf(service: string, command: string, i: Input): AwsReque
   switch (service) {
     case 'dynamodb': {
       const table = arn('dynamodb', `table/${s(i.TableName)}`);
-      // An item request names its partition key: dynamodb:LeadingKeys conditions decide on it.
-      const key = (i.Key ?? i.Item) as { pk?: unknown } | undefined;
-      const context = key?.pk === undefined ? undefined : { 'dynamodb:LeadingKeys': [s(key.pk)] };
-      return one(action, i.IndexName ? `${table}/index/${s(i.IndexName)}` : table, context);
+      const keys = leadingKeys(i);
+      return one(
+        action,
+        i.IndexName ? `${table}/index/${s(i.IndexName)}` : table,
+        keys.length ? { 'dynamodb:LeadingKeys': keys } : undefined,
+      );
     }
     case 's3':
       return one(action, `arn:${PARTITION}:s3:::${s(i.Bucket)}/${s(i.Key)}`, s3Context(name, i));
@@ -54,6 +56,9 @@ export function requestsOf(service: string, command: string, i: Input): AwsReque
       return one(action, /^SendTask/.test(name) ? '*' : s(i.stateMachineArn));
     case 'ssm':
       if (name === 'GetParameter') return one(action, arn('ssm', `parameter/${s(i.Name).replace(/^\//, '')}`));
+      // SendCommand authorizes the document here and each instance (with its tags) as the caller adds.
+      if (name === 'SendCommand') return one(action, arn('ssm', `document/${s(i.DocumentName)}`));
+      if (name === 'GetCommandInvocation') return one(action, '*');
       break;
     case 'secretsmanager':
       return one(action, s(i.SecretId));
@@ -97,6 +102,18 @@ export function requestsOf(service: string, command: string, i: Input): AwsReque
 function s3Context(name: string, i: Input): AwsRequest['context'] {
   if (name !== 'PutObject') return undefined;
   return { 's3:ObjectCreationOperation': 'true', ...(i.IfNoneMatch ? { 's3:if-none-match': s(i.IfNoneMatch) } : {}) };
+}
+
+/**
+ * The partition key values an item call touches, as DynamoDB passes them in `dynamodb:LeadingKeys`:
+ * the item's or key's `pk`, or the value a Query's key condition binds to `pk`.
+ */
+function leadingKeys(i: Input): string[] {
+  const item = (i.Item ?? i.Key) as { pk?: unknown } | undefined;
+  if (item?.pk !== undefined) return [s(item.pk)];
+  const placeholder = /\bpk\s*=\s*(:\w+)/.exec(s(i.KeyConditionExpression))?.[1];
+  const values = i.ExpressionAttributeValues as Record<string, unknown> | undefined;
+  return placeholder && values?.[placeholder] !== undefined ? [s(values[placeholder])] : [];
 }
 
 /**

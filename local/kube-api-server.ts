@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../lib/constructs/paths.js';
 import { type AdmissionDenial, type AdmissionObjects, LocalAdmission } from './admission.js';
+import { accessKeyOfToken } from './eks-token.js';
 import { LocalEvents } from './kube-api-events.js';
 import { fieldMatches, labelsMatch, page, REASONS, selfSignedCertificate, status } from './kube-api-helpers.js';
 import { ClusterWrites, type ControllerBehaviour, mergePatch } from './kube-api-writes.js';
@@ -33,7 +34,10 @@ export interface RecordedCluster {
 }
 
 export interface KubeApiServerOptions {
-  /** Kubernetes groups of the caller (the access entry's groups). @default ['pod-doctor', 'pod-doctor-actions'] */
+  /**
+   * Kubernetes groups of a caller the server does not tell apart (no {@link KubeApiServer.identities}).
+   * @default ['pod-doctor', 'pod-doctor-actions']
+   */
   readonly groups?: readonly string[];
   /** The RBAC manifest the authorizer reads. @default k8s/pod-doctor-rbac.yaml */
   readonly rbacFile?: string;
@@ -94,6 +98,13 @@ export class KubeApiServer {
   /** The authorizer: the RBAC manifest's grants to the caller's groups (403 otherwise). */
   readonly grants: Grant[];
   readonly groups: readonly string[];
+  /**
+   * Who the callers are, as EKS authenticates them: the access key that signed the bearer token
+   * (its presigned GetCallerIdentity URL) → the Kubernetes groups of that role's access entry. Set,
+   * a token of any other key answers 401 and each caller gets its own groups' grants.
+   */
+  identities?: ReadonlyMap<string, readonly string[]>;
+  private readonly rbacFile?: string;
   private readonly admission?: LocalAdmission;
   /** Writes and the DaemonSet controller's replacement of a deleted aws-node pod. */
   readonly writes: ClusterWrites;
@@ -107,6 +118,7 @@ export class KubeApiServer {
     const { key, cert } = selfSignedCertificate();
     this.cert = cert;
     this.groups = options.groups ?? ['pod-doctor', 'pod-doctor-actions'];
+    this.rbacFile = options.rbacFile;
     this.grants = this.groups.flatMap((g) => groupGrants(g, options.rbacFile));
     if (options.admissionFile !== null) this.admission = new LocalAdmission(options.admissionFile);
     this.writes = new ClusterWrites(() => this.cluster, behaviour);
@@ -133,7 +145,14 @@ export class KubeApiServer {
       ...(contentType ? { contentType } : {}),
     });
     const attributes = attributesOf(req.method ?? 'GET', url);
-    if (!allowed(this.grants, attributes)) {
+    const caller = this.callerOf(req.headers.authorization);
+    if (!caller) {
+      this.forbidden.push('401: the token names no access entry');
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(status(401, 'Unauthorized', 'Unauthorized')));
+      return;
+    }
+    if (!allowed(caller.grants, attributes)) {
       const message = forbiddenMessage(
         attributes,
         'arn:aws:sts::111122223333:assumed-role/pod-doctor-kubernetes/session',
@@ -144,12 +163,16 @@ export class KubeApiServer {
       return;
     }
     if (attributes.verb === 'deletecollection' && attributes.resource === 'pods' && !attributes.subresource) {
-      const [code, answer] = this.deletePods(attributes.namespace, url.searchParams);
+      const [code, answer] = this.deletePods(attributes.namespace, url.searchParams, caller.groups);
       res.writeHead(code, { 'content-type': 'application/json' });
       res.end(JSON.stringify(answer));
       return;
     }
-    const denial = this.admission?.check(attributes, this.groups, this.admissionObjects(attributes, body, contentType));
+    const denial = this.admission?.check(
+      attributes,
+      caller.groups,
+      this.admissionObjects(attributes, body, contentType),
+    );
     if (denial) {
       this.forbidden.push(denial.message);
       res.writeHead(denial.code, { 'content-type': 'application/json' });
@@ -191,7 +214,7 @@ export class KubeApiServer {
    * match passes DELETE admission on its own; the admitted ones are deleted, and the first refusal is
    * the answer (DeleteCollection in k8s.io/apiserver/pkg/registry/generic/registry/store.go).
    */
-  private deletePods(namespace: string | undefined, q: URLSearchParams): [number, unknown] {
+  private deletePods(namespace: string | undefined, q: URLSearchParams, groups: readonly string[]): [number, unknown] {
     const pods = this.allPods().filter(
       (o) =>
         (namespace === undefined || fieldMatches(o, `metadata.namespace=${namespace}`)) &&
@@ -209,7 +232,7 @@ export class KubeApiServer {
         namespace: m.namespace,
         name: m.name,
       };
-      const denial = this.admission?.check(a, this.groups, { oldObject: pod });
+      const denial = this.admission?.check(a, groups, { oldObject: pod });
       if (denial) {
         this.forbidden.push(denial.message);
         refused ??= denial;
@@ -221,6 +244,14 @@ export class KubeApiServer {
     }
     if (refused) return [refused.code, status(refused.code, refused.reason, refused.message)];
     return [200, { kind: 'PodList', apiVersion: 'v1', metadata: {}, items: deleted }];
+  }
+
+  /** The caller's groups and grants: by the token's signing key when identities are set, else the server's. */
+  private callerOf(authorization: string | undefined): { groups: readonly string[]; grants: Grant[] } | undefined {
+    if (!this.identities) return { groups: this.groups, grants: this.grants };
+    const key = accessKeyOfToken(authorization);
+    const groups = key ? this.identities.get(key) : undefined;
+    return groups ? { groups, grants: groups.flatMap((g) => groupGrants(g, this.rbacFile)) } : undefined;
   }
 
   /** Base64 PEM, as `DescribeCluster` returns `certificateAuthority.data`. */
@@ -272,23 +303,32 @@ export class KubeApiServer {
     return this.events.answer(method, p, q, body, contentType) ?? this.writes.answer(method, p, body, contentType, q);
   }
 
+  /** An injected fault's answer (a write it lets through first is applied), if one matches. */
+  private injected(
+    url: URL,
+    method: string,
+    body: string,
+    contentType: string | undefined,
+  ): [number, unknown, Record<string, string>] | undefined {
+    const fault = this.faultFor(url, method);
+    if (!fault) return undefined;
+    fault.times = (fault.times ?? 1) - 1;
+    if (fault.afterApplying && method !== 'GET') this.write(method, url.pathname, body, contentType, url.searchParams);
+    return [
+      fault.status,
+      status(fault.status, REASONS[fault.status] ?? 'Unknown', `injected ${fault.status}`),
+      fault.headers ?? {},
+    ];
+  }
+
   private answer(
     url: URL,
     method: string,
     body: string,
     contentType: string | undefined,
   ): [number, unknown, Record<string, string>] {
-    const fault = this.faultFor(url, method);
-    if (fault) {
-      fault.times = (fault.times ?? 1) - 1;
-      if (fault.afterApplying && method !== 'GET')
-        this.write(method, url.pathname, body, contentType, url.searchParams);
-      return [
-        fault.status,
-        status(fault.status, REASONS[fault.status] ?? 'Unknown', `injected ${fault.status}`),
-        fault.headers ?? {},
-      ];
-    }
+    const injected = this.injected(url, method, body, contentType);
+    if (injected) return injected;
     const { searchParams: q, pathname: p } = url;
     if (method !== 'GET' || p.startsWith('/apis/events.k8s.io/')) {
       const [code, answer] = this.write(method, p, body, contentType, q) ?? [
@@ -317,6 +357,16 @@ export class KubeApiServer {
       const found = this.allPods().find((o) => fieldMatches(o, `metadata.namespace=${pod[1]},metadata.name=${pod[2]}`));
       return found ? [200, found, {}] : [404, status(404, 'NotFound', `pods "${pod[2]}" not found`), {}];
     }
+    if (p === '/api/v1/nodes')
+      return [
+        200,
+        page(
+          this.cluster.nodes.filter((o) => labelsMatch(o, q.get('labelSelector'))),
+          q,
+          'NodeList',
+        ),
+        {},
+      ];
     const node = /^\/api\/v1\/nodes\/([^/]+)$/.exec(p);
     if (node) {
       const found = this.cluster.nodes.find((o) => fieldMatches(o, `metadata.name=${node[1]}`));

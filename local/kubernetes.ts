@@ -1,3 +1,6 @@
+import { createHash } from 'node:crypto';
+import type { WaitOptions } from '../lambdas/aws/door/kubernetes-actions.js';
+import { ClusterApi } from '../lambdas/aws/kubernetes/cluster-api.js';
 import {
   handleKubernetesRequest,
   type KubernetesRequest,
@@ -6,37 +9,86 @@ import {
 import { EksTokenCache } from '../lambdas/aws/kubernetes/token.js';
 import type { KubeApiServer } from './kube-api-server.js';
 
-/** The workflow's Kubernetes function as the local runtime runs it. */
-export type LocalKubernetes = (request: unknown) => Promise<unknown>;
+/**
+ * A cluster as the local runtime's functions reach it: the Kubernetes function's code (reads) and
+ * the door's client of the API, each signing its bearer token with its own role's credentials, so
+ * the API server authorizes each by the groups its access entry maps it to.
+ */
+export interface LocalKubernetes {
+  /** The Kubernetes function's code, signing as `role`. */
+  read(role: string): (request: unknown) => Promise<unknown>;
+  /** The cluster's API signing as `role` (the door's writes go through it). */
+  api(role: string): Promise<ClusterApi>;
+  /** Who may call the API server with which groups: the template's access entries (role → groups). */
+  bind(entries: ReadonlyMap<string, readonly string[]>): void;
+  /** How long the door waits for aws-node's replacement and a drain's pods (the local controller is fast). */
+  readonly wait: WaitOptions;
+}
 
-const CREDENTIALS = { accessKeyId: 'AKIDLOCAL', secretAccessKey: 'local-secret', sessionToken: 'local-session' };
+/** The local credentials of a role: an access key of its own, so the API server can tell roles apart. */
+export function roleCredentials(role: string) {
+  const id = createHash('sha256').update(role).digest('hex').slice(0, 16).toUpperCase();
+  return { accessKeyId: `AKID${id}`, secretAccessKey: `local-${id}`, sessionToken: 'local-session' };
+}
 
 /**
- * The real Kubernetes function code against a local HTTPS API server (recorded objects, the
- * shipped RBAC as its authorizer). The watch window is compressed to `watchSeconds`, as the
- * local runtime compresses Wait states.
+ * The real Kubernetes function code and the door's API client against a local HTTPS API server
+ * (recorded objects, the shipped RBAC as its authorizer). The watch window is compressed to
+ * `watchSeconds`, as the local runtime compresses Wait states.
  */
 export function localKubernetes(server: KubeApiServer, endpoint: string, watchSeconds = 2): LocalKubernetes {
-  const tokens = new EksTokenCache(CREDENTIALS);
-  return async (raw) => {
-    const request: KubernetesRequest = kubernetesRequestSchema.parse(raw);
-    const compressed =
-      request.action === 'verify' || request.action === 'verify-replacements'
-        ? { ...request, windowSeconds: Math.min(request.windowSeconds, watchSeconds) }
-        : request;
-    return handleKubernetesRequest(compressed, {
-      endpoint: async (name) => ({ name, region: 'eu-west-1', endpoint, certificateAuthorityData: server.caData }),
-      tokens,
-      // The local DaemonSet controller replaces aws-node within a second: read often, wait as long as a watch.
-      wait: { pollMs: 100, timeoutMs: watchSeconds * 1000 },
-      replacementWatch: { pollMs: 100 },
-    });
+  const cluster = async (name: string) => ({
+    name,
+    region: 'eu-west-1',
+    endpoint,
+    certificateAuthorityData: server.caData,
+  });
+  const tokens = new Map<string, EksTokenCache>();
+  const tokensOf = (role: string) => {
+    let t = tokens.get(role);
+    if (!t) {
+      t = new EksTokenCache(roleCredentials(role));
+      tokens.set(role, t);
+    }
+    return t;
+  };
+  return {
+    read: (role) => async (raw) => {
+      const request: KubernetesRequest = kubernetesRequestSchema.parse(raw);
+      const compressed =
+        request.action === 'verify' || request.action === 'verify-replacements'
+          ? { ...request, windowSeconds: Math.min(request.windowSeconds, watchSeconds) }
+          : request;
+      return handleKubernetesRequest(compressed, {
+        endpoint: cluster,
+        tokens: tokensOf(role),
+        replacementWatch: { pollMs: 100 },
+      });
+    },
+    api: async (role) => new ClusterApi(await cluster('prod-eu'), tokensOf(role)),
+    // The local DaemonSet controller replaces aws-node within a second: read often, wait as long as a watch.
+    wait: { pollMs: 100, timeoutMs: watchSeconds * 1000 },
+    bind(entries) {
+      server.identities = new Map(
+        [...entries].map(([role, groups]) => [roleCredentials(role).accessKeyId, [...groups]] as const),
+      );
+    },
   };
 }
 
-/** A cluster pod-doctor cannot reach (no access entry): what the function answers without RBAC. */
-export const unreachableCluster: LocalKubernetes = async () => {
-  throw Object.assign(new Error('cluster does not accept pod-doctor’s token (no access entry for its role)'), {
+const noAccessEntry = () =>
+  Object.assign(new Error('cluster does not accept pod-doctor’s token (no access entry for its role)'), {
     name: 'KubernetesUnauthorizedError',
   });
+
+/** A cluster pod-doctor cannot reach (no access entry): what every call answers without RBAC. */
+export const unreachableCluster: LocalKubernetes = {
+  read: () => async () => {
+    throw noAccessEntry();
+  },
+  api: async () => {
+    throw noAccessEntry();
+  },
+  bind: () => undefined,
+  wait: {},
 };

@@ -15,7 +15,7 @@ export function approvalTask(ctx: TaskContext, state: string) {
   return async (params: { FunctionName: string; Payload: Record<string, unknown> }) => {
     const fn = ctx.roles.functionOfState(state);
     await authorizeInvoke(ctx, fn);
-    const { answer, killSwitch } = approverOf(ctx.options, state);
+    const { answer, killSwitch } = approverOf(ctx.options, params.Payload);
     if (answer === 'timeout' || answer === undefined)
       throw Object.assign(new Error('States.Timeout'), { name: 'States.Timeout' });
     await sendApprovalRequest(ctx, fn, params.Payload);
@@ -29,12 +29,13 @@ export function approvalTask(ctx: TaskContext, state: string) {
 
 /**
  * The run's answer to the request, and the kill switch an operator sets meanwhile: the drain's or
- * the eviction's own, or the run's.
+ * the eviction's own (by what the door asks for), or the run's.
  */
-function approverOf(o: RunOptions, state: string) {
-  if (state === 'Request drain approval')
+function approverOf(o: RunOptions, payload: Record<string, unknown>) {
+  const kind = (payload.ask as { kind?: string } | undefined)?.kind;
+  if (kind === 'drain-node')
     return { answer: o.drainApproval ?? o.approval, killSwitch: o.killSwitchDuringDrainApproval };
-  if (state === 'Request eviction approval')
+  if (kind === 'evict-stuck-pods')
     return { answer: o.evictApproval ?? o.approval, killSwitch: o.killSwitchDuringEvictApproval };
   return { answer: o.approval, killSwitch: o.killSwitchDuringApproval };
 }

@@ -16,6 +16,19 @@ export function clusterOnNode(nodeName: string = NODE_DNS): RecordedCluster {
 }
 
 /**
+ * The cluster with one Windows node besides its Linux ones: a copy of its first node as the kubelet of
+ * a Windows Server node labels itself (kubernetes.io/os=windows), for Windows IPAM, which only
+ * matters where Windows nodes run.
+ * https://kubernetes.io/docs/reference/labels-annotations-taints/#kubernetes-io-os
+ */
+export function withWindowsNode(cluster: RecordedCluster): RecordedCluster {
+  const base = structuredClone(cluster.nodes[0]) as { metadata: { name: string; labels?: Record<string, string> } };
+  base.metadata.name = 'ip-192-168-160-9.us-east-2.compute.internal';
+  base.metadata.labels = { ...base.metadata.labels, 'kubernetes.io/os': 'windows', 'beta.kubernetes.io/os': 'windows' };
+  return { ...cluster, nodes: [...cluster.nodes, base] };
+}
+
+/**
  * A cluster for one run: the local HTTPS API server (the shipped RBAC and admission policies as its
  * authorizer) seeded with `cluster`, and the Kubernetes function's code against it.
  */

@@ -1,6 +1,7 @@
 import './polyfills.js';
 import './quiet.js';
 import { StateMachine } from 'aws-local-stepfunctions';
+import { openIncidentKey } from '../lambdas/aws/incident-table.js';
 import type { WorkflowConfig } from '../lambdas/core/workflow-config.js';
 import type { AccountSnapshot } from './account-snapshot.js';
 import { deployConfig, loadConfigAs } from './config-store.js';
@@ -13,7 +14,7 @@ import type { LocalNodeBehaviour } from './ssm-runtime.js';
 import { collectStates, StackRoles } from './stack-roles.js';
 import { injectTaskFaults, type TaskFaults } from './task-faults.js';
 import { ACCOUNT, idsOfType, REGION, type ResolvedTemplate, refOf, synthesizedTemplate } from './template.js';
-import { workflowClients } from './workflow-clients.js';
+import { type SsmFaults, workflowClients } from './workflow-clients.js';
 import { type Handler, nodeCommandRuntime, taskHandlers } from './workflow-tasks.js';
 
 export type { LocalNodeBehaviour, NodeCommandAnswer } from './ssm-runtime.js';
@@ -90,6 +91,8 @@ export interface RunOptions {
   readonly killSwitchDuringEvictApproval?: 'on' | 'unreadable';
   /** Service faults per Task state (throttling, 5xx …), raised under Step Functions' error names. */
   readonly taskFaults?: TaskFaults;
+  /** Run Command faults inside the door's calls (SendCommand, GetCommandInvocation), under the SDK's error names. */
+  readonly ssmFaults?: SsmFaults;
   /** The incident table (default: a fresh one). */
   readonly table?: LocalTable;
   /** Log lines keep arriving after the repair (lastSeen moves). */
@@ -150,8 +153,17 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
   const config = runConfig(await deployedWorkflowConfig(template, table, authz, roles), o);
   const stateMachineRole = roles.stateMachineRole();
   authz.taskTokenOwner = stateMachineArn(template);
-  const clients = workflowClients({ ...o, template, authz, table, killSwitchName: config.killSwitchParameterName });
   const ssm = nodeCommandRuntime(template, o, config, authz);
+  const clients = workflowClients({
+    ...o,
+    commands: ssm,
+    onSent: linesAfterRepair(o, config, table, incident, clock),
+    template,
+    authz,
+    table,
+    killSwitchName: config.killSwitchParameterName,
+  });
+  o.kubernetes?.bind(accessEntries(template));
   const tick = () => (clock.t += 1000);
   const ctx = {
     options: o,
@@ -180,6 +192,31 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
     table,
     decisions: authz.decisions,
   };
+}
+
+/** Log lines keep arriving after the repair (the run's `newLinesAfterRepair`): lastSeen moves past it. */
+function linesAfterRepair(
+  o: RunOptions,
+  config: WorkflowConfig,
+  table: LocalTable,
+  incident: Record<string, unknown>,
+  clock: { t: number },
+) {
+  return async (i: { DocumentName: string }) => {
+    if (!o.newLinesAfterRepair || i.DocumentName !== config.documents.repairPauseImage) return;
+    const row = await table.get(openIncidentKey(String(incident.incidentKey)));
+    if (row) await table.put({ ...row, lastSeen: clock.t + 10 * 60_000 });
+  };
+}
+
+/** The template's EKS access entries: each role and the Kubernetes groups its entry maps it to. */
+export function accessEntries(template: ResolvedTemplate): Map<string, readonly string[]> {
+  return new Map(
+    idsOfType(template, 'AWS::EKS::AccessEntry').map((id) => {
+      const p = template.Resources[id].Properties ?? {};
+      return [String(p.PrincipalArn), (p.KubernetesGroups as string[] | undefined) ?? []] as const;
+    }),
+  );
 }
 
 /** The template's workflow configuration with the run's modes, remedy tiers, limits and trusted images over it. */

@@ -9,13 +9,13 @@ import {
   SimulatePrincipalPolicyCommand,
 } from '@aws-sdk/client-iam';
 import type { AwsStub } from 'aws-sdk-client-mock';
-import { Ec2ServiceError } from '../lambdas/aws/ec2/client.js';
 import {
   AuthorizeSecurityGroupIngressCommand,
   CreateSubnetCidrReservationCommand,
   DeleteSubnetCidrReservationCommand,
   RevokeSecurityGroupIngressCommand,
-} from '../lambdas/aws/ec2/commands.js';
+} from '../lambdas/aws/door/ec2-writes.js';
+import { Ec2ServiceError } from '../lambdas/aws/ec2/client.js';
 import { parseCidr } from '../lambdas/core/cidr.js';
 import { evaluate, type NamedPolicy, type PolicyDocument } from '../lambdas/core/iam-policy.js';
 import type { AccountSnapshot } from './account-snapshot.js';

@@ -37,6 +37,11 @@ export class StackRoles {
     return String(this.template.Resources[id].Properties?.RoleArn);
   }
 
+  /** Whether the definition has a state of this name. */
+  has(state: string): boolean {
+    return this.states.has(state);
+  }
+
   /** The function ARN a Task state invokes (optimized integration or bare ARN). */
   functionOfState(state: string): string {
     const s = this.states.get(state);

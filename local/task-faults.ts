@@ -10,7 +10,16 @@ export interface TaskFault {
   readonly times?: number;
   /** The error's message (a crash's own words). @default "<error> (injected, attempt n)" */
   readonly message?: string;
+  /**
+   * Only calls whose input matches (the door's Task runs every request: its slot picks one).
+   * @default every call
+   */
+  readonly when?: (input: unknown) => boolean;
 }
+
+/** A fault for the door's Task on the calls of one slot (`evict`, `act` …). */
+export const onSlot = (slot: string) => (input: unknown) =>
+  (input as { door?: { call?: { slot?: string } } }).door?.call?.slot === slot;
 
 export type TaskFaults = Readonly<Record<string, TaskFault>>;
 
@@ -23,6 +32,7 @@ export function injectTaskFaults(handlers: Record<string, Handler>, faults: Task
     if (!handler) throw new Error(`no Task state named "${state}" to inject ${fault.error} into`);
     let attempts = 0;
     handlers[state] = ((input: never) => {
+      if (fault.when && !fault.when(input)) return handler(input);
       attempts++;
       if (fault.times === undefined || attempts <= fault.times) {
         throw Object.assign(new Error(fault.message ?? `${fault.error} (injected, attempt ${attempts})`), {

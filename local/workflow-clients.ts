@@ -3,7 +3,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SendTaskFailureCommand, SendTaskSuccessCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
-import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { GetCommandInvocationCommand, GetParameterCommand, SendCommandCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { CheckClients } from '../lambdas/aws/checks/groups.js';
@@ -14,6 +14,8 @@ import type { AwsRequest, TemplateAuthorizer } from './iam.js';
 import { checkParameterValue, checkPublish, serviceError } from './limits.js';
 import { type Faults, mockAccount } from './mock-account.js';
 import { s3Objects } from './s3-objects.js';
+import type { LocalRunCommand } from './ssm-runtime.js';
+import type { TaskFault } from './task-faults.js';
 import { ACCOUNT, idsOfType, REGION, type ResolvedTemplate, refOf } from './template.js';
 
 const CREDENTIALS = { accessKeyId: 'AKIDLOCAL', secretAccessKey: 'local' };
@@ -37,10 +39,16 @@ export function topicKeyRequests(template: ResolvedTemplate, topicArn: string): 
 }
 
 export interface WorkflowClientOptions {
+  /** Run Command on the local nodes (the door's SendCommand and GetCommandInvocation). */
+  readonly commands: LocalRunCommand;
+  /** What happens after a SendCommand the node accepted (log lines that keep arriving, …). */
+  readonly onSent?: (input: { DocumentName: string; InstanceIds: string[] }) => Promise<void>;
   readonly template: ResolvedTemplate;
   readonly authz: TemplateAuthorizer;
   readonly account: AccountSnapshot;
   readonly faults?: Faults;
+  /** Run Command answering with an error (as the SDK names it) to the door's calls, by API. */
+  readonly ssmFaults?: SsmFaults;
   readonly table: LocalTable;
   readonly killSwitch?: 'on' | 'off' | 'unreadable';
   readonly killSwitchName: string;
@@ -73,6 +81,64 @@ function killSwitchParameter(o: WorkflowClientOptions) {
   return { Name: o.killSwitchName, Value: value, Type: 'String' as const, Version: 1 };
 }
 
+/** SendCommand authorizes each instance by its tags (the conditions of pod-doctor's grant). */
+function instanceRequests(o: WorkflowClientOptions, i: Record<string, unknown>): AwsRequest[] {
+  const ids = Array.isArray(i.InstanceIds) ? i.InstanceIds.map(String) : [];
+  return ids.map((id) => ({
+    action: 'ssm:SendCommand',
+    resource: `arn:aws:ec2:${REGION}:${ACCOUNT}:instance/${id}`,
+    context: Object.fromEntries(
+      (o.account.instances.find((x) => x.InstanceId === id)?.Tags ?? []).flatMap((t) => [
+        [`ssm:resourceTag/${t.Key}`, String(t.Value)],
+        [`aws:ResourceTag/${t.Key}`, String(t.Value)],
+      ]),
+    ),
+  }));
+}
+
+/** The SDK's names for the errors Run Command answers with (Step Functions prefixes them with `Ssm.`). */
+function sdkError(e: unknown): unknown {
+  const err = e as Error;
+  const name = /^Ssm\.(\w+?)(Exception)?$/.exec(err.name ?? '')?.[1];
+  return name ? Object.assign(new Error(err.message), { name, $fault: 'client', $metadata: {} }) : e;
+}
+
+/** Run Command faults by API: each a {@link TaskFault} whose `when` sees the call's input. */
+export type SsmFaults = Readonly<Partial<Record<'SendCommand' | 'GetCommandInvocation', TaskFault>>>;
+
+/** Throws the API's injected fault while it has attempts left, as the SDK would after its own retries. */
+function ssmFault(faults: SsmFaults | undefined, api: keyof SsmFaults, input: unknown, seen: Map<string, number>) {
+  const f = faults?.[api];
+  if (!f || (f.when && !f.when(input))) return;
+  const n = (seen.get(api) ?? 0) + 1;
+  seen.set(api, n);
+  if (f.times === undefined || n <= f.times)
+    throw serviceError(f.error, f.message ?? `${f.error} (injected, attempt ${n})`, 500);
+}
+
+/** SendCommand and GetCommandInvocation answered by the local nodes. */
+function runCommandOn(mock: ReturnType<typeof mockClient>, o: WorkflowClientOptions): void {
+  const seen = new Map<string, number>();
+  mock
+    .on(SendCommandCommand)
+    .callsFake(async (i: { DocumentName: string; InstanceIds: string[]; Parameters?: Record<string, string[]> }) => {
+      ssmFault(o.ssmFaults, 'SendCommand', i, seen);
+      const out = await o.commands.send(i).catch((e: unknown) => {
+        throw sdkError(e);
+      });
+      await o.onSent?.(i);
+      return { ...out, $metadata: {} };
+    });
+  mock.on(GetCommandInvocationCommand).callsFake(async (i: { CommandId: string; InstanceId: string }) => {
+    ssmFault(o.ssmFaults, 'GetCommandInvocation', i, seen);
+    try {
+      return { ...o.commands.get(i), $metadata: {} };
+    } catch (e) {
+      throw sdkError(e);
+    }
+  });
+}
+
 /** Builds the clients of one workflow run. */
 export function workflowClients(o: WorkflowClientOptions): WorkflowClients {
   const { authz, template } = o;
@@ -92,14 +158,14 @@ export function workflowClients(o: WorkflowClientOptions): WorkflowClients {
 
   const ssm = new SSMClient({ region: REGION, credentials: CREDENTIALS });
   let killSwitch = o.killSwitch ?? 'off';
-  mockClient(ssm)
-    .on(GetParameterCommand)
-    .callsFake(async () => {
-      if (killSwitch === 'unreadable')
-        throw serviceError('AccessDeniedException', 'User is not authorized to perform: ssm:GetParameter', 403);
-      return { Parameter: killSwitchParameter({ ...o, killSwitch }), $metadata: {} };
-    });
-  guard(ssm, 'ssm', authz);
+  const ssmMock = mockClient(ssm);
+  ssmMock.on(GetParameterCommand).callsFake(async () => {
+    if (killSwitch === 'unreadable')
+      throw serviceError('AccessDeniedException', 'User is not authorized to perform: ssm:GetParameter', 403);
+    return { Parameter: killSwitchParameter({ ...o, killSwitch }), $metadata: {} };
+  });
+  runCommandOn(ssmMock, o);
+  guard(ssm, 'ssm', authz, (command, i) => (command === 'SendCommandCommand' ? instanceRequests(o, i) : []));
 
   const published: WorkflowClients['published'] = [];
   const sns = new SNSClient({ region: REGION, credentials: CREDENTIALS });

@@ -1,13 +1,12 @@
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { type CheckGroup, makeCheckHandler } from '../lambdas/aws/checks/groups.js';
 import { resolveNode } from '../lambdas/aws/checks/node-context.js';
-import { openIncidentKey } from '../lambdas/aws/incident-table.js';
-import { runRemedy } from '../lambdas/aws/remedy/service.js';
-import { actGate, actGateInputSchema } from '../lambdas/aws/workflow/act-gate.js';
-import { decideIncident } from '../lambdas/aws/workflow/decide.js';
+import type { DoorDeps } from '../lambdas/aws/door/executor.js';
+import { doorInputSchema, doorStep } from '../lambdas/aws/door/service.js';
+import { decideEventSchema, decideIncident } from '../lambdas/aws/workflow/decide.js';
 import { openIncident } from '../lambdas/aws/workflow/open-incident.js';
-import { summarizeIncident } from '../lambdas/aws/workflow/summarize.js';
-import { verifyRepair } from '../lambdas/aws/workflow/verify.js';
+import { summarizeEventSchema, summarizeIncident } from '../lambdas/aws/workflow/summarize.js';
+import { verifyEventSchema, verifyRepair } from '../lambdas/aws/workflow/verify.js';
 import { incidentInputSchema, type WorkflowConfig } from '../lambdas/core/workflow-config.js';
 import type { AccountSnapshot } from './account-snapshot.js';
 import { asRole } from './guard.js';
@@ -18,7 +17,7 @@ import { approvalTask } from './local-approver.js';
 import type { RunOptions } from './local-workflow.js';
 import { documentsOf, LocalRunCommand } from './ssm-runtime.js';
 import { asStateMachine, authorizeInvoke, type TaskContext, taskError } from './task-context.js';
-import { ACCOUNT, REGION, type ResolvedTemplate } from './template.js';
+import { ACCOUNT, type ResolvedTemplate } from './template.js';
 import { topicKeyRequests } from './workflow-clients.js';
 
 export type Handler = (input: never) => unknown;
@@ -82,37 +81,27 @@ function nodeRole(
 
 /** Every Task state of the synthesized definition, bound to the real handler code. */
 export function taskHandlers(ctx: TaskContext): Record<string, Handler> {
-  const handlers: Record<string, Handler> = {
+  return {
     ...functionTasks(ctx),
-    'Request drain approval': approvalTask(ctx, 'Request drain approval') as never,
-    'Request eviction approval': approvalTask(ctx, 'Request eviction approval') as never,
-    'Request approval': approvalTask(ctx, 'Request approval') as never,
-    'Request remedy approval': approvalTask(ctx, 'Request remedy approval') as never,
+    ...kubernetesTasks(ctx),
+    'Door: ask': approvalTask(ctx, 'Door: ask') as never,
     Notify: notifyTask(ctx, 'n') as never,
     'Notify failure': notifyTask(ctx, 'f') as never,
     'Notify bare failure': notifyTask(ctx, 'b') as never,
   };
-  const send = sendCommandTask(ctx);
-  const get = getInvocationTask(ctx);
-  for (const prefix of ['Probe', 'Act', 'Recheck probe', 'Verify probe', 'Drain recheck', 'Evict recheck']) {
-    handlers[`${prefix}: send command`] = send as never;
-    handlers[`${prefix}: get result`] = get as never;
-  }
-  return handlers;
 }
 
-/** The Lambda Task states: each state's function, invoked as its own role. */
+/** The Lambda Task states: each state's function, invoked as its own role, its input parsed as its handler parses it. */
 function functionTasks(ctx: TaskContext): Record<string, Handler> {
   const { clients: c, config, clock, tick } = ctx;
   const lambda = (state: string, f: Handler, bare = false) => lambdaTask(ctx, state, f, bare);
   const check = (state: string, g: CheckGroup) =>
     lambda(state, (i) => makeCheckHandler(g, c.aws, () => new Date(clock.t))(i));
-  // The remedy function's calls go through the same guarded clients: its narrow grants decide.
-  const remedyDeps = { clients: c.aws, config, now: () => clock.t };
-  const kubernetes = ctx.options.kubernetes ?? unreachableCluster;
   const metrics = new Metrics({ namespace: 'PodDoctor', serviceName: 'pod-doctor' });
   const summarize = (state: string) =>
-    lambda(state, (i) => summarizeIncident(i, { ddb: c.ddb, s3: c.s3, config, metrics, now: tick }));
+    lambda(state, (i) =>
+      summarizeIncident(summarizeEventSchema.parse(i), { ddb: c.ddb, s3: c.s3, config, metrics, now: tick }),
+    );
   return {
     'Open incident': lambda('Open incident', (i: { incident: unknown; executionId: string }) =>
       openIncident(incidentInputSchema.parse(i.incident), i.executionId, { ddb: c.ddb, ssm: c.ssm, config, now: tick }),
@@ -127,34 +116,45 @@ function functionTasks(ctx: TaskContext): Record<string, Handler> {
     'Check network': check('Check network', 'network'),
     'Check EKS': check('Check EKS', 'eks'),
     'Check recent changes': check('Check recent changes', 'changes'),
-    Decide: lambda('Decide', (i) => decideIncident(i, { eks: c.aws.eks, ddb: c.ddb, config, now: () => clock.t })),
-    'Act: gate': lambda('Act: gate', (i) =>
-      actGate(actGateInputSchema.parse(i), { ddb: c.ddb, ssm: c.ssm, config, now: tick }),
+    Decide: lambda('Decide', (i) =>
+      decideIncident(decideEventSchema.parse(i), { eks: c.aws.eks, ddb: c.ddb, config, now: () => clock.t }),
     ),
-    'Drain: gate': lambda('Drain: gate', (i) =>
-      actGate(actGateInputSchema.parse(i), { ddb: c.ddb, ssm: c.ssm, config, now: tick }),
-    ),
-    'Drain node': lambda('Drain node', (i) => kubernetes(i)),
-    'Evict: gate': lambda('Evict: gate', (i) =>
-      actGate(actGateInputSchema.parse(i), { ddb: c.ddb, ssm: c.ssm, config, now: tick }),
-    ),
-    'Evict stuck pods': lambda('Evict stuck pods', (i) => kubernetes(i)),
-    'Evict stuck pods: dry run': lambda('Evict stuck pods: dry run', (i) => kubernetes(i)),
-    'Watch recreated pods': lambda('Watch recreated pods', (i) => kubernetes(i)),
-    'Inspect cluster': lambda('Inspect cluster', (i) => kubernetes(i)),
-    'Watch pods start': lambda('Watch pods start', (i) => kubernetes(i)),
-    'Prepare cluster remedy': lambda('Prepare cluster remedy', (i) => kubernetes(i)),
-    'Apply cluster remedy': lambda('Apply cluster remedy', (i) => kubernetes(i)),
-    'Prepare remedy': lambda('Prepare remedy', (i) => runRemedy(i, remedyDeps)),
-    'Apply remedy': lambda('Apply remedy', (i) => runRemedy(i, remedyDeps)),
-    'Check repair': lambda('Check repair', (i) => verifyRepair(i, { ddb: c.ddb, tableName: config.tableName })),
-    'Check restart': lambda('Check restart', (i) => verifyRepair(i, { ddb: c.ddb, tableName: config.tableName })),
-    'Check repair: pods stuck': lambda('Check repair: pods stuck', (i) =>
-      verifyRepair(i, { ddb: c.ddb, tableName: config.tableName }),
+    Door: lambda('Door', (i) => doorStep(doorInputSchema.parse(i), doorDeps(ctx)), true),
+    'Check repair': lambda('Check repair', (i) =>
+      verifyRepair(verifyEventSchema.parse(i), { ddb: c.ddb, tableName: config.tableName }),
     ),
     Summarize: summarize('Summarize'),
     'Record failure': summarize('Record failure'),
   };
+}
+
+/** The door's clients, as its role: the account, SSM on the local nodes, the cluster through its own access entry. */
+function doorDeps(ctx: TaskContext): DoorDeps {
+  const { clients: c, config, tick } = ctx;
+  const role = ctx.roles.roleOf(ctx.roles.functionOfState('Door'));
+  const kubernetes = ctx.options.kubernetes ?? unreachableCluster;
+  return {
+    ddb: c.ddb,
+    ssm: c.ssm,
+    s3: c.s3,
+    aws: c.aws,
+    cluster: async () => kubernetes.api(role),
+    config,
+    now: tick,
+    wait: kubernetes.wait,
+  };
+}
+
+/** The Kubernetes function's Task states (read-only), signing as its role. */
+function kubernetesTasks(ctx: TaskContext): Record<string, Handler> {
+  const kubernetes = ctx.options.kubernetes ?? unreachableCluster;
+  const states = ['Inspect cluster', 'Watch pods start', 'Watch recreated pods'].filter((s) => ctx.roles.has(s));
+  return Object.fromEntries(
+    states.map((state) => {
+      const read = kubernetes.read(ctx.roles.roleOf(ctx.roles.functionOfState(state)));
+      return [state, lambdaTask(ctx, state, (i) => read(i), false)];
+    }),
+  );
 }
 
 /** A Lambda Task: invoke permission, payload limits, then the handler as the function's role. */
@@ -184,50 +184,5 @@ function notifyTask(ctx: TaskContext, id: string) {
     }
     ctx.clients.published.push({ subject: i.Subject, message: i.Message });
     return { MessageId: id };
-  };
-}
-
-/** The instance's tags as the condition keys ssm:SendCommand is evaluated with. */
-function instanceTags(account: AccountSnapshot, id: string): Record<string, string> {
-  return Object.fromEntries(
-    (account.instances.find((x) => x.InstanceId === id)?.Tags ?? []).flatMap((t) => [
-      [`ssm:resourceTag/${t.Key}`, String(t.Value)],
-      [`aws:ResourceTag/${t.Key}`, String(t.Value)],
-    ]),
-  );
-}
-
-/** The ssm:sendCommand integration: the document and every instance (by its tags) must be allowed. */
-function sendCommandTask(ctx: TaskContext) {
-  const o = ctx.options;
-  return async (i: { DocumentName: string; InstanceIds: string[]; Parameters: Record<string, string[]> }) => {
-    // Step Functions reports an AccessDenied of the aws-sdk integration as Ssm.SsmException.
-    await asStateMachine(
-      ctx,
-      'Ssm',
-      [
-        { action: 'ssm:SendCommand', resource: `arn:aws:ssm:${REGION}:${ACCOUNT}:document/${i.DocumentName}` },
-        ...i.InstanceIds.map((id) => ({
-          action: 'ssm:SendCommand',
-          resource: `arn:aws:ec2:${REGION}:${ACCOUNT}:instance/${id}`,
-          context: instanceTags(o.account, id),
-        })),
-      ],
-      'SsmException',
-    );
-    const out = await ctx.ssm.send(i);
-    if (i.DocumentName === ctx.config.documents.repairPauseImage && o.newLinesAfterRepair) {
-      const row = await ctx.table.get(openIncidentKey(String(ctx.incident.incidentKey)));
-      if (row) await ctx.table.put({ ...row, lastSeen: ctx.clock.t + 10 * 60_000 });
-    }
-    return out;
-  };
-}
-
-/** The ssm:getCommandInvocation integration. */
-function getInvocationTask(ctx: TaskContext) {
-  return async (i: { CommandId: string; InstanceId: string }) => {
-    await asStateMachine(ctx, 'Ssm', [{ action: 'ssm:GetCommandInvocation', resource: '*' }]);
-    return ctx.ssm.get(i);
   };
 }

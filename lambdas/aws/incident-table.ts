@@ -104,3 +104,31 @@ export const CONFIG_PARTITION = 'CONFIG';
 export function configKey(version: string): TableKey {
   return { pk: CONFIG_PARTITION, sk: version };
 }
+
+/** A target's cooldown (an account or cluster resource an action changed): one per target, any class. */
+export function targetCooldownKey(target: string): TableKey {
+  return { pk: `TARGET#${target}`, sk: 'COOLDOWN' };
+}
+
+/** The newest probe the door ran on a node (node-owned evidence the gate reads). */
+export function nodeEvidenceKey(instanceId: string): TableKey {
+  return { pk: `NODE#${instanceId}`, sk: 'EVIDENCE#PROBE' };
+}
+
+/** Partition key prefix of approval grants (the approval endpoint may write only these). */
+export const GRANT_PREFIX = 'GRANT#';
+
+/** The approval of one request digest, written by the approval endpoint when a human approves. */
+export function grantKey(digest: string): TableKey {
+  return { pk: `${GRANT_PREFIX}${digest}`, sk: 'GRANT' };
+}
+
+/** Partition of the door's ledger of one execution (every request, its verdict and outcome). */
+export function ledgerPartition(executionArn: string): string {
+  return `LEDGER#${executionArn.split(':').pop()}`;
+}
+
+/** One ledger row: a request of an execution, at the time the door decided. */
+export function ledgerKey(executionArn: string, at: number, slot: string): TableKey {
+  return { pk: ledgerPartition(executionArn), sk: `${new Date(at).toISOString()}#${slot}` };
+}

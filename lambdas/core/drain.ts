@@ -7,7 +7,7 @@ import { actionDisposition } from './kubernetes-actions.js';
  * and drain it (Kubernetes API, PodDisruptionBudgets honoured) so its node group can replace it.
  * pod-doctor never terminates the instance: with EKS node auto repair on, auto repair replaces it
  * (no double action); without it, a human does. Pure planning and wording; the drain itself is in
- * lambdas/aws/kubernetes/evictions.ts.
+ * lambdas/aws/door/evictions.ts.
  */
 
 /** Who replaces the node once it is drained. */
@@ -94,7 +94,7 @@ export function planDrain(i: DrainPlanInput): DrainPlan | undefined {
 export const manualDrain = (node: string) =>
   `kubectl drain ${node} --ignore-daemonsets --delete-emptydir-data (it honours PodDisruptionBudgets)`;
 
-/** What the drain did, as the Kubernetes function reports it (lambdas/aws/kubernetes/evictions.ts). */
+/** What the drain did, as the Kubernetes function reports it (lambdas/aws/door/evictions.ts). */
 export interface DrainResult {
   readonly evicted: readonly string[];
   /** Gone before their eviction. */

@@ -8,7 +8,7 @@ import { ACTION_RISK, type ActionTier, actionDisposition } from './kubernetes-ac
  * kubelet backs off on a sandbox it failed to create, an image pull back-off waits up to five
  * minutes. Evicting them (Eviction API, PodDisruptionBudgets honoured) lets their controllers
  * re-create them on the healthy node. Pure planning and wording; the evictions are in
- * lambdas/aws/kubernetes/evictions.ts, the watch of the new pods in replacements.ts.
+ * lambdas/aws/door/evictions.ts, the watch of the new pods in replacements.ts.
  */
 
 /** The node repairs whose verification may be followed by the eviction. */
@@ -59,7 +59,15 @@ export function planEviction(i: EvictPlanInput): EvictPlan | undefined {
   return { ...base, ...d };
 }
 
-/** What evict-stuck-pods reported (lambdas/aws/kubernetes/evictions.ts). */
+/** An evicted pod and the controller that re-creates it (uids from the API object, for the watch after). */
+export interface EvictedPod {
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid: string;
+  readonly owner: { readonly kind: string; readonly name: string; readonly uid: string };
+}
+
+/** What evict-stuck-pods reported (lambdas/aws/door/evictions.ts). */
 export interface EvictionResult {
   readonly evicted: readonly string[];
   readonly gone: readonly string[];
@@ -90,7 +98,7 @@ export interface EvictionRun {
   readonly blocked?: string;
   readonly result?: EvictionResult;
   readonly replacements?: ReplacementResult;
-  /** The Kubernetes function failed (evicting or watching). */
+  /** The cluster's API did not answer the door, or the watch failed. */
   readonly error?: string;
   /** The stuck pods the repair's watch named. */
   readonly stuck: readonly string[];
@@ -119,7 +127,7 @@ export function evictionOutcome(r: EvictionRun): EvictionOutcome | undefined {
     detail: [],
   });
   if (r.result) return evicted(r.result, r.replacements, r.error);
-  if (r.error) return notRun(`the Kubernetes function failed (${r.error}): nothing known to be evicted`, 'failed');
+  if (r.error) return notRun(`the cluster's API did not answer (${r.error}): nothing known to be evicted`, 'failed');
   if (r.blocked) return notRun(`blocked right before acting: ${r.blocked}`, 'blocked');
   if (r.approval?.approved === false) return notRun(r.approval.reason ?? 'rejected by the approver', 'not run');
   return notRun(`${r.plan.disposition}: ${r.plan.reason}`, r.plan.disposition);

@@ -1,5 +1,4 @@
 import type { Finding } from './findings.js';
-import { type CommandResult, lastJsonLine } from './probe.js';
 import { normalizeImage, untrustedPauseImage } from './trust.js';
 
 /** What the workflow knows about the node before it may act on it. */
@@ -13,8 +12,8 @@ export interface NodeTrustInput {
   readonly node?: { readonly instanceId?: string; readonly clusterName?: string };
   /** Why Resolve node found no instance to act on (not found, other cluster). */
   readonly resolveError?: string;
-  /** The probe-node run of the Diagnose step. */
-  readonly probe?: CommandResult;
+  /** The node's probe as the door ran it: its status and the sandbox image the node is configured with. */
+  readonly probe?: { readonly status: string; readonly sandboxImage?: string };
   readonly findings: readonly Finding[];
   readonly trustedSandboxImages: readonly string[];
 }
@@ -40,10 +39,8 @@ const NODE_ACTION_CLASSES = new Set([
 ]);
 
 /** The sandbox image the node's probe read from containerd / kubelet configuration. */
-export function probedSandboxImage(probe: CommandResult | undefined): string | undefined {
-  if (probe?.status !== 'Success') return undefined;
-  const node = lastJsonLine(probe.stdout)?.node as { sandboxImage?: unknown } | undefined;
-  return typeof node?.sandboxImage === 'string' && node.sandboxImage !== '' ? node.sandboxImage : undefined;
+export function probedSandboxImage(probe: NodeTrustInput['probe']): string | undefined {
+  return probe?.status === 'Success' && probe.sandboxImage ? probe.sandboxImage : undefined;
 }
 
 /**

@@ -6,18 +6,22 @@ export type RiskTier = 'in-place' | 'disruptive' | 'account' | 'cluster';
 /** What happens to one planned action. */
 export type Disposition = 'auto' | 'approve' | 'recommend' | 'blocked';
 
+/** The actions the policy plans (ids are a contract: configuration, summaries, tests). */
+export const PLANNED_ACTION_IDS = [
+  'repair-pause-image',
+  'collect-logs',
+  'restart-runtime',
+  'attach-managed-policy',
+  'add-sg-rule',
+  'create-cidr-reservation',
+  'create-pull-through-cache',
+  'restart-aws-node',
+  'enable-windows-ipam',
+  'use-secondary-ips',
+] as const;
+
 export interface PlannedAction {
-  readonly id:
-    | 'repair-pause-image'
-    | 'collect-logs'
-    | 'restart-runtime'
-    | 'attach-managed-policy'
-    | 'add-sg-rule'
-    | 'create-cidr-reservation'
-    | 'create-pull-through-cache'
-    | 'restart-aws-node'
-    | 'enable-windows-ipam'
-    | 'use-secondary-ips';
+  readonly id: (typeof PLANNED_ACTION_IDS)[number];
   readonly tier: RiskTier;
   readonly description: string;
   /** Node actions name their SSM document (NODE_COMMANDS key) and parameters. */

@@ -5,29 +5,27 @@ import * as z from 'zod/mini';
 import { requestApproval } from '../aws/workflow/approval.js';
 import { documentClient, metrics, tracer, withPowertools, workflowConfig } from '../aws/workflow/runtime.js';
 import { approvalKeys } from '../aws/workflow/secret.js';
+import { doorAskSchema } from '../core/door-state.js';
 import '../core/zod-english.js';
 
 const text = () => z.string().check(z.minLength(1));
 
-/** What "Request approval" (waitForTaskToken) sends: the task token, the incident and the plan to review. */
+/** What "Door: ask" (waitForTaskToken) sends: the task token, the incident, what the door asks for and the evidence. */
 export const approvalRequestSchema = z.object({
   taskToken: text(),
   incidentId: text(),
   class: z.string(),
   cluster: z.string(),
-  node: z.optional(z.looseObject({ instanceId: z.optional(z.string()), privateDnsName: z.optional(z.string()) })),
-  plan: z.looseObject({
-    nodeAction: z.nullish(z.looseObject({ id: z.string(), description: z.string() })),
-    findings: z.optional(z.array(z.looseObject({ id: z.string(), status: z.string(), summary: z.string() }))),
-    reasons: z.optional(z.array(z.string())),
-  }),
+  node: z.optional(z.object({ instanceId: z.optional(z.string()), privateDnsName: z.optional(z.string()) })),
+  ask: doorAskSchema,
+  findings: z.optional(z.array(z.object({ id: z.string(), status: z.string(), summary: z.string() }))),
+  reasons: z.optional(z.array(z.string())),
   executionArn: text(),
-  remedy: z.optional(z.looseObject({ remedy: z.string(), change: z.string(), diff: z.array(z.string()) })),
 });
 
 type Deps = Parameters<typeof requestApproval>[1];
 
-/** Workflow step "Request approval" (waitForTaskToken): mails the plan with signed approve/reject links. */
+/** Workflow step "Door: ask" (waitForTaskToken): mails the plan with signed approve/reject links. */
 export const createHandler = (deps: () => Promise<Deps>) =>
   withPowertools(approvalRequestSchema, async (request) => {
     const out = await requestApproval(request, await deps());

@@ -6,7 +6,6 @@ import {
   type KubernetesDeps,
   type KubernetesResult,
   kubernetesRequestSchema,
-  NodeIdentityMismatchError,
 } from '../aws/kubernetes/service.js';
 import { EksTokenCache } from '../aws/kubernetes/token.js';
 import { logger, metrics, withPowertools } from '../aws/powertools.js';
@@ -19,15 +18,12 @@ function readFailed(cluster: string): void {
   m.addMetric(CLUSTER_READ_FAILED, MetricUnit.Count, 1);
 }
 
-/** Kubernetes API of a configured cluster through pod-doctor's access entry: inspect, verify or act. */
+/** Kubernetes API of a configured cluster through pod-doctor's read-only access entry: inspect or verify. */
 export const createHandler = (deps: KubernetesDeps) =>
   withPowertools(kubernetesRequestSchema, async (request): Promise<KubernetesResult> => {
     const result = await handleKubernetesRequest(request, deps).catch((e: unknown) => {
-      // Counted (its own EMF document, published at once), then thrown by name: the workflow's Catch
-      // records it as the remedy's failure.
-      if (e instanceof NodeIdentityMismatchError) {
-        metrics.singleMetric().addMetric('NodeIdentityMismatch', MetricUnit.Count, 1);
-      } else readFailed(request.cluster);
+      // Counted (its own EMF document, published at once), then thrown by name.
+      readFailed(request.cluster);
       throw e;
     });
     // An inspection reports a read it could not make as an `error` finding: counted the same.

@@ -1,25 +1,17 @@
 import { S3Client } from '@aws-sdk/client-s3';
-import * as z from 'zod/mini';
 import { documentClient, metrics, tracer, withPowertools, workflowConfig } from '../aws/workflow/runtime.js';
-import { type SummarizeDeps, type SummarizeInput, summarizeIncident } from '../aws/workflow/summarize.js';
-import { incidentInputSchema } from '../core/workflow-config.js';
+import { type SummarizeDeps, summarizeEventSchema, summarizeIncident } from '../aws/workflow/summarize.js';
+
+export { summarizeEventSchema };
+
 import '../core/zod-english.js';
 
 /**
- * The workflow state Summarize and Record failure receive: the incident (validated as Open incident
- * validates it) and the execution; the records of earlier steps (plan, remedy, action, approval …)
- * pass through as the state machine wrote them.
+ * Workflow steps "Summarize" and "Record failure": the execution state (validated as the workflow
+ * contract defines it), summarized into evidence, a history row and metrics; the lock released.
  */
-export const summarizeEventSchema = z.looseObject({
-  ...incidentInputSchema.shape,
-  execution: z.looseObject({ arn: z.string().check(z.minLength(1)), startedAt: z.optional(z.string()) }),
-});
-
-/** Workflow steps "Summarize" and "Record failure": evidence, history row, metrics, lock release. */
 export const createHandler = (deps: () => Promise<SummarizeDeps>) =>
-  withPowertools(summarizeEventSchema, async (input) =>
-    summarizeIncident(input as unknown as SummarizeInput, await deps()),
-  );
+  withPowertools(summarizeEventSchema, async (input) => summarizeIncident(input, await deps()));
 
 const s3 = tracer.captureAWSv3Client(new S3Client({ maxAttempts: 6 }));
 

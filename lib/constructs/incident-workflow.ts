@@ -19,9 +19,9 @@ import { NODE_COMMANDS, type NodeCommandName } from '../../ssm/documents.js';
 import type { PodDoctorConfig } from '../config.js';
 import type { AccountChecks } from './account-checks.js';
 import type { ConfigStore } from './config-store.js';
+import { DoorFunction } from './door-function.js';
 import { acknowledgeStateMachine, acknowledgeTopicKey } from './nag.js';
 import type { NodeCommands } from './node-commands.js';
-import { RemedyFunction } from './remedy-function.js';
 import { TopicFromRule } from './topic-from-rule.js';
 import { ApprovalEndpoint } from './workflow/approval-endpoint.js';
 import { IncidentStateGraph } from './workflow/incident-state-graph.js';
@@ -88,10 +88,10 @@ export class IncidentWorkflow extends Construct {
   readonly functions: WorkflowFunctions;
   readonly approval: ApprovalEndpoint;
   /**
-   * Account remedies, with a role scoped to each cluster's `remediation`; absent when no cluster
-   * lists anything (remedies are then recommendations only, and the workflow has no remedy states).
+   * The door: the one function that changes anything (node commands, account and cluster remedies,
+   * Kubernetes writes), gated right before each change; the only role with mutating grants.
    */
-  readonly remedy?: RemedyFunction;
+  readonly door: DoorFunction;
 
   constructor(scope: Construct, id: string, props: IncidentWorkflowProps) {
     super(scope, id);
@@ -113,34 +113,37 @@ export class IncidentWorkflow extends Construct {
       approval: this.approval,
       approvalTimeout: timing.approvalTimeout,
     });
-    this.remedy = hasRemediationScope(props.config)
-      ? new RemedyFunction(this, 'Remedy', { ...settings, clusters: props.config.clusters })
-      : undefined;
+    this.door = new DoorFunction(this, 'Door', {
+      ...settings,
+      clusters: props.config.clusters,
+      incidentTable: props.incidentTable,
+      evidenceBucket: props.evidenceBucket,
+      killSwitch: props.killSwitch,
+      nodeCommands: props.nodeCommands,
+      clusterAccess: props.kubernetes !== undefined,
+    });
     const stateMachine = this.createStateMachine(this.stateGraph(props, timing), props, timing);
     this.grantStateMachine(stateMachine, props);
     this.stateMachine = stateMachine;
     notifyOnFailedExecutions(this, stateMachine, props);
   }
 
-  /** The state graph over the workflow's functions, the checks, the remedy and the Kubernetes function when there are. */
+  /** The state graph over the workflow's functions, the checks, the door and the Kubernetes function when there is one. */
   private stateGraph(props: IncidentWorkflowProps, timing: WorkflowTiming): IncidentStateGraph {
-    const commands = props.nodeCommands;
     return new IncidentStateGraph(this, 'States', {
       functions: {
         openIncident: this.functions.openIncident,
         decide: this.functions.decide,
-        actGate: this.functions.actGate,
+        door: this.door.function,
         requestApproval: this.functions.requestApproval,
         verify: this.functions.verify,
         summarize: this.functions.summarize,
-        ...(this.remedy ? { remedy: this.remedy.function } : {}),
         resolveNode: props.checks.resolveNode,
         checks: props.checks.functions,
         ...(props.kubernetes ? { kubernetes: props.kubernetes } : {}),
       },
       topic: props.topic,
-      probeDocumentName: commands.documents.probeNode.ref,
-      documentArns: commands.names.map((n) => commands.documentArn(n)),
+      remedies: hasRemediationScope(props.config) || props.kubernetes !== undefined,
       ...timing,
     });
   }
@@ -167,17 +170,14 @@ export class IncidentWorkflow extends Construct {
     });
   }
 
-  /** What the state machine may do beyond invoking its tasks: send the node commands, publish, resume approvals. */
+  /**
+   * What the state machine may do beyond invoking its tasks: publish, resume approvals. It changes
+   * nothing itself: every change is the door function's.
+   */
   private grantStateMachine(stateMachine: StateMachine, props: IncidentWorkflowProps): void {
-    const commands = props.nodeCommands;
-    commands.grantSendCommand(
-      stateMachine,
-      commands.names,
-      props.config.clusters.map((c) => c.name),
-    );
     acknowledgeStateMachine(stateMachine, [
       ...this.functions.all,
-      ...(this.remedy ? [this.remedy.function] : []),
+      this.door.function,
       ...Object.values(props.checks.functions),
       props.checks.resolveNode,
       ...(props.kubernetes ? [props.kubernetes] : []),
@@ -204,7 +204,7 @@ function workflowTiming(props: IncidentWorkflowProps): WorkflowTiming {
   };
 }
 
-/** Does any cluster list something remedies may change (then the remedy function and its states exist)? */
+/** Does any cluster list something account remedies may change (then the door holds their grants)? */
 function hasRemediationScope(config: PodDoctorConfig): boolean {
   return config.clusters.some(
     ({ remediation: r }) =>

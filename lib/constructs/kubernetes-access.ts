@@ -16,7 +16,10 @@ import { PodDoctorFunction } from './pod-doctor-function.js';
 
 /** The Kubernetes group pod-doctor's access entry maps its role to (bound by k8s/pod-doctor-rbac.yaml). */
 export const POD_DOCTOR_KUBERNETES_GROUP = 'pod-doctor';
-/** The Kubernetes group of pod-doctor's actions (cordon, evict, restart aws-node, VPC CNI ConfigMap). */
+/**
+ * The Kubernetes group of pod-doctor's actions (cordon, evict, restart aws-node, VPC CNI ConfigMap):
+ * only the door's access entry maps to it (lib/constructs/door-function.ts).
+ */
 export const POD_DOCTOR_ACTIONS_GROUP = 'pod-doctor-actions';
 
 /** Props of {@link KubernetesAccess}. */
@@ -30,21 +33,16 @@ export interface KubernetesAccessProps {
    * @default 'pod-doctor'
    */
   readonly kubernetesGroup?: string;
-  /**
-   * Kubernetes group of the actions (only this function's entry maps to it, not the sweep's);
-   * bind it with k8s/pod-doctor-rbac.yaml.
-   * @default 'pod-doctor-actions'
-   */
-  readonly kubernetesActionsGroup?: string;
 }
 
 /**
- * pod-doctor inside the cluster: one function that reads the Kubernetes API of each configured
- * cluster (stuck pods and their events, the node, aws-node, VPC CNI settings; verification by pods
- * starting), authenticated by an EKS access entry for its role. The entry maps the role to a
- * Kubernetes groups (reads; actions) and associates no EKS access policy: what the groups may do is
- * exactly what k8s/pod-doctor-rbac.yaml binds (no Secrets; the actions are listed there). CloudFormation refuses the entry for a
- * cluster whose authentication mode is CONFIG_MAP — at deploy time, with EKS's own message.
+ * pod-doctor inside the cluster, read-only: one function that reads the Kubernetes API of each
+ * configured cluster (stuck pods and their events, the node, aws-node, VPC CNI settings; verification
+ * by pods starting), authenticated by an EKS access entry for its role. The entry maps the role to
+ * the read group only and associates no EKS access policy: what it may do is exactly what
+ * k8s/pod-doctor-rbac.yaml binds to that group (no Secrets, no writes). Every Kubernetes write is the
+ * door's, through its own entry. CloudFormation refuses the entry for a cluster whose authentication
+ * mode is CONFIG_MAP — at deploy time, with EKS's own message.
  */
 export class KubernetesAccess extends Construct {
   readonly function: IFunction;
@@ -53,22 +51,19 @@ export class KubernetesAccess extends Construct {
     super(scope, id);
     const fn = new PodDoctorFunction(this, 'Function', {
       entry: lambdaEntry('kubernetes'),
-      description: 'pod-doctor: Kubernetes API of the configured clusters (inspect, verify, act)',
+      description: 'pod-doctor: Kubernetes API of the configured clusters (inspect, verify; read-only)',
       logRetention: props.logRetention,
       timeout: Duration.minutes(15),
       memorySize: 512,
       synchronousOnly: true,
     });
-    grantClusterAccess(this, fn, props.clusters, [
-      props.kubernetesGroup ?? POD_DOCTOR_KUBERNETES_GROUP,
-      props.kubernetesActionsGroup ?? POD_DOCTOR_ACTIONS_GROUP,
-    ]);
+    grantClusterAccess(this, fn, props.clusters, [props.kubernetesGroup ?? POD_DOCTOR_KUBERNETES_GROUP]);
     this.function = fn;
   }
 }
 
 /** eks:DescribeCluster on the clusters and one STANDARD access entry per cluster for the function's role. */
-function grantClusterAccess(
+export function grantClusterAccess(
   scope: Construct,
   fn: PodDoctorFunction,
   clusters: readonly { readonly name: string }[],

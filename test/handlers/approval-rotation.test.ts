@@ -48,7 +48,15 @@ async function requestSignedWith(key: string): Promise<Record<string, string>> {
       incidentId: 'inc-1',
       class: 'pid-exhaustion',
       cluster: 'prod-eu',
-      plan: { nodeAction: { id: 'restart-runtime', description: 'restart kubelet and containerd' } },
+      ask: {
+        slot: 'followUp',
+        kind: 'restart-runtime',
+        digest: 'a'.repeat(64),
+        line: 'restart-runtime on ip-10-0-12-34.eu-west-1.compute.internal',
+        description: 'restart kubelet and containerd',
+        diff: [],
+        reason: 'disruptive action: always asks first',
+      },
       executionArn: 'arn:aws:states:eu-west-1:111122223333:execution:wf:inc-1',
     },
     {

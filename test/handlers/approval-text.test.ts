@@ -32,12 +32,17 @@ function request(t: (i: number) => string): ApprovalRequest {
     class: `pid-exhaustion${t(0)}`,
     cluster: `prod-eu${t(1)}`,
     node: { privateDnsName: `ip-10-0-12-34.eu-west-1.compute.internal${t(2)}` },
-    plan: {
-      nodeAction: { id: 'restart-runtime', description: `restart kubelet and containerd${t(3)}` },
-      findings: [{ id: `node.pids${t(4)}`, status: 'fail', summary: `PID use at 97%${t(5)}` }],
-      reasons: [`the node still fails${t(6)}`],
+    ask: {
+      slot: 'act',
+      kind: 'restart-runtime',
+      digest: 'a'.repeat(64),
+      line: `restart-runtime on i-0abc${t(7)}`,
+      description: `restart kubelet and containerd${t(3)}`,
+      diff: [`+ sg-1 tcp/443${t(8)}`, `- none${t(9)}`],
+      reason: `approve mode${t(10)}`,
     },
-    remedy: { remedy: 'add-sg-rule', change: `allow 443${t(7)}`, diff: [`+ sg-1 tcp/443${t(8)}`, `- none${t(9)}`] },
+    findings: [{ id: `node.pids${t(4)}`, status: 'fail', summary: `PID use at 97%${t(5)}` }],
+    reasons: [`the node still fails${t(6)}`],
     executionArn: 'arn:aws:states:eu-west-1:111122223333:execution:wf:inc-1',
   };
 }

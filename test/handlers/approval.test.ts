@@ -9,6 +9,8 @@ import { freshTable } from '../../local/incident-table.js';
 
 const SECRET = 'k'.repeat(64);
 const NOW = Date.parse('2026-11-29T10:00:00Z');
+/** The digest of the request the door asks about (lambdas/core/action-request.ts requestDigest). */
+const DIGEST = '5'.repeat(64);
 const sns = new SNSClient({ region: 'eu-west-1' });
 const sfn = new SFNClient({ region: 'eu-west-1' });
 const snsMock = mockClient(sns);
@@ -29,10 +31,8 @@ beforeEach(async () => {
       class: 'pid-exhaustion',
       cluster: 'prod-eu',
       node: { privateDnsName: 'ip-10-0-12-34.eu-west-1.compute.internal' },
-      plan: {
-        nodeAction: { id: 'restart-runtime', description: 'restart kubelet and containerd' },
-        findings: [{ id: 'node.pids', status: 'fail', summary: 'PID use at 97%' }],
-      },
+      ask: ask('restart-runtime', 'restart kubelet and containerd'),
+      findings: [{ id: 'node.pids', status: 'fail', summary: 'PID use at 97%' }],
       executionArn: 'arn:aws:states:eu-west-1:111122223333:execution:wf:inc-1',
     },
     {
@@ -51,6 +51,19 @@ beforeEach(async () => {
     new URL(String(/Review and decide: +(\S+)/.exec(message)?.[1])).searchParams.entries(),
   ) as typeof link;
 });
+
+/** What the door asks for: one request, by its digest. */
+function ask(kind: 'restart-runtime', description: string) {
+  return {
+    slot: 'followUp' as const,
+    kind,
+    digest: DIGEST,
+    line: `${kind} on ip-10-0-12-34.eu-west-1.compute.internal`,
+    description,
+    diff: [],
+    reason: 'disruptive action: always asks first',
+  };
+}
 
 const deps = (now: number) => ({
   ddb: dynamo.client,
@@ -98,6 +111,14 @@ describe('approval: a page, then a decision by POST (finding 4)', () => {
     const r = await post({ ...formOf((await get(link, NOW + 90_000, 'Mozilla/5.0')).body), decision: 'approve' });
     expect(r.statusCode).toBe(200);
     expect(decided()).toHaveLength(1);
+    // The approval names exactly the request the door asked about: its digest is granted, and the
+    // answer carries it back.
+    expect(await dynamo.get({ pk: `GRANT#${DIGEST}`, sk: 'GRANT' })).toMatchObject({ approvedAt: NOW + 120_000 });
+    expect(JSON.parse(String(decided()[0].args[0].input.output))).toMatchObject({
+      approved: true,
+      digest: DIGEST,
+      slot: 'followUp',
+    });
   });
 
   it('the decision records who and when (source IP, user agent) and resumes once', async () => {
@@ -139,6 +160,8 @@ describe('approval: a page, then a decision by POST (finding 4)', () => {
   it('reject resumes with approved=false', async () => {
     await post({ ...formOf((await get(link)).body), decision: 'reject' });
     expect(JSON.parse(String(decided()[0].args[0].input.output))).toMatchObject({ approved: false });
+    // A rejection grants nothing: the door asks again or refuses, it never runs the request.
+    expect(await dynamo.get({ pk: `GRANT#${DIGEST}`, sk: 'GRANT' })).toBeUndefined();
   });
 
   it('a POST without the page token, with a forged one, or from a stale page decides nothing', async () => {
@@ -193,7 +216,8 @@ describe('approval request subject', () => {
         class: 'pid-exhaustion',
         cluster: 'c'.repeat(100),
         node: { privateDnsName: 'ip-10-0-12-34.eu-west-1.compute.internal' },
-        plan: { nodeAction: { id: 'restart-runtime', description: 'restart' }, findings: [] },
+        ask: ask('restart-runtime', 'restart'),
+        findings: [],
         executionArn: 'arn:aws:states:eu-west-1:111122223333:execution:wf:inc-2',
       },
       {

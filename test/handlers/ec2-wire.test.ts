@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import * as Sdk from '@aws-sdk/client-ec2';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import * as Writes from '../../lambdas/aws/door/ec2-writes.js';
 import * as Lean from '../../lambdas/aws/ec2/client.js';
 import { healthyAccount, NODE_SG, SUBNET, VPC } from '../../local/account-snapshot.js';
 import { readyPreflightAccount } from '../../local/preflight-account.js';
@@ -193,7 +194,10 @@ const commands = (name: string) => ({
       ) => Sdk.EC2Client['send'] extends (c: infer C) => unknown ? C : never
     >
   )[`${name}Command`],
-  lean: (Lean as unknown as Record<string, new (i: object) => Lean.Ec2Command<object, object>>)[`${name}Command`],
+  // The reads are the EC2 client's commands; the writes are the door's (lambdas/aws/door/ec2-writes.ts).
+  lean: ({ ...Lean, ...Writes } as unknown as Record<string, new (i: object) => Lean.Ec2Command<object, object>>)[
+    `${name}Command`
+  ],
 });
 
 describe('the lean EC2 client speaks EC2 Query as @aws-sdk/client-ec2 does', () => {

@@ -1,19 +1,20 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ClusterWrites } from '../../lambdas/aws/door/cluster-writes.js';
+import { drainNode, evictStuckPods } from '../../lambdas/aws/door/evictions.js';
 import {
   cordonNode,
   enableWindowsIpam,
   restartAwsNode,
   restoreWindowsIpam,
   uncordonNode,
-} from '../../lambdas/aws/kubernetes/actions.js';
+} from '../../lambdas/aws/door/kubernetes-actions.js';
 import {
   ClusterApi,
   KubernetesConflictError,
   KubernetesForbiddenError,
 } from '../../lambdas/aws/kubernetes/cluster-api.js';
-import { drainNode, evictStuckPods } from '../../lambdas/aws/kubernetes/evictions.js';
 import { EksTokenCache } from '../../lambdas/aws/kubernetes/token.js';
 import { PROJECT_ROOT } from '../../lib/constructs/paths.js';
 import { KubeApiServer, recordedCluster } from '../../local/kube-api-server.js';
@@ -35,6 +36,9 @@ function api(target = server, pageSize = 2): ClusterApi {
     },
   });
 }
+
+/** The door's writes through the same API client. */
+const door = (target = server, pageSize = 2) => new ClusterWrites(api(target, pageSize));
 
 const writes = () => server.seen.filter((r) => r.method !== 'GET');
 const nodeSpec = () =>
@@ -59,7 +63,7 @@ beforeEach(() => {
 
 describe('cordon / uncordon (PATCH spec.unschedulable, before-state recorded)', () => {
   it('cordons with a merge patch of spec.unschedulable only, and uncordons back to the state before', async () => {
-    const cordon = await cordonNode(api(), NODE);
+    const cordon = await cordonNode(door(), NODE);
     expect(cordon).toEqual({ node: NODE, before: false, after: true, changed: true });
     const patch = writes()[0];
     expect(patch).toMatchObject({ method: 'PATCH', path: `/api/v1/nodes/${NODE}` });
@@ -67,8 +71,8 @@ describe('cordon / uncordon (PATCH spec.unschedulable, before-state recorded)', 
     expect(JSON.parse(patch?.body ?? '')).toEqual({ spec: { unschedulable: true } });
     expect(nodeSpec().unschedulable).toBe(true);
 
-    expect(await cordonNode(api(), NODE)).toMatchObject({ before: true, changed: false });
-    const uncordon = await uncordonNode(api(), NODE, cordon);
+    expect(await cordonNode(door(), NODE)).toMatchObject({ before: true, changed: false });
+    const uncordon = await uncordonNode(door(), NODE, cordon);
     expect(uncordon).toEqual({ node: NODE, before: true, after: false, changed: true });
     expect(nodeSpec()).not.toHaveProperty('unschedulable');
     expect(nodeSpec().providerID).toBe('aws:///us-east-2a/i-0123456789abcdef0');
@@ -76,16 +80,16 @@ describe('cordon / uncordon (PATCH spec.unschedulable, before-state recorded)', 
 
   it('leaves a node cordoned when it already was before pod-doctor cordoned it', async () => {
     nodeSpec().unschedulable = true;
-    const cordon = await cordonNode(api(), NODE);
+    const cordon = await cordonNode(door(), NODE);
     expect(cordon.changed).toBe(false);
-    expect(await uncordonNode(api(), NODE, cordon)).toMatchObject({ changed: false, after: true });
+    expect(await uncordonNode(door(), NODE, cordon)).toMatchObject({ changed: false, after: true });
     expect(writes()).toEqual([]);
   });
 });
 
 describe('restart aws-node on one node', () => {
   it('deletes the DaemonSet pod on the node (uid precondition) and waits for its replacement to be Ready', async () => {
-    const r = await restartAwsNode(api(), NODE, { pollMs: 50, sleep: (ms) => new Promise((s) => setTimeout(s, ms)) });
+    const r = await restartAwsNode(door(), NODE, { pollMs: 50, sleep: (ms) => new Promise((s) => setTimeout(s, ms)) });
     expect(r.ready).toBe(true);
     expect(r.deleted).toMatchObject({ pod: 'aws-node-7xk2p', uid: 'aws-node-uid', ready: false, restarts: 7 });
     expect(r.replacement?.pod).toMatch(/^aws-node-[a-z0-9]{1,5}$/);
@@ -102,7 +106,7 @@ describe('restart aws-node on one node', () => {
   it('reports a replacement that never becomes Ready within the timeout', async () => {
     server.writes.behaviour.awsNodeReadyAfterMs = undefined;
     let t = 0;
-    const r = await restartAwsNode(api(), NODE, {
+    const r = await restartAwsNode(door(), NODE, {
       timeoutMs: 10_000,
       pollMs: 2_000,
       clock: () => t,
@@ -115,14 +119,14 @@ describe('restart aws-node on one node', () => {
   });
 
   it('refuses a node without an aws-node pod and never deletes anything else', async () => {
-    await expect(restartAwsNode(api(), OTHER)).rejects.toThrow(/AwsNodePodNotFound|no pod of DaemonSet/);
+    await expect(restartAwsNode(door(), OTHER)).rejects.toThrow(/AwsNodePodNotFound|no pod of DaemonSet/);
     expect(writes()).toEqual([]);
   });
 });
 
 describe('enable-windows-ipam in ConfigMap amazon-vpc-cni', () => {
   it('sets the key with a merge patch guarded by the resourceVersion read, and restores the value before', async () => {
-    const change = await enableWindowsIpam(api());
+    const change = await enableWindowsIpam(door());
     expect(change).toEqual({ key: 'enable-windows-ipam', before: 'false', after: 'true', changed: true });
     expect(JSON.parse(writes()[0]?.body ?? '')).toEqual({
       metadata: { resourceVersion: '4821' },
@@ -130,8 +134,8 @@ describe('enable-windows-ipam in ConfigMap amazon-vpc-cni', () => {
     });
     const data = (server.cluster.vpcCniConfigMap as { data: Record<string, string> }).data;
     expect(data['enable-network-policy-controller']).toBe('false');
-    expect(await enableWindowsIpam(api())).toMatchObject({ changed: false });
-    expect(await restoreWindowsIpam(api(), change)).toMatchObject({ before: 'true', after: 'false', changed: true });
+    expect(await enableWindowsIpam(door())).toMatchObject({ changed: false });
+    expect(await restoreWindowsIpam(door(), change)).toMatchObject({ before: 'true', after: 'false', changed: true });
     expect((server.cluster.vpcCniConfigMap as { data: Record<string, string> }).data['enable-windows-ipam']).toBe(
       'false',
     );
@@ -140,9 +144,9 @@ describe('enable-windows-ipam in ConfigMap amazon-vpc-cni', () => {
   it('removes the key on restore when it was absent before', async () => {
     const cm = server.cluster.vpcCniConfigMap as { data: Record<string, string> };
     delete cm.data['enable-windows-ipam'];
-    const change = await enableWindowsIpam(api());
+    const change = await enableWindowsIpam(door());
     expect(change.before).toBeNull();
-    await restoreWindowsIpam(api(), change);
+    await restoreWindowsIpam(door(), change);
     expect((server.cluster.vpcCniConfigMap as { data: Record<string, string> }).data).not.toHaveProperty(
       'enable-windows-ipam',
     );
@@ -151,7 +155,7 @@ describe('enable-windows-ipam in ConfigMap amazon-vpc-cni', () => {
   it('a 500 after the patch was applied: read back and reported as applied, never sent again into a 409', async () => {
     const path = '/api/v1/namespaces/kube-system/configmaps/amazon-vpc-cni';
     server.faults.push({ path, method: 'PATCH', status: 500, afterApplying: true });
-    const change = await enableWindowsIpam(api());
+    const change = await enableWindowsIpam(door());
     expect(change).toEqual({ key: 'enable-windows-ipam', before: 'false', after: 'true', changed: true });
     expect(writes().map((w) => `${w.method} ${w.path}`)).toEqual([`PATCH ${path}`]);
     expect(sleeps).toEqual([]);
@@ -160,14 +164,14 @@ describe('enable-windows-ipam in ConfigMap amazon-vpc-cni', () => {
   it('a 500 before the patch was applied: the read shows it did not take effect, so it is sent again', async () => {
     const path = '/api/v1/namespaces/kube-system/configmaps/amazon-vpc-cni';
     server.faults.push({ path, method: 'PATCH', status: 500 });
-    const change = await enableWindowsIpam(api());
+    const change = await enableWindowsIpam(door());
     expect(change).toMatchObject({ after: 'true', changed: true });
     expect(writes().map((w) => w.method)).toEqual(['PATCH', 'PATCH']);
     expect(sleeps.length).toBe(1);
   });
 
   it('refuses to write over a change made since the read (409 Conflict)', async () => {
-    await expect(api().patchVpcCniConfigMap({ 'enable-windows-ipam': 'true' }, '4000')).rejects.toBeInstanceOf(
+    await expect(door().patchVpcCniConfigMap({ 'enable-windows-ipam': 'true' }, '4000')).rejects.toBeInstanceOf(
       KubernetesConflictError,
     );
   });
@@ -178,7 +182,7 @@ describe('evict the stuck pods a controller re-creates (Eviction API, policy/v1)
     const bare = structuredClone(server.cluster.pods[0] as { metadata: Record<string, unknown> });
     bare.metadata = { ...bare.metadata, name: 'hand-made', ownerReferences: undefined };
     server.cluster.pods.push(bare as Record<string, unknown>);
-    const r = await evictStuckPods(api(), NODE);
+    const r = await evictStuckPods(door(), NODE);
     expect(r.evicted).toEqual([
       'default/nginx-7cdbb5f49f-2p6p2',
       'default/nginx-55d75d5f56-qrqmp',
@@ -206,7 +210,7 @@ describe('evict the stuck pods a controller re-creates (Eviction API, policy/v1)
       server.writes.behaviour.evictedGoneAfterMs = ms;
       const path = '/api/v1/namespaces/team-a/pods/worker-0/eviction';
       server.faults.push({ path, method: 'POST', status: 500, afterApplying: true });
-      const r = await evictStuckPods(api(), NODE, [{ namespace: 'team-a', name: 'worker-0' }]);
+      const r = await evictStuckPods(door(), NODE, [{ namespace: 'team-a', name: 'worker-0' }]);
       expect(r).toMatchObject({ evicted: ['team-a/worker-0'], gone: [], failed: [], blocked: [] });
       expect(writes().map((w) => `${w.method} ${w.path}`)).toEqual([`POST ${path}`]);
     },
@@ -215,7 +219,7 @@ describe('evict the stuck pods a controller re-creates (Eviction API, policy/v1)
   it('a 500 before the eviction was applied: the pod is still there, not terminating, so it is sent again', async () => {
     const path = '/api/v1/namespaces/team-a/pods/worker-0/eviction';
     server.faults.push({ path, method: 'POST', status: 500 });
-    const r = await evictStuckPods(api(), NODE, [{ namespace: 'team-a', name: 'worker-0' }]);
+    const r = await evictStuckPods(door(), NODE, [{ namespace: 'team-a', name: 'worker-0' }]);
     expect(r).toMatchObject({ evicted: ['team-a/worker-0'], failed: [] });
     expect(writes().map((w) => w.method)).toEqual(['POST', 'POST']);
   });
@@ -224,7 +228,7 @@ describe('evict the stuck pods a controller re-creates (Eviction API, policy/v1)
     server.writes.behaviour.evictedGoneAfterMs = 60_000;
     const path = '/api/v1/namespaces/default/pods/cache-5f8d7b9c4-k2m4p/eviction';
     server.faults.push({ path, method: 'POST', status: 500, afterApplying: true });
-    const r = await drainNode(api(), NODE, { timeoutMs: 100, pollMs: 50 });
+    const r = await drainNode(door(), NODE, { timeoutMs: 100, pollMs: 50 });
     expect(r.evicted).toContain('default/cache-5f8d7b9c4-k2m4p');
     expect(r.blocked.map((b) => b.pod)).not.toContain('default/cache-5f8d7b9c4-k2m4p');
     expect(writes().filter((w) => w.path === path).length).toBe(1);
@@ -233,7 +237,7 @@ describe('evict the stuck pods a controller re-creates (Eviction API, policy/v1)
   });
 
   it('narrows to the pods the workflow named', async () => {
-    const r = await evictStuckPods(api(), NODE, [{ namespace: 'team-a', name: 'worker-0' }]);
+    const r = await evictStuckPods(door(), NODE, [{ namespace: 'team-a', name: 'worker-0' }]);
     expect(r.evicted).toEqual(['team-a/worker-0']);
     expect(writes().length).toBe(1);
   });
@@ -241,7 +245,7 @@ describe('evict the stuck pods a controller re-creates (Eviction API, policy/v1)
 
 describe('drain a node for replacement (PodDisruptionBudgets honoured)', () => {
   it('cordons, evicts controller pods, skips DaemonSet and mirror pods, reports the budget that blocks and the bare pod', async () => {
-    const r = await drainNode(api(), NODE);
+    const r = await drainNode(door(), NODE);
     expect(r.cordon).toMatchObject({ before: false, after: true, changed: true });
     expect(r.blocked).toEqual([
       {
@@ -269,7 +273,7 @@ describe('drain a node for replacement (PodDisruptionBudgets honoured)', () => {
 
   it('still retries an API server throttling 429 (no budget cause) with back-off', async () => {
     server.faults.push({ path: '/api/v1/namespaces/default/pods/cache-5f8d7b9c4-k2m4p/eviction', status: 429 });
-    const r = await drainNode(api(), NODE);
+    const r = await drainNode(door(), NODE);
     expect(r.evicted).toContain('default/cache-5f8d7b9c4-k2m4p');
     expect(sleeps.length).toBe(1);
   });
@@ -277,10 +281,10 @@ describe('drain a node for replacement (PodDisruptionBudgets honoured)', () => {
 
 describe('RBAC: the actions need exactly the verbs k8s/pod-doctor-rbac.yaml grants', () => {
   it('allows every action call and refuses none of them', async () => {
-    await drainNode(api(), NODE);
-    await uncordonNode(api(), NODE);
-    await enableWindowsIpam(api());
-    await restartAwsNode(api(), NODE, { pollMs: 50, sleep: (ms) => new Promise((s) => setTimeout(s, ms)) });
+    await drainNode(door(), NODE);
+    await uncordonNode(door(), NODE);
+    await enableWindowsIpam(door());
+    await restartAwsNode(door(), NODE, { pollMs: 50, sleep: (ms) => new Promise((s) => setTimeout(s, ms)) });
     expect(server.forbidden).toEqual([]);
   });
 
@@ -292,10 +296,10 @@ describe('RBAC: the actions need exactly the verbs k8s/pod-doctor-rbac.yaml gran
         { name: 'prod', region: 'us-east-2', endpoint: url, certificateAuthorityData: sweep.caData },
         new EksTokenCache(CREDS),
       );
-      await expect(cordonNode(a, NODE)).rejects.toBeInstanceOf(KubernetesForbiddenError);
-      await expect(restartAwsNode(a, NODE)).rejects.toThrow(/cannot delete resource "pods"/);
-      await expect(enableWindowsIpam(a)).rejects.toThrow(/cannot patch resource "configmaps"/);
-      const r = await evictStuckPods(a, NODE);
+      await expect(cordonNode(new ClusterWrites(a), NODE)).rejects.toBeInstanceOf(KubernetesForbiddenError);
+      await expect(restartAwsNode(new ClusterWrites(a), NODE)).rejects.toThrow(/cannot delete resource "pods"/);
+      await expect(enableWindowsIpam(new ClusterWrites(a))).rejects.toThrow(/cannot patch resource "configmaps"/);
+      const r = await evictStuckPods(new ClusterWrites(a), NODE);
       expect(r.failed[0]?.error).toMatch(/KubernetesForbiddenError: .*cannot create resource "pods\/eviction"/);
       expect(r.evicted).toEqual([]);
     } finally {
@@ -316,11 +320,11 @@ describe('RBAC: the actions need exactly the verbs k8s/pod-doctor-rbac.yaml gran
         { name: 'prod', region: 'us-east-2', endpoint: url, certificateAuthorityData: strict.caData },
         new EksTokenCache(CREDS),
       );
-      await expect(cordonNode(a, NODE)).rejects.toThrow(
+      await expect(cordonNode(new ClusterWrites(a), NODE)).rejects.toThrow(
         /nodes "ip-192-168-149-143.us-east-2.compute.internal" is forbidden: .* cannot patch resource "nodes"/,
       );
       expect(strict.seen.filter((s) => s.method === 'PATCH').length).toBe(1);
-      await expect(enableWindowsIpam(a)).resolves.toMatchObject({ changed: true });
+      await expect(enableWindowsIpam(new ClusterWrites(a))).resolves.toMatchObject({ changed: true });
     } finally {
       await strict.stop();
     }
@@ -333,12 +337,12 @@ describe('admission policy (k8s/pod-doctor-admission-policy.yaml): deletes in ku
 
   it('refuses deleting another kube-system pod that RBAC alone would allow, and still restarts aws-node', async () => {
     await expect(
-      api().deletePod('kube-system', 'kube-proxy-8xkzq', 'a1c2e3f4-0000-4000-8000-000000000003'),
+      door().deletePod('kube-system', 'kube-proxy-8xkzq', 'a1c2e3f4-0000-4000-8000-000000000003'),
     ).rejects.toThrow(
       /ValidatingAdmissionPolicy 'pod-doctor-deletes-only-aws-node' with binding 'pod-doctor-deletes-only-aws-node' denied request: pod-doctor may delete only aws-node pods in kube-system/,
     );
     expect(kubeProxy()).toBeDefined();
-    const r = await restartAwsNode(api(), NODE, { pollMs: 50, sleep: (ms) => new Promise((s) => setTimeout(s, ms)) });
+    const r = await restartAwsNode(door(), NODE, { pollMs: 50, sleep: (ms) => new Promise((s) => setTimeout(s, ms)) });
     expect(r.ready).toBe(true);
   });
 
@@ -350,7 +354,9 @@ describe('admission policy (k8s/pod-doctor-admission-policy.yaml): deletes in ku
         { name: 'prod', region: 'us-east-2', endpoint: url, certificateAuthorityData: rbacOnly.caData },
         new EksTokenCache(CREDS),
       );
-      expect(await a.deletePod('kube-system', 'kube-proxy-8xkzq', 'a1c2e3f4-0000-4000-8000-000000000003')).toBe(true);
+      expect(
+        await new ClusterWrites(a).deletePod('kube-system', 'kube-proxy-8xkzq', 'a1c2e3f4-0000-4000-8000-000000000003'),
+      ).toBe(true);
     } finally {
       await rbacOnly.stop();
     }

@@ -2,9 +2,10 @@ import { writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { cordonNode, restartAwsNode } from '../../lambdas/aws/kubernetes/actions.js';
+import { ClusterWrites } from '../../lambdas/aws/door/cluster-writes.js';
+import { drainNode } from '../../lambdas/aws/door/evictions.js';
+import { cordonNode, restartAwsNode } from '../../lambdas/aws/door/kubernetes-actions.js';
 import { ClusterApi } from '../../lambdas/aws/kubernetes/cluster-api.js';
-import { drainNode } from '../../lambdas/aws/kubernetes/evictions.js';
 import { EksTokenCache } from '../../lambdas/aws/kubernetes/token.js';
 import { KubeApiServer, recordedCluster } from '../../local/kube-api-server.js';
 import { allowed, attributesOf, groupGrants } from '../../local/rbac.js';
@@ -28,11 +29,14 @@ beforeEach(() => {
   server.forbidden.length = 0;
 });
 
+/** The door's writes with pod-doctor's credentials (the door is the one caller that holds them). */
 const api = (target = server, url = endpoint) =>
-  new ClusterApi(
-    { name: 'prod', region: 'us-east-2', endpoint: url, certificateAuthorityData: target.caData },
-    new EksTokenCache(CREDS),
-    { sleep: async () => {} },
+  new ClusterWrites(
+    new ClusterApi(
+      { name: 'prod', region: 'us-east-2', endpoint: url, certificateAuthorityData: target.caData },
+      new EksTokenCache(CREDS),
+      { sleep: async () => {} },
+    ),
   );
 
 /** A request with pod-doctor's credentials, as anyone holding them (not pod-doctor's code) could send it. */
@@ -151,7 +155,10 @@ subjects: [{ apiGroup: rbac.authorization.k8s.io, kind: Group, name: pod-doctor-
   });
 
   it('still restarts aws-node (its delete is the one kube-system write pod-doctor makes)', async () => {
-    const r = await restartAwsNode(api(), NODE, { pollMs: 20, sleep: (ms) => new Promise((s) => setTimeout(s, ms)) });
+    const r = await restartAwsNode(api(), NODE, {
+      pollMs: 20,
+      sleep: (ms: number) => new Promise((s) => setTimeout(s, ms)),
+    });
     expect(r.ready).toBe(true);
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ClusterWrites } from '../../lambdas/aws/door/cluster-writes.js';
+import { evictStuckPods } from '../../lambdas/aws/door/evictions.js';
 import { ClusterApi } from '../../lambdas/aws/kubernetes/cluster-api.js';
-import { evictStuckPods } from '../../lambdas/aws/kubernetes/evictions.js';
 import { verifyReplacements } from '../../lambdas/aws/kubernetes/replacements.js';
 import { EksTokenCache } from '../../lambdas/aws/kubernetes/token.js';
 import { KubeApiServer, recordedCluster } from '../../local/kube-api-server.js';
@@ -35,7 +36,7 @@ beforeEach(() => {
 
 describe('evict-stuck-pods: what the watch of the re-created pods needs', () => {
   it('reports each evicted pod with its uid and its controller (kind, name, uid from ownerReferences)', async () => {
-    const r = await evictStuckPods(api(), NODE, [{ namespace: 'team-a', name: 'worker-0' }], {
+    const r = await evictStuckPods(new ClusterWrites(api()), NODE, [{ namespace: 'team-a', name: 'worker-0' }], {
       clock: () => new Date('2026-11-30T12:00:00.000Z'),
     });
     expect(r.dryRun).toBe(false);
@@ -58,7 +59,7 @@ describe('evict-stuck-pods: what the watch of the re-created pods needs', () => 
       status: { disruptionsAllowed: 0, currentHealthy: 1, desiredHealthy: 1 },
     });
     const before = podNames();
-    const r = await evictStuckPods(api(), NODE, undefined, { dryRun: true });
+    const r = await evictStuckPods(new ClusterWrites(api()), NODE, undefined, { dryRun: true });
     expect(r.dryRun).toBe(true);
     expect(r.evicted).toContain('default/nginx-7cdbb5f49f-2p6p2');
     // The API server evicts a Pending pod without consulting its budgets (canIgnorePDB, eviction.go).
@@ -79,7 +80,7 @@ describe('verify-replacements: the controllers’ new pods run', () => {
       { namespace: 'default', name: 'nginx-7cdbb5f49f-2p6p2' },
       { namespace: 'team-a', name: 'worker-0' },
     ];
-    const e = await evictStuckPods(api(), NODE, only);
+    const e = await evictStuckPods(new ClusterWrites(api()), NODE, only);
     const v = await verifyReplacements(api(), e.evictedPods, { since: e.startedAt, windowSeconds: 5, pollMs: 50 });
     expect(v.verified).toBe(true);
     const [nginx, worker] = v.replacements;
@@ -103,7 +104,9 @@ describe('verify-replacements: the controllers’ new pods run', () => {
       containerStatuses: [{ name: 'nginx', ready: true, state: { running: { startedAt: '2026-11-30T09:00:00Z' } } }],
     };
     server.cluster.runningPods?.push(sibling as Record<string, unknown>);
-    const e = await evictStuckPods(api(), NODE, [{ namespace: 'default', name: 'nginx-7cdbb5f49f-2p6p2' }]);
+    const e = await evictStuckPods(new ClusterWrites(api()), NODE, [
+      { namespace: 'default', name: 'nginx-7cdbb5f49f-2p6p2' },
+    ]);
     const v = await verifyReplacements(api(), e.evictedPods, { since: e.startedAt, windowSeconds: 0.4, pollMs: 50 });
     expect(v.verified).toBe(false);
     expect(v.replacements[0]?.pod).toMatch(/^default\/nginx-7cdbb5f49f-[a-z0-9]{5}$/);
@@ -112,7 +115,7 @@ describe('verify-replacements: the controllers’ new pods run', () => {
   });
 
   it('no new pod at all (the controller did not re-create it): not verified, named as such', async () => {
-    const e = await evictStuckPods(api(), NODE, [{ namespace: 'team-a', name: 'worker-0' }]);
+    const e = await evictStuckPods(new ClusterWrites(api()), NODE, [{ namespace: 'team-a', name: 'worker-0' }]);
     const v = await verifyReplacements(api(), e.evictedPods, { since: e.startedAt, windowSeconds: 0.2, pollMs: 50 });
     expect(v).toEqual({ replacements: [{ evicted: 'team-a/worker-0' }], verified: false, windowSeconds: 0.2 });
   });

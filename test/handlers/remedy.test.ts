@@ -1,8 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { makeCheckHandler } from '../../lambdas/aws/checks/groups.js';
+import type { NodeContext } from '../../lambdas/aws/checks/node-context.js';
 import { resolveNode } from '../../lambdas/aws/checks/node-context.js';
-import { RemedyScopeError, runRemedy } from '../../lambdas/aws/remedy/service.js';
+import {
+  assertClusterOwned,
+  assertInScope,
+  pathFor,
+  type RemedyClients,
+  RemedyTargetError,
+} from '../../lambdas/aws/door/account-remedies.js';
+import { accountTargetSchema } from '../../lambdas/core/action-request.js';
 import { DEFAULT_CLASS_MODES } from '../../lambdas/core/failure-classes.js';
+import { runApplyPath } from '../../lambdas/core/remedy/apply-path.js';
 import { remedyTarget } from '../../lambdas/core/remedy/targets.js';
 import type { WorkflowConfig } from '../../lambdas/core/workflow-config.js';
 import {
@@ -51,6 +60,28 @@ const config = (scope: Partial<WorkflowConfig['clusters'][number]['remediation']
   tableName: 't',
 });
 
+/**
+ * An account remedy as the door runs it: the target within the cluster's scope and the cluster's own,
+ * then its apply path (prepare: the dry run; apply: change, verify, roll back).
+ */
+async function runRemedy(
+  i: {
+    phase: 'prepare' | 'apply';
+    incidentId: string;
+    cluster: string;
+    region: string;
+    node: NodeContext;
+    target: unknown;
+  },
+  d: { clients: RemedyClients; config: WorkflowConfig; now: () => number },
+) {
+  const target = accountTargetSchema.parse(i.target);
+  assertInScope(target, d.config, i.cluster);
+  await assertClusterOwned(target, { cluster: i.cluster, node: i.node, config: d.config }, d.clients);
+  const path = pathFor(target, { cluster: i.cluster, region: i.region, node: i.node }, d.clients);
+  return runApplyPath(path, { dryRun: i.phase === 'prepare', now: d.now });
+}
+
 function account(f: (a: AccountSnapshot) => void): AccountSnapshot {
   const a = healthyAccount(NOW);
   f(a);
@@ -85,7 +116,15 @@ async function remedy(
       );
     const cfg = o.cfg ?? config();
     const scope = cfg.clusters[0].remediation;
-    const t = remedyTarget({ class: cls, findings, node, scope, incidentId: 'inc-1', cluster: CLUSTER });
+    const t = remedyTarget({
+      class: cls,
+      findings,
+      node,
+      scope,
+      incidentId: 'inc-1',
+      cluster: CLUSTER,
+      clusterSecurityGroupId: NODE_SG,
+    });
     if (!t.target) throw new Error(`no target: ${t.reason}`);
     o.afterDecide?.();
     const record = await runRemedy(
@@ -173,7 +212,7 @@ describe('attach-managed-policy', () => {
         { phase: 'apply', incidentId: 'i', cluster: CLUSTER, region: REGION, node, target },
         { clients, config: cfg, now: () => 0 },
       ),
-    ).rejects.toBeInstanceOf(RemedyScopeError);
+    ).rejects.toBeInstanceOf(RemedyTargetError);
     clients.restore();
     expect(a.roles[CNI_ROLE].attached).toEqual([]);
   });

@@ -8,14 +8,14 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
-import * as actGate from '../../lambdas/handlers/act-gate.js';
+import { outcomeOf } from '../../lambdas/aws/door/node-commands.js';
 import * as approvalCallback from '../../lambdas/handlers/approval-callback.js';
 import * as approvalRequest from '../../lambdas/handlers/approval-request.js';
 import * as decide from '../../lambdas/handlers/decide.js';
+import * as door from '../../lambdas/handlers/door.js';
 import * as kubernetes from '../../lambdas/handlers/kubernetes.js';
 import * as logGroup from '../../lambdas/handlers/log-group-prerequisites.js';
 import * as openIncident from '../../lambdas/handlers/open-incident.js';
-import * as remedy from '../../lambdas/handlers/remedy.js';
 import * as resolveNode from '../../lambdas/handlers/resolve-node.js';
 import * as summarize from '../../lambdas/handlers/summarize.js';
 import * as verify from '../../lambdas/handlers/verify.js';
@@ -64,14 +64,39 @@ describe('log-group-prerequisites: createHandler(logs)', () => {
 
 describe('verify: createHandler(deps)', () => {
   const ddb = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1', credentials: CREDENTIALS }));
-  // The probe-node answer of a healthy AL2023 node (the local runtime's node stand-in).
-  const probe = { status: 'Success', stdout: simulatedProbe([]) };
+  // The door's record of the probe after the repair: a healthy AL2023 node (the local runtime's node stand-in).
+  const command = outcomeOf({ status: 'Success', stdout: simulatedProbe([]) }, { probe: true });
+  const doorState = {
+    call: {
+      slot: 'verifyProbe',
+      returnTo: 'verify',
+      request: {
+        action: { kind: 'probe-node', node: { instanceId: 'i-0a1b2c3d4e5f60718' } },
+        disposition: 'auto',
+        description: 'probe the node again',
+        reason: 'a read',
+      },
+    },
+    done: {
+      verifyProbe: {
+        slot: 'verifyProbe',
+        kind: 'probe-node',
+        line: 'probe-node on i-0a1b2c3d4e5f60718',
+        digest: 'd'.repeat(64),
+        outcome: 'done',
+        reason: 'probe-node: Success',
+        at: '2026-11-30T10:03:00Z',
+        command,
+      },
+    },
+    lastAction: { slot: 'act', kind: 'repair-pause-image', sentAt: '2026-11-30T10:00:00Z' },
+  };
 
   it('reads the incident row and verifies when no failure line came after the repair', async () => {
     const mock = mockClient(ddb);
     mock.on(GetCommand).resolves({ Item: { lastSeen: Date.parse('2026-11-30T09:00:00Z') } });
     const out = await verify.createHandler(async () => ({ ddb, tableName: 'incidents' }))(
-      { incidentKey: 'k', class: 'sandbox-image', actionSentAt: '2026-11-30T10:00:00Z', verifyProbe: probe },
+      { incidentKey: 'k', class: 'sandbox-image', door: doorState },
       lambdaContext(),
     );
     expect(mock.commandCalls(GetCommand)[0].args[0].input.TableName).toBe('incidents');
@@ -82,9 +107,8 @@ describe('verify: createHandler(deps)', () => {
 
 describe('an event the schema refuses never reaches the domain, and fails with a named error', () => {
   it.each([
-    ['act-gate', () => actGate.createHandler(unused)],
+    ['door', () => door.createHandler(unused)],
     ['open-incident', () => openIncident.createHandler(unused)],
-    ['remedy', () => remedy.createHandler(unused)],
     ['verify', () => verify.createHandler(unused)],
     ['kubernetes', () => kubernetes.createHandler({ endpoint: unused, tokens: { get: unused, invalidate: unused } })],
     ['resolve-node', () => resolveNode.createHandler({ ec2: { send: unused }, iam: { send: unused } as never })],

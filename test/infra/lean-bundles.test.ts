@@ -15,7 +15,6 @@ import { synth } from '../support/synth.js';
  * template then proves each client is one the function's role may call.
  */
 const CLIENTS: Record<string, readonly string[]> = {
-  'act-gate': ['dynamodb', 'ssm'],
   'approval-callback': ['dynamodb', 'secrets-manager', 'sfn'],
   'approval-key-rotation': ['secrets-manager'],
   'approval-request': ['dynamodb', 'secrets-manager', 'sns'],
@@ -27,13 +26,13 @@ const CLIENTS: Record<string, readonly string[]> = {
   'config-writer': ['dynamodb'],
   decide: ['dynamodb', 'eks'],
   'fleet-intake': ['dynamodb', 's3', 'sfn'],
+  door: ['dynamodb', 'ec2-query', 'ecr', 'eks', 'iam', 's3', 'ssm'],
   ingest: ['dynamodb', 'ec2-query', 'eks', 's3', 'sfn'],
   kubernetes: ['eks'],
   'kubernetes-sweep': ['dynamodb', 'eks', 'sfn'],
   'log-group-prerequisites': ['cloudwatch-logs'],
   notices: ['s3'],
   'open-incident': ['dynamodb', 'ssm'],
-  remedy: ['dynamodb', 'ec2-query', 'ecr', 'eks', 'iam'],
   'resolve-node': ['ec2-query', 'iam'],
   'spoke-ingest': ['eventbridge'],
   summarize: ['dynamodb', 's3'],

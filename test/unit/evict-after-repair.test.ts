@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { gateBlock } from '../../lambdas/core/act-gate.js';
+import { nodeCause } from '../../lambdas/core/door-evidence.js';
 import {
   type EvictionResult,
   type EvictPlan,
@@ -132,24 +132,23 @@ describe('evictionOutcome: what the incident says', () => {
   });
 });
 
-describe('"Evict: gate": the opposite proof of a repair, a healthy node', () => {
-  const facts = (findings: Finding[] | undefined) => ({
-    class: 'sandbox-image' as const,
-    action: 'evict-stuck-pods',
-    killSwitch: false,
-    killSwitchReadable: true,
-    limits: { maxNodeActionsPerClusterPerHour: 5, maxNodeGroupShareAffected: 0.3, nodeCooldownMinutes: 60 },
-    affectedNodes: 1,
-    nodeGroupSize: 10,
-    probe: findings ? { findings } : { notRun: 'probe NotManaged' },
-    now: 0,
-  });
-  it('passes on a healthy node, refuses on one that fails again or that it cannot see', () => {
-    expect(gateBlock(facts([finding('node.sandbox-image.present', 'pass')]))).toBeUndefined();
-    expect(gateBlock(facts([finding('node.sandbox-image.present', 'fail')]))).toMatch(
-      /^the node fails again \(node.sandbox-image.present\): re-created pods would fail the same way$/,
+describe('the door before an eviction: the opposite proof of a repair, a healthy node (its own probe)', () => {
+  const cause = (findings: Finding[] | undefined) =>
+    nodeCause(
+      'node-healthy',
+      'sandbox-image',
+      findings ? { at: 10, findings } : { at: 10, notRun: 'probe NotManaged' },
+      0,
     );
-    expect(gateBlock(facts(undefined))).toBe('cannot tell whether the repaired node is healthy: probe NotManaged');
-    expect(gateBlock({ ...facts([]), killSwitch: true })).toBe('kill switch is on');
+  it('holds on a healthy node; not on one that fails again or that it cannot see', () => {
+    expect(cause([finding('node.sandbox-image.present', 'pass')]).status).toBe('holds');
+    expect(cause([finding('node.sandbox-image.present', 'fail')])).toEqual({
+      status: 'cannot',
+      reason: 'the node fails again (node.sandbox-image.present): re-created pods would fail the same way',
+    });
+    expect(cause(undefined)).toEqual({
+      status: 'unknown',
+      reason: 'cannot tell whether the repaired node is healthy: probe NotManaged',
+    });
   });
 });

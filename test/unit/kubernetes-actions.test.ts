@@ -101,7 +101,7 @@ describe('cluster remedies under the apply-path discipline', () => {
     let value: string | null = null;
     const restored: (string | null)[] = [];
     const path = windowsIpamPath({
-      read: async () => ({ exists: true, value }),
+      read: async () => ({ exists: true, value, windowsNodes: 1 }),
       enable: async () => {
         const before = value;
         value = 'false'; // the managed add-on's configuration wins over the patch
@@ -144,6 +144,7 @@ describe('cluster remedies under the apply-path discipline', () => {
           throw new Error('must not restart');
         },
       },
+      { failureClass: 'ipamd-unavailable', cniPolicyAttached: false },
     );
     expect((await runApplyPath(path, { dryRun: false, now })).status).toBe('not-applicable');
   });

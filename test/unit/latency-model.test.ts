@@ -8,13 +8,16 @@ const only =
   (id: ComponentId): number =>
     values[id] ?? 0;
 
-/** A poll loop like the synthesized one: send, wait 5 s, get result, loop while the command runs. */
+/**
+ * A door call like the synthesized one: the caller's request Pass opens the call, the door's Task
+ * sends the command, waits 5 s while it runs and polls again, then goes back where the call says.
+ */
 const definition = {
   StartAt: 'Diagnose',
   States: {
     Diagnose: {
       Type: 'Parallel',
-      Next: 'Act: send command',
+      Next: 'Act: request',
       Branches: [
         {
           StartAt: 'Check',
@@ -30,30 +33,42 @@ const definition = {
         { StartAt: 'Slow', States: { Slow: { Type: 'Wait', Seconds: 7, End: true } } },
       ],
     },
-    'Act: send command': {
-      Type: 'Task',
-      Resource: 'arn:aws:states:::aws-sdk:ssm:sendCommand',
-      Parameters: { 'DocumentName.$': '$.plan.nodeAction.documentName' },
-      Next: 'Act: wait',
+    'Act: request': {
+      Type: 'Pass',
+      Parameters: { slot: 'act', returnTo: 'act' },
+      ResultPath: '$.door.call',
+      Next: 'Door',
     },
-    'Act: wait': { Type: 'Wait', Seconds: 5, Next: 'Act: get result' },
-    'Act: get result': {
+    Door: {
       Type: 'Task',
-      Resource: 'arn:aws:states:::aws-sdk:ssm:getCommandInvocation',
-      Next: 'Act: finished?',
+      Resource: 'arn:aws:states:::lambda:invoke',
+      Parameters: { FunctionName: 'door', 'door.$': '$.door' },
+      Next: 'Door: running?',
     },
-    'Act: finished?': {
+    'Door: running?': {
       Type: 'Choice',
-      Choices: [{ Next: 'Act: wait' }, { Next: 'Act: timed out' }],
-      Default: 'Watch',
+      Choices: [{ Variable: '$.door.run.step', StringEquals: 'wait', Next: 'Door: wait' }],
+      Default: 'Door: back',
     },
-    'Act: timed out': { Type: 'Fail' },
+    'Door: wait': { Type: 'Wait', Seconds: 5, Next: 'Door' },
+    'Door: back': {
+      Type: 'Choice',
+      Choices: [{ Variable: '$.door.call.returnTo', StringEquals: 'act', Next: 'Watch' }],
+      Default: 'Door: lost',
+    },
+    'Door: lost': { Type: 'Fail' },
     Watch: {
       Type: 'Task',
       Resource: 'arn:aws:states:::lambda:invoke',
       Parameters: { FunctionName: 'kubernetes', Payload: { action: 'verify' } },
-      Next: 'Verdict',
+      Next: 'Pods running?',
     },
+    'Pods running?': {
+      Type: 'Choice',
+      Choices: [{ Variable: '$.watch.running', BooleanEquals: true, Next: 'Verdict' }],
+      Default: 'Give up',
+    },
+    'Give up': { Type: 'Fail' },
     Verdict: {
       Type: 'Task',
       Resource: 'arn:aws:states:::lambda:invoke',
@@ -67,17 +82,19 @@ const visited = [
   'Diagnose',
   'Check',
   'Slow',
-  'Act: send command',
-  'Act: wait',
-  'Act: get result',
-  'Act: finished?',
+  'Act: request',
+  'Door',
+  'Door: running?',
+  'Door: wait',
+  'Door: back',
   'Watch',
+  'Pods running?',
   'Verdict',
   'Done',
 ];
 
 describe('latency model: the walk over an ASL definition', () => {
-  it('adds Wait seconds, takes the slowest Parallel branch, polls until the command is done, waits for the pods', () => {
+  it("adds Wait seconds, takes the slowest Parallel branch, polls the door's command until done, waits for the pods", () => {
     const p = pathTime(definition, {
       visited,
       verdictState: 'Verdict',
@@ -90,24 +107,34 @@ describe('latency model: the walk over an ASL definition', () => {
         lambdaColdInit: 1,
       }),
     });
-    // The ingest function's cold start: 1 s. Parallel: max(cold check 1 s, wait 7 s) → 8; the command
-    // is done at 8 + 11 = 19: polls at 13, 18, 23. Pods run at 19 + 5 + 1 = 25: the watch (cold, from
-    // 23 to 24) ends then; the verdict's function is warm.
-    expect(p.entered.filter((s) => s === 'Act: wait').length).toBe(3);
-    expect(p.verifiedAt).toBeCloseTo(25, 6);
+    // The ingest function's cold start: 1 s. Parallel: max(cold check 1 s, wait 7 s) → 8; the door
+    // (cold, 1 s) sends at 9, the command is done at 9 + 11 = 20: polls at 14, 19, 24. Pods run at
+    // 20 + 5 + 1 = 26: the watch (cold, from 24 to 25) ends then; the verdict's function is warm.
+    expect(p.entered.filter((s) => s === 'Door: wait').length).toBe(3);
+    expect(p.verifiedAt).toBeCloseTo(26, 6);
     expect(p.waited).toBe(22);
   });
 
   it('fails when a Choice took no branch the execution entered, or a state is missing', () => {
     expect(() =>
       pathTime(definition, {
-        visited: visited.filter((s) => s !== 'Watch'),
+        visited: visited.filter((s) => s !== 'Verdict'),
         verdictState: 'Verdict',
         sample: only({}),
       }),
     ).toThrow(PathError);
     const broken = { ...definition, States: { ...definition.States, Verdict: { Type: 'Pass', Next: 'Nowhere' } } };
     expect(() => pathTime(broken, { visited, verdictState: 'Verdict', sample: only({}) })).toThrow(/no state Nowhere/);
+    const lost = {
+      ...definition,
+      States: {
+        ...definition.States,
+        'Act: request': { ...definition.States['Act: request'], Parameters: { slot: 'act', returnTo: 'remedy' } },
+      },
+    };
+    expect(() => pathTime(lost, { visited, verdictState: 'Verdict', sample: only({}) })).toThrow(
+      /no way back to "remedy"/,
+    );
   });
 
   it('reads each component at its quantiles; every component names its source', () => {

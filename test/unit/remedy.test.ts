@@ -153,19 +153,25 @@ describe('remedy targets', () => {
     });
     expect(r).toEqual({ reason: "role node-role is not listed in the cluster's remediation.roles" });
   });
-  it('the SG rule goes on the blocked endpoint group, from the node group', () => {
+  it('the SG rule goes on the blocked endpoint group, from the cluster security group EKS created', () => {
     const f = finding('vpc.endpoint.sg-443', 'fail', 'blocked', {
       blockedGroups: [
         { endpoint: 'vpce-1', groupIds: ['sg-0fedcba9876543210'] },
         { endpoint: 'vpce-2', groupIds: ['sg-0fedcba9876543210'] },
       ],
     });
-    expect(
-      remedyTarget({ class: 'registry-unreachable', findings: [f], node, scope, incidentId: 'i' }).target,
-    ).toMatchObject({
+    const target = (o: { clusterSecurityGroupId?: string; node?: typeof node }) =>
+      remedyTarget({ class: 'registry-unreachable', findings: [f], scope, incidentId: 'i', node, ...o });
+    expect(target({ clusterSecurityGroupId: 'sg-0123456789abcdef0' }).target).toMatchObject({
       groupId: 'sg-0fedcba9876543210',
       sourceGroupId: 'sg-0123456789abcdef0',
       endpoints: ['vpce-1', 'vpce-2'],
+    });
+    // Never a group of the instance (anyone who launches an instance chooses its groups and its tags).
+    expect(target({}).target).toBeUndefined();
+    const other = { ...node, securityGroupIds: ['sg-0aaaaaaaaaaaaaaaa'] };
+    expect(target({ clusterSecurityGroupId: 'sg-0123456789abcdef0', node: other })).toMatchObject({
+      reason: expect.stringMatching(/^the node does not carry the cluster security group sg-0123456789abcdef0/),
     });
   });
   it('attachable policies: the three AWS managed ones, any partition, nothing else', () => {

@@ -1,5 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { outcomeOf } from '../../lambdas/aws/door/node-commands.js';
 import { aggregate } from '../../lambdas/core/incidents.js';
 import { readEvent } from '../../lambdas/core/ingest.js';
 import { nodeTrust } from '../../lambdas/core/node-trust.js';
@@ -17,13 +18,20 @@ const ci = (message: string, envelope: Record<string, string> = { ec2_instance_i
     ...envelope,
     message,
   });
-const probe = (sandboxImage: string, present = 'fail') => ({
-  status: 'Success',
-  stdout: JSON.stringify({
-    node: { sandboxImage },
-    findings: [{ id: 'node.sandbox-image.present', status: present, summary: '', evidence: '' }],
-  }),
-});
+/** The node's probe as the door reads it (lambdas/aws/door/node-commands.ts): its status and the configured image. */
+const probe = (sandboxImage: string, present = 'fail') => {
+  const c = outcomeOf(
+    {
+      status: 'Success',
+      stdout: JSON.stringify({
+        node: { sandboxImage },
+        findings: [{ id: 'node.sandbox-image.present', status: present, summary: '', evidence: '' }],
+      }),
+    },
+    { probe: true },
+  );
+  return { status: c.status, sandboxImage: c.facts?.sandboxImage };
+};
 const trustInput = {
   class: 'sandbox-image',
   cluster: 'prod-eu',

@@ -72,7 +72,7 @@ describe('PID exhaustion: logs first, then the approval-gated runtime restart (f
 
   it('no answer before the deadline: no restart, recorded and notified', async () => {
     const r = await run(pidIncident(), { approval: 'timeout' });
-    expect(r.states).toContain('Approval expired');
+    expect(r.states).toContain('Door: no answer');
     expect(docsRun(r)).toEqual([DOCUMENTS.probeNode, DOCUMENTS.collectLogs]);
     expect(summaryOf(r).outcome).toBe(
       'collect-logs done; restart-runtime not run: no answer before the approval deadline',
@@ -119,14 +119,14 @@ describe('one gate right before every Act (issue 12, finding 5)', { timeout: 30_
     const r = await run(pidIncident(), { approval: 'approve', killSwitchDuringApproval: 'on' });
     expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
     expect(docsRun(r)).not.toContain(DOCUMENTS.restartRuntime);
-    expect(r.states).toContain('Act: gate');
+    expect(r.states).toContain('Follow-up: request');
     expect(summaryOf(r).outcome).toBe(
       'collect-logs done; restart-runtime not run: blocked right before acting: kill switch is on',
     );
     expect(r.sns.at(-1)?.subject).toBe(summaryOf(r).subject);
-    // Nothing stays reserved for the action that did not run: only the logs' slot is held.
+    // Nothing is reserved for the action that did not run: only the logs' slot (the plan's first action) is held.
     const slots = (await r.table.scan()).filter((x) => String(x.pk).startsWith('CAP#') && x.holder);
-    expect(slots.map((x) => String(x.holder).split('#').pop())).toEqual(['collect-logs']);
+    expect(slots.map((x) => String(x.holder).split('#').pop())).toEqual(['act']);
   });
 
   it('an approved pause repair is not sent when the kill switch went on (or became unreadable) meanwhile', async () => {
@@ -137,7 +137,8 @@ describe('one gate right before every Act (issue 12, finding 5)', { timeout: 30_
         approval: 'approve',
         killSwitchDuringApproval: ks,
       });
-      expect(docsRun(r), ks).toEqual([DOCUMENTS.probeNode, DOCUMENTS.probeNode]);
+      // The kill switch is the door's first check: the node is not even probed again.
+      expect(docsRun(r), ks).toEqual([DOCUMENTS.probeNode]);
       expect(summaryOf(r).outcome, ks).toMatch(
         /^no action: blocked right before acting: kill switch (is on|unreadable)/,
       );
@@ -225,12 +226,12 @@ describe('the hourly cap holds under racing executions (issue 12, finding 7)', {
       limits: { maxNodeActionsPerClusterPerHour: 1 },
     });
     expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
-    expect(r.states).toContain('Act: gate');
+    expect(r.states).toContain('Act: request');
     expect(summaryOf(r).outcome).toBe('no action: node not reachable through SSM');
     const rows = await table.scan();
     expect(rows.filter((x) => String(x.pk) === 'CAP#prod-eu' && x.holder)).toEqual([]);
     // The cooldown it claimed is given back too: the next incident may act.
-    expect(rows.find((x) => String(x.pk) === `NODE#${NODE_ID}`)).toMatchObject({ at: 0 });
+    expect(rows.find((x) => x.pk === `NODE#${NODE_ID}` && x.sk === 'COOLDOWN#sandbox-image')).toMatchObject({ at: 0 });
   });
 });
 

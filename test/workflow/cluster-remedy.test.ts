@@ -11,16 +11,18 @@ import {
   NODE_ROLE,
   SUBNET,
 } from '../../local/account-snapshot.js';
-import { clusterOnNode, LocalCluster } from '../../local/local-cluster.js';
-import { DOCUMENTS, definitionOf, type RunResult, runWorkflow } from '../../local/local-workflow.js';
+import { accessKeyOfToken } from '../../local/eks-token.js';
+import { roleCredentials } from '../../local/kubernetes.js';
+import { clusterOnNode, LocalCluster, withWindowsNode } from '../../local/local-cluster.js';
+import { DOCUMENTS, definitionOf, type RunResult, runWorkflow, warmUpRuntime } from '../../local/local-workflow.js';
 import { simulatedNode } from '../../local/node-adapters.js';
 import { LOCAL_CONFIG, type ResolvedTemplate, synthesizedTemplate } from '../../local/template.js';
 import { incident, summaryOf } from './support.js';
 
 /**
- * Cluster remedies through the synthesized workflow: Decide plans them, "Account or cluster remedy?"
- * routes them to the Kubernetes function, which runs the apply path against a local HTTPS API server
- * (recorded objects, the shipped RBAC) — approval, auto, dry run, failed verification, kill switch.
+ * Cluster remedies through the synthesized workflow: Decide plans them, the door runs the apply path
+ * against a local HTTPS API server (recorded objects, the shipped RBAC, each caller authorized by
+ * its own access entry) — approval, auto, dry run, failed verification, kill switch.
  */
 
 const CNI_ROLE = 'AmazonEKSVPCCNIRole';
@@ -38,6 +40,7 @@ beforeAll(() => {
     ],
   });
   definition = definitionOf(template);
+  return warmUpRuntime(template);
 });
 
 let cluster: LocalCluster | undefined;
@@ -103,7 +106,10 @@ async function run(
   o: RunOptions,
   account = healthyAccount(),
 ): Promise<{ r: RunResult; c: LocalCluster; outcome: string; message: string }> {
-  const c = await LocalCluster.start(clusterOnNode(NODE_DNS), { behaviour: o.broken ?? {}, watchSeconds: 1 });
+  const c = await LocalCluster.start(withWindowsNode(clusterOnNode(NODE_DNS)), {
+    behaviour: o.broken ?? {},
+    watchSeconds: 1,
+  });
   cluster = c;
   const r = await runWorkflow(
     incident({ class: o.cls, incidentKey: `prod-eu|node:${NODE_ID}|${o.cls}`, cause: `${o.cls} in the field` }),
@@ -127,29 +133,35 @@ async function run(
 describe.each(CASES)('cluster remedy: $name', { timeout: 60_000 }, (k) => {
   const opts = (o: Omit<RunOptions, 'cls'>) => run({ ...o, cls: k.class });
 
-  it('approve (default tier): the dry-run diff in the e-mail; after approval the Kubernetes function changes, re-reads and verifies', async () => {
+  it('approve (default tier): the dry-run diff in the e-mail; after approval the door changes, re-reads and verifies', async () => {
     const { r, c, outcome, message } = await opts({ mode: 'approve', approval: 'approve' });
     expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
     const request = r.sns.find((m) => /approval needed/.test(m.subject ?? ''));
     expect(request?.subject).toContain(`approval needed: ${k.remedy}`);
     expect(request?.message).toMatch(/CHANGE \(dry run: - before, \+ after\)\n(\s+[ +-] .*\n)*\s+\+ /);
-    expect(r.states).toEqual(
-      expect.arrayContaining(['Prepare cluster remedy', 'Request remedy approval', 'Apply cluster remedy']),
-    );
-    expect(r.states).not.toContain('Prepare remedy');
+    expect(r.states).toEqual(expect.arrayContaining(['Remedy: request', 'Door: ask', 'Door']));
     expect(k.changed(c)).toBe(true);
     expect(c.writes()).toEqual([k.write]);
     expect(outcome).toMatch(k.verifiedOutcome);
     expect(message).toMatch(new RegExp(`${k.remedy}: verified \\(approved through the signed link at 20`));
   });
 
-  it('the state machine role invokes the Kubernetes function for both phases (IAM enforced)', async () => {
-    const { r } = await opts({ mode: 'auto', tier: 'auto' });
+  it("the write is the door role's, through its own access entry; the Kubernetes function only reads", async () => {
+    const { r, c } = await opts({ mode: 'auto', tier: 'auto' });
     const invokes = r.decisions.filter(
       (d) => d.action === 'lambda:InvokeFunction' && /Kubernetes/.test(d.resource) && /StateMachine/.test(d.principal),
     );
-    // Inspect cluster, Prepare cluster remedy, Apply cluster remedy.
-    expect(invokes.map((d) => d.allowed)).toEqual([true, true, true]);
+    // Inspect cluster only: the change is the door's.
+    expect(invokes.map((d) => d.allowed)).toEqual([true]);
+    const doorRole = r.decisions.find((d) => /DoorFunction/.test(d.principal))?.principal ?? '';
+    const key = roleCredentials(doorRole).accessKeyId;
+    const writes = c.server.seen.filter((x) => x.method !== 'GET');
+    expect(writes.map((x) => `${x.method} ${x.path}`)).toEqual([k.write]);
+    expect(writes.map((x) => accessKeyOfToken(x.authorization))).toEqual([key]);
+    // The Kubernetes function signs with its own key: the API server knows it, with the read group only.
+    const readers = c.server.seen.filter((x) => accessKeyOfToken(x.authorization) !== key);
+    expect(readers.length).toBeGreaterThan(0);
+    expect(readers.every((x) => x.method === 'GET')).toBe(true);
   });
 
   it('a rejected approval changes nothing', async () => {
@@ -161,15 +173,14 @@ describe.each(CASES)('cluster remedy: $name', { timeout: 60_000 }, (k) => {
 
   it('auto (opt-in per class, class in auto mode): applied and verified without asking', async () => {
     const { r, c, outcome } = await opts({ mode: 'auto', tier: 'auto' });
-    expect(r.states).not.toContain('Request remedy approval');
+    expect(r.states).not.toContain('Door: ask');
     expect(k.changed(c)).toBe(true);
     expect(outcome).toMatch(k.verifiedOutcome);
   });
 
   it('dry run: the diff in the summary, the cluster untouched', async () => {
     const { r, c, outcome, message } = await opts({ mode: 'auto', tier: 'dry-run' });
-    expect(r.states).toContain('Prepare cluster remedy');
-    expect(r.states).not.toContain('Apply cluster remedy');
+    expect(r.states).toContain('Remedy: request');
     expect(c.writes()).toEqual([]);
     expect(outcome).toMatch(/^dry run: would /);
     expect(message).toMatch(new RegExp(`${k.remedy}: dry-run`));
@@ -177,7 +188,7 @@ describe.each(CASES)('cluster remedy: $name', { timeout: 60_000 }, (k) => {
 
   it('verification fails → rolled back where a rollback exists, never "verified"', async () => {
     const { r, outcome, message } = await opts({ mode: 'auto', tier: 'auto', broken: k.broken });
-    expect(r.states).toContain('Apply cluster remedy');
+    expect(r.states).toContain('Door');
     expect(outcome).toMatch(k.brokenStatus);
     // A restart has nothing to undo by hand; a ConfigMap rolled back needs no undo either.
     expect(message).not.toMatch(/undo by hand/);
@@ -187,14 +198,14 @@ describe.each(CASES)('cluster remedy: $name', { timeout: 60_000 }, (k) => {
 
   it('kill switch on: nothing prepared, nothing changed', async () => {
     const { r, c, message } = await opts({ mode: 'auto', tier: 'auto', killSwitch: 'on' });
-    expect(r.states).not.toContain('Prepare cluster remedy');
+    expect(r.states).not.toContain('Remedy: request');
     expect(c.writes()).toEqual([]);
     expect(message).toContain(`${k.remedy}: kill switch is on`);
   });
 
   it('observe mode: recommended only, the cluster untouched', async () => {
     const { r, c, outcome } = await opts({ mode: 'observe', tier: 'auto' });
-    expect(r.states).not.toContain('Prepare cluster remedy');
+    expect(r.states).not.toContain('Remedy: request');
     expect(c.writes()).toEqual([]);
     expect(outcome).toBe('diagnosed; action recommended');
   });
@@ -230,7 +241,7 @@ describe("CNI permissions: the policy attach, then aws-node restarted on the nod
       expect.stringContaining('approval needed: attach-managed-policy'),
       expect.stringContaining('approval needed: restart-aws-node'),
     ]);
-    const order = ['Apply remedy', 'Keep first remedy', 'Follow-up as remedy', 'Prepare cluster remedy'];
+    const order = ['Remedy: request', 'Remedy done?', 'Remedy follow-up: request'];
     expect(order.map((s) => r.states.indexOf(s))).toEqual(
       [...order.map((s) => r.states.indexOf(s))].sort((a, b) => a - b),
     );
@@ -247,7 +258,7 @@ describe("CNI permissions: the policy attach, then aws-node restarted on the nod
 
   it('auto: both without asking', async () => {
     const { r, c, account, outcome } = await cni({ mode: 'auto', tier: 'auto' });
-    expect(r.states).not.toContain('Request remedy approval');
+    expect(r.states).not.toContain('Door: ask');
     expect(attached(account)).toBe(true);
     expect(c.writes()).toEqual(['DELETE /api/v1/namespaces/kube-system/pods/aws-node-7xk2p']);
     expect(outcome).toBe(BOTH);
@@ -262,14 +273,14 @@ describe("CNI permissions: the policy attach, then aws-node restarted on the nod
   it('the attach fails verification (a boundary denies the ENI calls): rolled back, aws-node never touched', async () => {
     const { r, c, account, outcome } = await cni({ mode: 'auto', tier: 'auto' }, cniAccount({ boundary: true }));
     expect(attached(account)).toBe(false);
-    expect(r.states).not.toContain('Prepare cluster remedy');
+    expect(r.states).not.toContain('Remedy follow-up: request');
     expect(c.writes()).toEqual([]);
     expect(outcome).toMatch(/^attach-managed-policy rolled-back: verification failed/);
   });
 
   it('dry run: the attach diff only (the restart follows an applied attach), nothing changed', async () => {
     const { r, c, account, outcome } = await cni({ mode: 'auto', tier: 'dry-run' });
-    expect(r.states).not.toContain('Prepare cluster remedy');
+    expect(r.states).not.toContain('Remedy follow-up: request');
     expect(attached(account)).toBe(false);
     expect(c.writes()).toEqual([]);
     expect(outcome).toBe(`dry run: would attach ${CNI_POLICY} to role ${CNI_ROLE}`);

@@ -70,7 +70,7 @@ describe('PID exhaustion: cordon and drain after a failed runtime restart', { ti
       DOCUMENTS.probeNode,
       DOCUMENTS.probeNode,
     ]);
-    expect(r.states).toEqual(expect.arrayContaining(['Check restart', 'Request drain approval', 'Drain: gate']));
+    expect(r.states).toEqual(expect.arrayContaining(['Check repair', 'Drain: request', 'Door: ask']));
     const ask = r.sns.find((m) => /approval needed: drain-node on prod-eu\//.test(m.subject ?? ''));
     expect(ask?.message).toContain('PLAN      cordon the node and evict its pods');
     expect(ask?.message).toContain('EKS node auto repair of node group ng-1 replaces the node');
@@ -88,13 +88,9 @@ describe('PID exhaustion: cordon and drain after a failed runtime restart', { ti
     expect(s.message).toMatch(
       /\nAPPROVAL {6}2 of 2 required approvals given: restart-runtime approved at \S+ from 203\.0\.113\.10 .*; drain-node approved at \S+ from 203\.0\.113\.10 /,
     );
-    // The drain holds its own slot of the hourly cap; the cooldown stays spent.
+    // The drain holds its own slot of the hourly cap (slots by request: logs, restart, drain).
     const held = (await r.table.scan()).filter((x) => String(x.pk) === 'CAP#prod-eu' && x.holder);
-    expect(held.map((x) => String(x.holder).split('#').pop()).sort()).toEqual([
-      'collect-logs',
-      'drain-node',
-      'restart-runtime',
-    ]);
+    expect(held.map((x) => String(x.holder).split('#').pop()).sort()).toEqual(['act', 'drain', 'followUp']);
   });
 
   it('approve mode: the logs, the restart and the drain each asked and each named in the e-mail', async () => {
@@ -128,11 +124,11 @@ describe('PID exhaustion: cordon and drain after a failed runtime restart', { ti
 
   it('kill switch switched on while the drain waits for approval: not drained, its slot given back', async () => {
     const r = await run({ killSwitchDuringDrainApproval: 'on' });
-    expect(r.states).toContain('Drain: gate');
+    expect(r.states).toContain('Drain: request');
     expect(writes()).toEqual([]);
     expect(summaryOf(r).outcome).toMatch(/; drain-node not run: blocked right before acting: kill switch is on$/);
     const held = (await r.table.scan()).filter((x) => String(x.pk) === 'CAP#prod-eu' && x.holder);
-    expect(held.map((x) => String(x.holder).split('#').pop()).sort()).toEqual(['collect-logs', 'restart-runtime']);
+    expect(held.map((x) => String(x.holder).split('#').pop()).sort()).toEqual(['act', 'followUp']);
   });
 
   it('a node someone else already cordoned (node auto repair draining it) is left to them', async () => {
@@ -150,7 +146,7 @@ describe('PID exhaustion: cordon and drain after a failed runtime restart', { ti
   it('without cluster access the drain is recommended, never asked for', async () => {
     const r = await run({ kubernetes: undefined });
     expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
-    expect(r.states).not.toContain('Request drain approval');
+    expect(r.states).not.toContain('Drain: request');
     expect(r.sns.map((m) => m.subject).filter((x) => /approval needed/.test(x ?? ''))).toHaveLength(1);
     const s = summaryOf(r);
     expect(s.outcome).toMatch(

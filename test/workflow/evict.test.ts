@@ -5,6 +5,7 @@ import type { ControllerBehaviour } from '../../local/kube-api-writes.js';
 import { clusterOnNode, LocalCluster } from '../../local/local-cluster.js';
 import { type RunOptions, runWorkflow, synthesizedDefinition, warmUpRuntime } from '../../local/local-workflow.js';
 import { simulatedPauseNode } from '../../local/node-adapters.js';
+import { onSlot } from '../../local/task-faults.js';
 import { incident, summaryOf } from './support.js';
 
 /**
@@ -50,7 +51,7 @@ describe('evict the pods that stay stuck after a verified pause repair', { timeo
     const c = await start({ recreateEvicted: { readyAfterMs: 300 } });
     const r = await run(c);
     expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
-    expect(r.states).toEqual(expect.arrayContaining(['Watch pods start', 'Evict: gate', 'Evict stuck pods']));
+    expect(r.states).toEqual(expect.arrayContaining(['Watch pods start', 'Evict: request', 'Pods evicted?']));
     expect(r.states).toContain('Watch recreated pods');
     expect(evictions(c)).toContain(`POST /api/v1/namespaces/default/pods/nginx-7cdbb5f49f-2p6p2/eviction`);
     const s = summaryOf(r);
@@ -64,11 +65,9 @@ describe('evict the pods that stay stuck after a verified pause repair', { timeo
     expect(s.message).toMatch(/team-a\/worker-0 → team-a\/worker-0 Running after [\d.]+ s/);
     expect(s.message).toMatch(/still not running after \d+ s: default\/nginx-7cdbb5f49f-2p6p2/);
     expect(r.sns.length).toBeGreaterThan(0);
-    // The eviction keeps the slot of the hourly cap its gate reserved (it acted).
+    // The eviction keeps the slot of the hourly cap the door reserved (it acted).
     const rows = await r.table.scan();
-    expect(rows.some((x) => String(x.sk).startsWith('SLOT') && String(x.holder).endsWith('#evict-stuck-pods'))).toBe(
-      true,
-    );
+    expect(rows.some((x) => String(x.sk).startsWith('SLOT') && String(x.holder).endsWith('#evict'))).toBe(true);
   });
 
   it('says so and notifies when the re-created pods stay stuck: not verified', async () => {
@@ -127,17 +126,18 @@ describe('evict the pods that stay stuck after a verified pause repair', { timeo
     const c = await start({ recreateEvicted: { readyAfterMs: 300 } });
     const r = await run(c, { remedies: {}, evictApproval: 'approve' });
     expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
-    const order = [
-      'Check repair: pods stuck',
-      'Request eviction approval',
-      'Evict recheck: send command',
-      'Evict: gate',
-      'Evict stuck pods',
-    ];
+    const order = ['After the check?', 'Evict: request', 'Door: ask', 'Pods evicted?'];
     expect(order.map((x) => r.states.indexOf(x))).toEqual(
       [...order.map((x) => r.states.indexOf(x))].sort((a, b) => a - b),
     );
     expect(order.every((x) => r.states.includes(x))).toBe(true);
+    // After the approval the door probes the node again (evidence newer than the approval), then evicts.
+    expect(r.commands.map((x) => x.document)).toEqual([
+      'pod-doctor-probeNode',
+      'pod-doctor-repairPauseImage',
+      'pod-doctor-probeNode',
+      'pod-doctor-probeNode',
+    ]);
     expect(r.sns.map((m) => m.subject).join('\n')).toMatch(/approval needed: evict-stuck-pods/);
     const s = summaryOf(r);
     expect(s.outcome).toMatch(/^repaired and verified after eviction: /);
@@ -149,7 +149,7 @@ describe('evict the pods that stay stuck after a verified pause repair', { timeo
     const r = await run(c, { remedies: {}, evictApproval: 'reject' });
     expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
     expect(evictions(c)).toEqual([]);
-    expect(r.states).not.toContain('Evict: gate');
+    expect((r.output.door as { done: { evict: { outcome: string } } }).done.evict.outcome).toBe('not-approved');
     const s = summaryOf(r);
     expect(s.outcome).toMatch(/^repaired, verification failed: .*; evict-stuck-pods not run: /);
     expect(s.message).toMatch(/kubectl delete pod -n team-a worker-0/);
@@ -159,8 +159,10 @@ describe('evict the pods that stay stuck after a verified pause repair', { timeo
     const c = await start({ recreateEvicted: { readyAfterMs: 300 } });
     const r = await run(c, { remedies: {}, evictApproval: 'approve', killSwitchDuringEvictApproval: 'on' });
     expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
-    expect(r.states).toEqual(expect.arrayContaining(['Request eviction approval', 'Evict recheck: send command']));
+    expect(r.states).toContain('Door: ask');
     expect(evictions(c)).toEqual([]);
+    // The kill switch is read before anything else: not even a probe of the node after the approval.
+    expect(r.commands.map((x) => x.document).filter((d) => d === 'pod-doctor-probeNode')).toHaveLength(2);
     expect(summaryOf(r).outcome).toMatch(/evict-stuck-pods not run: blocked right before acting: kill switch is on/);
   });
 
@@ -168,7 +170,7 @@ describe('evict the pods that stay stuck after a verified pause repair', { timeo
     const c = await start({ recreateEvicted: { readyAfterMs: 300 } });
     const r = await run(c, {
       taskFaults: {
-        'Evict stuck pods': { error: 'Lambda.TooManyRequestsException', times: 2 },
+        Door: { error: 'Lambda.TooManyRequestsException', times: 2, when: onSlot('evict') },
         'Watch recreated pods': { error: 'Lambda.TooManyRequestsException', times: 1 },
       },
     });
@@ -177,23 +179,30 @@ describe('evict the pods that stay stuck after a verified pause repair', { timeo
     expect(summaryOf(r).outcome).toMatch(/^repaired and verified after eviction: /);
   });
 
-  it('the cluster refuses the eviction (the function fails): caught, recorded and notified with the command to run by hand', async () => {
+  it('the cluster refuses every eviction: reported per pod, recorded and notified, the cap slot given back', async () => {
     const c = await start({ recreateEvicted: { readyAfterMs: 300 } });
-    const r = await run(c, {
-      taskFaults: { 'Evict stuck pods': { error: 'KubernetesForbiddenError', message: 'evict pod: forbidden' } },
-    });
+    c.server.faults.push({ path: '/api/v1/namespaces/', method: 'POST', status: 403, times: 100 });
+    const r = await run(c);
     expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
     expect(r.states).not.toContain('Watch recreated pods');
     const s = summaryOf(r);
-    expect(s.outcome).toMatch(/evict-stuck-pods not run: the Kubernetes function failed \(KubernetesForbiddenError\)/);
-    expect(s.message).toMatch(/kubectl delete pod -n default nginx-7cdbb5f49f-2p6p2/);
+    expect(s.outcome).toMatch(/evict-stuck-pods: evicted no pod/);
+    expect(s.message).toMatch(/eviction failed: default\/nginx-7cdbb5f49f-2p6p2: KubernetesForbiddenError/);
     expect(r.sns).toHaveLength(1);
-    // The gate reserved a slot of the hourly cap; it is given back: nothing was evicted.
-    expect(r.states).toContain('Evict: gate');
+    // The door reserved a slot of the hourly cap; it is given back: nothing was evicted.
     const slots = (await r.table.scan()).filter(
-      (x) => String(x.sk).startsWith('SLOT') && String(x.holder).endsWith('#evict-stuck-pods'),
+      (x) => String(x.sk).startsWith('SLOT') && String(x.holder).endsWith('#evict'),
     );
     expect(slots).toEqual([]);
+  });
+
+  it('the door itself failing on the eviction (its function crashing): recorded and notified as a failed incident', async () => {
+    const c = await start({ recreateEvicted: { readyAfterMs: 300 } });
+    const r = await run(c, { taskFaults: { Door: { error: 'Error', message: 'crash', when: onSlot('evict') } } });
+    expect(r.status).toBe('FAILED');
+    expect(r.states.slice(-3)).toEqual(['Record failure', 'Notify failure', 'Workflow failed']);
+    expect(evictions(c)).toEqual([]);
+    expect(r.sns).toHaveLength(1);
   });
 
   it('observe mode: no repair and no eviction, only recommendations', async () => {
@@ -203,7 +212,7 @@ describe('evict the pods that stay stuck after a verified pause repair', { timeo
     expect(r.commands.map((x) => x.document)).not.toContain('pod-doctor-repairPauseImage');
     // Decide plans no eviction without a repair to follow.
     expect((r.output.plan as { evict: unknown }).evict).toBeNull();
-    expect(r.states).not.toContain('Evict stuck pods?');
+    expect(r.states).not.toContain('Evict: request');
     expect(evictions(c)).toEqual([]);
   });
 
@@ -211,7 +220,8 @@ describe('evict the pods that stay stuck after a verified pause repair', { timeo
     const c = await start({ recreateEvicted: { readyAfterMs: 300 } });
     const r = await run(c, { remedies: { 'sandbox-image': 'dry-run' } });
     expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
-    expect(r.states).toContain('Evict stuck pods: dry run');
+    expect(r.states).toContain('Evict: request');
+    expect((r.output.door as { done: { evict: { outcome: string } } }).done.evict.outcome).toBe('dry-run');
     expect(r.states).not.toContain('Watch recreated pods');
     expect(evictions(c).length).toBeGreaterThan(0);
     expect(

@@ -9,6 +9,7 @@ import {
 } from '../../local/local-workflow.js';
 import { simulatedPauseNode } from '../../local/node-adapters.js';
 import type { TaskFaults } from '../../local/task-faults.js';
+import type { SsmFaults } from '../../local/workflow-clients.js';
 import { incident, summaryOf } from './support.js';
 
 /**
@@ -22,8 +23,10 @@ beforeAll(async () => {
   await warmUpRuntime();
 });
 
-const run = (taskFaults: TaskFaults) =>
-  runWorkflow(incident(), { account: healthyAccount(), definition, node: simulatedPauseNode(), taskFaults });
+const run = (taskFaults: TaskFaults, ssmFaults?: SsmFaults) =>
+  runWorkflow(incident(), { account: healthyAccount(), definition, node: simulatedPauseNode(), taskFaults, ssmFaults });
+/** Calls of one document (the door's SendCommand) or, for GetCommandInvocation, every poll. */
+const ofDocument = (document: string) => (i: unknown) => (i as { DocumentName?: string }).DocumentName === document;
 const recorded = (r: RunResult) => [...r.evidence.keys()].some((k) => k.endsWith('summary.json'));
 const repaired = (r: RunResult) => r.commands.filter((c) => c.document === DOCUMENTS.repairPauseImage).length;
 
@@ -48,12 +51,15 @@ describe('transient faults are retried and the repair completes once', () => {
     expect(r.sns).toHaveLength(1);
   });
 
+  // Inside the door: its SDK call throws (after the SDK's own retries), the door's Task is retried.
   it.each([
-    ['Probe: send command', 'Ssm.ThrottlingException'],
-    ['Act: send command', 'Ssm.ThrottlingException'],
-    ['Act: get result', 'Ssm.InternalServerErrorException'],
-  ])('SSM "%s" answers %s twice', async (state, error) => {
-    const r = await run({ [state]: { error, times: 2 } });
+    ['SendCommand', 'the probe', 'ThrottlingException', ofDocument(DOCUMENTS.probeNode)],
+    ['SendCommand', 'the repair', 'ThrottlingException', ofDocument(DOCUMENTS.repairPauseImage)],
+    ['GetCommandInvocation', 'a poll', 'InternalServerError', undefined],
+  ] as const)('Run Command %s of %s answers %s twice', async (api, _, error, when) => {
+    const r = await run({}, { [api]: { error, times: 2, ...(when ? { when } : {}) } });
+    expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
+    expect(r.failures.filter((f) => f.startsWith(`Door: ${error}`))).toHaveLength(2);
     expect(summaryOf(r).outcome).toBe('repaired and verified');
     expect(repaired(r)).toBe(1);
   });
@@ -98,7 +104,10 @@ describe('persistent faults end terminal, recorded and notified', () => {
   });
 
   it('SSM refusing the repair command every time: the action fails, recorded and mailed', async () => {
-    const r = await run({ 'Act: send command': { error: 'Ssm.InternalServerErrorException' } });
+    const r = await run(
+      {},
+      { SendCommand: { error: 'InternalServerError', when: ofDocument(DOCUMENTS.repairPauseImage) } },
+    );
     expect(['SUCCEEDED', 'FAILED']).toContain(r.status);
     expect(repaired(r)).toBe(0);
     expect(recorded(r)).toBe(true);

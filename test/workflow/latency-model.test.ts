@@ -29,7 +29,9 @@ describe('latency model over the synthesized workflow (pause image, first log li
     const m = modelLatency(definition, visited, { samples: 2_000 });
     expect(m.median.entered).toContain('Watch pods start');
     expect(m.median.entered).not.toContain('Wait verification window');
-    expect(m.median.entered).toEqual(expect.arrayContaining(['Inspect cluster', 'Act: send command', 'Check repair']));
+    expect(m.median.entered).toEqual(
+      expect.arrayContaining(['Inspect cluster', 'Act: request', 'Door: wait', 'Check repair']),
+    );
     expect(m.p50).toBeLessThanOrEqual(TARGET_P50_SECONDS);
     expect(m.p90).toBeGreaterThan(m.p50);
   });

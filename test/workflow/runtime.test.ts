@@ -24,7 +24,9 @@ describe('IAM as AWS decides it: every call of a run is authorised against the s
     const did = (role: RegExp, action: string) =>
       r.decisions.some((d) => role.test(d.principal) && d.action === action && d.allowed);
     expect(did(/StateMachineRole/, 'lambda:InvokeFunction')).toBe(true);
-    expect(did(/StateMachineRole/, 'ssm:SendCommand')).toBe(true);
+    // Only the door sends commands: the state machine itself holds no ssm:SendCommand.
+    expect(did(/Door/, 'ssm:SendCommand')).toBe(true);
+    expect(r.decisions.some((d) => /StateMachineRole/.test(d.principal) && d.action === 'ssm:SendCommand')).toBe(false);
     expect(did(/StateMachineRole/, 'sns:Publish')).toBe(true);
     expect(did(/StateMachineRole/, 'kms:GenerateDataKey')).toBe(true);
     expect(did(/OpenIncident/, 'dynamodb:PutItem')).toBe(true);
@@ -68,7 +70,7 @@ describe('IAM as AWS decides it: every call of a run is authorised against the s
       template: withoutGrant(template, /ApprovalCallback/, 'states:SendTaskSuccess'),
     });
     // The approver's POST gets a 503 page naming the denial; IAM refused the callback role's call.
-    expect(r.failures.join('\n')).toMatch(/^Request approval: Error: approval callback answered 503/m);
+    expect(r.failures.join('\n')).toMatch(/^Door: ask: Error: approval callback answered 503/m);
     expect(
       r.decisions.filter((d) => d.action === 'states:SendTaskSuccess').map((d) => [d.principal, d.allowed]),
     ).toEqual([[expect.stringMatching(/:role\/.*ApprovalCallb/), false]]);
@@ -117,7 +119,7 @@ describe('the node uploads collect-logs bundles with its own role (finding 10)',
       cause: 'the node ran out of PIDs',
     });
   const action = (r: Awaited<ReturnType<typeof run>>) =>
-    (r.output.action as { result?: { status: string; stderr?: string } } | undefined)?.result;
+    (r.output.door as { done: { act?: { command?: { status: string } } } } | undefined)?.done.act?.command;
 
   it('with the node role configured, the bucket policy lets the upload through', async () => {
     const r = await run({ modes: { 'pid-exhaustion': 'auto' } }, pid());

@@ -44,7 +44,7 @@ describe('finding 2: the node comes from the envelope and must be in the inciden
     const account = healthyAccount();
     account.instances[0].Tags = [{ Key: 'eks:cluster-name', Value: 'other-team' }];
     const r = await run(incident(), { account });
-    expect(r.states).toContain('Node not found');
+    expect(r.states).toContain('No node');
     expect(r.commands).toEqual([]);
     expect(summary(r).message).toMatch(/tagged for cluster other-team, not prod-eu: diagnose only/);
   });

@@ -91,9 +91,9 @@ describe('use-secondary-ips: no free aligned /28 left, the vpc-cni add-on moves 
     expect(summary.message).toMatch(
       /NEXT STEP +nodes keep the prefixes they hold; a node whose maxPods was set for prefixes/,
     );
-    // Exactly one UpdateAddon, as the remedy role, on the cluster's vpc-cni add-on.
+    // Exactly one UpdateAddon, as the door's role, on the cluster's vpc-cni add-on.
     const updates = r.decisions.filter((d) => d.action === 'eks:UpdateAddon');
-    expect(updates.map((d) => [d.principal.replace(/.*:role\//, '').includes('Remedy'), d.allowed])).toEqual([
+    expect(updates.map((d) => [d.principal.replace(/.*:role\//, '').includes('Door'), d.allowed])).toEqual([
       [true, true],
     ]);
     expect(updates[0].resource).toMatch(new RegExp(`:addon/${CLUSTER}/vpc-cni/`));
@@ -101,7 +101,7 @@ describe('use-secondary-ips: no free aligned /28 left, the vpc-cni add-on moves 
 
   it('never auto: the class in auto mode with the remedy tier auto still asks first', async () => {
     const { r, summary } = await run({ mode: 'auto', tier: 'auto' });
-    expect(r.states).toContain('Request remedy approval');
+    expect(r.states).toContain('Door: ask');
     expect(summary.message).toContain(
       'use-secondary-ips changes the CNI of every node of the cluster: it always asks first',
     );
@@ -109,7 +109,7 @@ describe('use-secondary-ips: no free aligned /28 left, the vpc-cni add-on moves 
 
   it('dry run: the diff in the summary, the add-on untouched', async () => {
     const { r, account, summary } = await run({ mode: 'auto', tier: 'dry-run' });
-    expect(r.states).not.toContain('Apply remedy');
+    expect(r.decisions.filter((d) => d.action === 'eks:UpdateAddon')).toEqual([]);
     expect(vpcCni(account)?.configurationValues).toBe(BEFORE);
     expect(summary.outcome).toMatch(/^dry run: would set env\.ENABLE_PREFIX_DELEGATION="false"/);
     expect(summary.message).toContain('+ ENABLE_PREFIX_DELEGATION: false');
@@ -117,7 +117,7 @@ describe('use-secondary-ips: no free aligned /28 left, the vpc-cni add-on moves 
 
   it('the update fails (a field conflict on the cluster) → rolled back to the values before, never "verified"', async () => {
     const { r, account, summary } = await run({ broken: true });
-    expect(r.states).toContain('Apply remedy');
+    expect(r.states).toContain('Remedy: request');
     expect(summary.outcome).toMatch(
       /^use-secondary-ips rolled-back: verification failed \(the vpc-cni add-on is UPDATE_FAILED after the change, not ACTIVE\)/,
     );
@@ -134,13 +134,13 @@ describe('use-secondary-ips: no free aligned /28 left, the vpc-cni add-on moves 
 
   it('kill switch on: nothing prepared, nothing changed', async () => {
     const { r, account, summary } = await run({ killSwitch: 'on' });
-    expect(r.states).not.toContain('Prepare remedy');
+    expect(r.decisions.filter((d) => d.action === 'eks:UpdateAddon')).toEqual([]);
     expect(vpcCni(account)?.configurationValues).toBe(BEFORE);
     expect(summary.message).toContain('use-secondary-ips: kill switch is on');
   });
 
   it('without its grant the update is denied by IAM and nothing changes', async () => {
-    const { r, account, summary } = await run({ template: withoutGrant(template, /Remedy/, 'eks:UpdateAddon') });
+    const { r, account, summary } = await run({ template: withoutGrant(template, /Door/, 'eks:UpdateAddon') });
     expect(r.decisions.filter((d) => d.action === 'eks:UpdateAddon').map((d) => d.allowed)).toEqual([false]);
     expect(vpcCni(account)?.configurationValues).toBe(BEFORE);
     expect(summary.outcome).toMatch(/^use-secondary-ips failed: the change failed: AccessDenied/);

@@ -5,8 +5,10 @@ import type { IAMClient } from '@aws-sdk/client-iam';
 // English messages (zod-english) say what a refused input lacks.
 import * as z from 'zod/mini';
 import type { ChangeReader } from '../../core/change-records.js';
+import { FAILURE_CLASSES } from '../../core/failure-classes.js';
 import type { Finding } from '../../core/findings.js';
 import { type EcrImage, parseEcrImage } from '../../core/images.js';
+import { CHECKS_FOR_CLASS } from '../../core/policy.js';
 import '../../core/zod-english.js';
 import type { Ec2Client } from '../ec2/commands.js';
 import type { NodeContext } from './node-context.js';
@@ -56,6 +58,11 @@ export const checkInputSchema = z.object({
   /** Incident entities (the image is taken from there when `image` is absent). */
   entities: z.optional(z.record(z.string(), z.string())),
   neededIps: z._default(z.number().check(z.int(), z.minimum(1)), 16),
+  /**
+   * The incident's class: a group the class does not need (or that needs a node the incident has
+   * not) answers no finding at once. Absent (the CLI's diagnose): every check runs.
+   */
+  class: z.optional(z.enum(FAILURE_CLASSES)),
   lookbackHours: z._default(z.number().check(z.int(), z.minimum(1), z.maximum(24 * 90)), 72),
 });
 
@@ -79,6 +86,16 @@ export function parseCheckInput(raw: unknown): CheckInput {
   const r = z.safeParse(checkInputSchema, raw);
   if (!r.success) throw new CheckInputError(r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
   return r.data;
+}
+
+/** Groups that cannot run without a resolved node. */
+const NODE_GROUPS: readonly CheckGroup[] = ['iam', 'network', 'eks'];
+
+/** Whether the group has anything to check for the incident (its class needs it; a node if it needs one). */
+export function groupApplies(group: CheckGroup, input: CheckInput): boolean {
+  if (!input.class) return true;
+  if (!CHECKS_FOR_CLASS[input.class].includes(group)) return false;
+  return !NODE_GROUPS.includes(group) || input.node !== undefined;
 }
 
 /** The incident's image (`image`, else the incident entity) and, when it is an ECR image, its parts. */

@@ -8,6 +8,7 @@ import {
   CheckInputError,
   checkInputSchema,
   type GroupRunner,
+  groupApplies,
   parseCheckInput,
 } from './check-input.js';
 import { subnetGauges } from './subnet-gauges.js';
@@ -46,6 +47,7 @@ function runGroup<K extends keyof CheckClients>(
   now: () => Date,
 ) {
   return async (input: CheckInput): Promise<{ group: CheckGroup; findings: Finding[] }> => {
+    if (!groupApplies(group, input)) return { group, findings: [] };
     const findings = await run(input, clients, now());
     for (const f of findings) {
       const m = metrics.singleMetric();

@@ -19,7 +19,8 @@ export type Ec2CommandClass<I extends object, O extends object> = new (input: I)
 
 type Out<O> = Omit<O, '$metadata'>;
 
-function command<I extends object, O extends object>(action: string) {
+/** A command class for one EC2 Query action (the door defines the mutating ones with it). */
+export function command<I extends object, O extends object>(action: string) {
   return class extends Ec2Command<I, Out<O>> {
     static readonly action = action;
     readonly action = action;
@@ -56,23 +57,6 @@ export class GetSubnetCidrReservationsCommand extends command<
   Sdk.GetSubnetCidrReservationsCommandInput,
   Sdk.GetSubnetCidrReservationsResult
 >('GetSubnetCidrReservations') {}
-export class CreateSubnetCidrReservationCommand extends command<
-  Sdk.CreateSubnetCidrReservationCommandInput,
-  Sdk.CreateSubnetCidrReservationResult
->('CreateSubnetCidrReservation') {}
-export class DeleteSubnetCidrReservationCommand extends command<
-  Sdk.DeleteSubnetCidrReservationCommandInput,
-  Sdk.DeleteSubnetCidrReservationResult
->('DeleteSubnetCidrReservation') {}
-export class AuthorizeSecurityGroupIngressCommand extends command<
-  Sdk.AuthorizeSecurityGroupIngressCommandInput,
-  Sdk.AuthorizeSecurityGroupIngressResult
->('AuthorizeSecurityGroupIngress') {}
-export class RevokeSecurityGroupIngressCommand extends command<
-  Sdk.RevokeSecurityGroupIngressCommandInput,
-  Sdk.RevokeSecurityGroupIngressResult
->('RevokeSecurityGroupIngress') {}
-
 /** What a caller needs of an EC2 client: `send` (the lean client, or a local double answering the same commands). */
 export interface Ec2Client {
   send<I extends object, O extends object>(command: Ec2Command<I, O>): Promise<O>;

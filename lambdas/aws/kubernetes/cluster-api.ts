@@ -17,8 +17,6 @@ import {
   CoreV1Api,
   isTimeout,
   KubernetesUnreachableError,
-  PatchStrategy,
-  setHeaderOptions,
 } from './client.js';
 
 export { KubernetesUnreachableError } from './client.js';
@@ -84,7 +82,8 @@ export type Settle<T> = () => Promise<T | undefined>;
 /** Node names are DNS names; pod names DNS-1123 subdomains. Anything else never reaches a selector. */
 const DNS_NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 
-function selectorValue(value: string, what: string): string {
+/** A node, pod or namespace name for a selector or a path: a DNS name, or KubernetesInputError. */
+export function selectorValue(value: string, what: string): string {
   if (!DNS_NAME.test(value)) throw new KubernetesInputError(`${what} is not a DNS name: ${value.slice(0, 80)}`);
   return value;
 }
@@ -283,73 +282,6 @@ export class ClusterApi {
     );
   }
 
-  /** Cordon (`true`) or uncordon (`null` removes the field, as `kubectl uncordon` does). */
-  async setUnschedulable(nodeName: string, unschedulable: true | null): Promise<NodeObject> {
-    return this.call('patch node', (kc) =>
-      kc
-        .makeApiClient(CoreV1Api)
-        .patchNode(
-          { name: selectorValue(nodeName, 'node name'), body: { spec: { unschedulable } } },
-          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-        ),
-    );
-  }
-
-  /** Deletes exactly the pod observed (precondition on its uid); false when it is already gone. */
-  async deletePod(namespace: string, name: string, uid: string): Promise<boolean> {
-    try {
-      await this.call(`delete pod ${namespace}/${name}`, (kc) =>
-        kc.makeApiClient(CoreV1Api).deleteNamespacedPod({
-          namespace: selectorValue(namespace, 'namespace'),
-          name: selectorValue(name, 'pod name'),
-          body: { preconditions: { uid } },
-        }),
-      );
-      return true;
-    } catch (e) {
-      if (statusOf(e) === 404) return false;
-      throw e;
-    }
-  }
-
-  /**
-   * Evicts one pod through the Eviction API (policy/v1), which honours PodDisruptionBudgets: a
-   * budget that allows no disruption throws {@link PodDisruptionBudgetError}. False when the pod is gone.
-   * `dryRun`: the server's dry run (`dryRun=All`), which evicts nothing.
-   * An eviction creates an object: after a 5xx it is sent again only when the pod (the one with
-   * `uid`, when given) is still there and not terminating, i.e. the eviction did not take effect.
-   */
-  async evictPod(
-    namespace: string,
-    name: string,
-    o: { readonly dryRun?: boolean; readonly uid?: string } = {},
-  ): Promise<boolean> {
-    const tookEffect = async () => {
-      const now = await this.pod(namespace, name);
-      const left = !now || (o.uid !== undefined && now.metadata?.uid !== o.uid) || !!now.metadata?.deletionTimestamp;
-      return left ? 'took effect' : undefined;
-    };
-    try {
-      await this.call<unknown>(
-        `evict pod ${namespace}/${name}`,
-        (kc) =>
-          kc.makeApiClient(CoreV1Api).createNamespacedPodEviction({
-            namespace: selectorValue(namespace, 'namespace'),
-            name: selectorValue(name, 'pod name'),
-            body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace } },
-            // The API server runs every check (budgets included) and persists nothing.
-            ...(o.dryRun ? { dryRun: 'All' } : {}),
-          }),
-        // A dry run persists nothing: sent again, it answers the same.
-        o.dryRun ? undefined : tookEffect,
-      );
-      return true;
-    } catch (e) {
-      if (statusOf(e) === 404) return false;
-      throw e;
-    }
-  }
-
   /** ConfigMap kube-system/amazon-vpc-cni with its resourceVersion, or undefined when absent. */
   async vpcCniConfigMapObject(): Promise<{ data: Record<string, string>; resourceVersion?: string } | undefined> {
     try {
@@ -366,33 +298,15 @@ export class ClusterApi {
     }
   }
 
-  /**
-   * Merge-patches keys of amazon-vpc-cni (`null` removes a key). With `resourceVersion` the API
-   * server refuses (409) when the ConfigMap changed since it was read.
-   */
-  async patchVpcCniConfigMap(
-    data: Record<string, string | null>,
-    resourceVersion?: string,
-  ): Promise<Record<string, string>> {
-    // With a resourceVersion the patch is not idempotent: applied, then sent again, it answers 409.
-    const tookEffect = async () => {
-      const now = await this.vpcCniConfigMapObject();
-      const applied = now && Object.entries(data).every(([k, v]) => (now.data[k] ?? null) === v);
-      return applied ? { data: now.data } : undefined;
-    };
-    const cm = await this.call<{ data?: Record<string, string> }>(
-      'patch configmap kube-system/amazon-vpc-cni',
-      (kc) =>
-        kc.makeApiClient(CoreV1Api).patchNamespacedConfigMap(
-          {
-            namespace: 'kube-system',
-            name: 'amazon-vpc-cni',
-            body: { ...(resourceVersion ? { metadata: { resourceVersion } } : {}), data },
-          },
-          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-        ),
-      resourceVersion ? tookEffect : undefined,
+  /** How many nodes the kubelet labelled `kubernetes.io/os=windows` (a label the node itself sets). */
+  async windowsNodeCount(): Promise<number> {
+    const nodes = await this.listAll<NodeObject>('list Windows nodes', (kc, cont) =>
+      kc.makeApiClient(CoreV1Api).listNode({
+        labelSelector: 'kubernetes.io/os=windows',
+        limit: this.opts.pageSize,
+        ...(cont ? { _continue: cont } : {}),
+      }),
     );
-    return cm.data ?? {};
+    return nodes.length;
   }
 }

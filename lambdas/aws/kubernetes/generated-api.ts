@@ -6,15 +6,15 @@
 // per operation (path, method, query parameters in the generator's order, body and response model)
 // and one function that reads it. The generated classes cannot be tree-shaken (a class keeps every
 // method): CoreV1Api.js and AppsV1Api.js were 485 KB of each Kubernetes bundle, parsed at every
-// cold start for the eleven operations below (issue 15, `npm run bench:init`).
+// cold start for the eight reads below and the door's four writes (door/kubernetes-writes.ts) (issue 15, `npm run bench:init`).
 // test/handlers/kubernetes-operations.test.ts builds every request here and with the generated factory
 // and compares them (URL, method, headers, body), and the response handling for each status code.
 import type {
   CoreV1EventList,
   V1ConfigMap,
   V1DaemonSet,
-  V1Eviction,
   V1Node,
+  V1NodeList,
   V1Pod,
   V1PodList,
 } from '@kubernetes/client-node';
@@ -28,13 +28,10 @@ import {
 import { HttpMethod, type RequestContext, type ResponseContext } from '@kubernetes/client-node/dist/gen/http/http.js';
 import { ObjectSerializer } from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js';
 import type {
-  CoreV1ApiCreateNamespacedPodEvictionRequest as CreateEviction,
-  CoreV1ApiDeleteNamespacedPodRequest as DeletePod,
   CoreV1ApiListPodForAllNamespacesRequest as ListAllPods,
   CoreV1ApiListNamespacedEventRequest as ListEvents,
+  CoreV1ApiListNodeRequest as ListNodes,
   CoreV1ApiListNamespacedPodRequest as ListPods,
-  CoreV1ApiPatchNamespacedConfigMapRequest as PatchConfigMap,
-  CoreV1ApiPatchNodeRequest as PatchNode,
   CoreV1ApiReadNamespacedConfigMapRequest as ReadConfigMap,
   AppsV1ApiReadNamespacedDaemonSetRequest as ReadDaemonSet,
   CoreV1ApiReadNodeRequest as ReadNode,
@@ -42,7 +39,7 @@ import type {
 } from '@kubernetes/client-node/dist/gen/types/ObjectParamAPI.js';
 
 /** A query parameter: its name in the URL, the serializer's type, the request object's key when it differs. */
-type Query = readonly [name: string, type: 'string' | 'boolean' | 'number', key?: string];
+export type Query = readonly [name: string, type: 'string' | 'boolean' | 'number', key?: string];
 
 /** One operation of the Kubernetes OpenAPI spec, as the generator reads it. */
 export interface Operation {
@@ -59,7 +56,7 @@ export interface Operation {
   readonly returns: string;
 }
 
-const PRETTY: Query = ['pretty', 'string'];
+export const PRETTY: Query = ['pretty', 'string'];
 const LIST_HEAD: readonly Query[] = [
   ['allowWatchBookmarks', 'boolean'],
   ['continue', 'string', '_continue'],
@@ -74,20 +71,8 @@ const LIST_TAIL: readonly Query[] = [
   ['timeoutSeconds', 'number'],
   ['watch', 'boolean'],
 ];
-const WRITE: readonly Query[] = [
-  ['dryRun', 'string'],
-  ['fieldManager', 'string'],
-  ['fieldValidation', 'string'],
-];
-const PATCH_MEDIA_TYPES = [
-  'application/json-patch+json',
-  'application/merge-patch+json',
-  'application/strategic-merge-patch+json',
-  'application/apply-patch+yaml',
-  'application/apply-patch+cbor',
-];
-const POD = '/api/v1/namespaces/{namespace}/pods/{name}';
-const VPC_CNI = '/api/v1/namespaces/{namespace}/configmaps/{name}';
+export const POD = '/api/v1/namespaces/{namespace}/pods/{name}';
+export const VPC_CNI = '/api/v1/namespaces/{namespace}/configmaps/{name}';
 
 const read = (api: Operation['api'], name: string, path: string, returns: string, namespaced = true): Operation => ({
   api,
@@ -107,18 +92,12 @@ const list = (name: string, path: string, returns: string): Operation => ({
   query: [PRETTY, ...LIST_HEAD, ...LIST_TAIL],
   returns,
 });
-const patch = (name: string, path: string, returns: string, required: readonly string[]): Operation => ({
-  api: 'CoreV1Api',
-  name,
-  method: HttpMethod.PATCH,
-  path,
-  required,
-  query: [PRETTY, ...WRITE, ['force', 'boolean']],
-  body: { type: 'any', mediaTypes: PATCH_MEDIA_TYPES },
-  returns,
-});
 
-/** The operations pod-doctor calls (gen/apis/CoreV1Api.js, gen/apis/AppsV1Api.js of @kubernetes/client-node 1.4). */
+/**
+ * The reads pod-doctor calls (gen/apis/CoreV1Api.js, gen/apis/AppsV1Api.js of @kubernetes/client-node
+ * 1.4). The writes (patch a node, delete or evict a pod, patch the VPC CNI ConfigMap) are the door's
+ * (lambdas/aws/door/kubernetes-writes.ts): no other module can send them.
+ */
 export const OPERATIONS = {
   listPodForAllNamespaces: {
     ...list('listPodForAllNamespaces', '/api/v1/pods', 'V1PodList'),
@@ -129,36 +108,12 @@ export const OPERATIONS = {
   listNamespacedPod: list('listNamespacedPod', '/api/v1/namespaces/{namespace}/pods', 'V1PodList'),
   readNamespacedPod: read('CoreV1Api', 'readNamespacedPod', POD, 'V1Pod'),
   readNode: read('CoreV1Api', 'readNode', '/api/v1/nodes/{name}', 'V1Node', false),
-  patchNode: patch('patchNode', '/api/v1/nodes/{name}', 'V1Node', ['name', 'body']),
-  deleteNamespacedPod: {
-    api: 'CoreV1Api',
-    name: 'deleteNamespacedPod',
-    method: HttpMethod.DELETE,
-    path: POD,
-    required: ['name', 'namespace'],
-    query: [
-      PRETTY,
-      ['dryRun', 'string'],
-      ['gracePeriodSeconds', 'number'],
-      ['ignoreStoreReadErrorWithClusterBreakingPotential', 'boolean'],
-      ['orphanDependents', 'boolean'],
-      ['propagationPolicy', 'string'],
-    ],
-    body: { type: 'V1DeleteOptions', mediaTypes: [] },
-    returns: 'V1Pod',
-  },
-  createNamespacedPodEviction: {
-    api: 'CoreV1Api',
-    name: 'createNamespacedPodEviction',
-    method: HttpMethod.POST,
-    path: `${POD}/eviction`,
-    required: ['name', 'namespace', 'body'],
-    query: [...WRITE, PRETTY],
-    body: { type: 'V1Eviction', mediaTypes: [] },
-    returns: 'V1Eviction',
+  listNode: {
+    ...list('listNode', '/api/v1/nodes', 'V1NodeList'),
+    required: [],
+    query: [PRETTY, ...LIST_HEAD, ...LIST_TAIL],
   },
   readNamespacedConfigMap: read('CoreV1Api', 'readNamespacedConfigMap', VPC_CNI, 'V1ConfigMap'),
-  patchNamespacedConfigMap: patch('patchNamespacedConfigMap', VPC_CNI, 'V1ConfigMap', ['name', 'namespace', 'body']),
   readNamespacedDaemonSet: read(
     'AppsV1Api',
     'readNamespacedDaemonSet',
@@ -220,7 +175,7 @@ export async function send<T>(op: Operation, p: Params, configuration: Configura
   return readResponse<T>(op, response);
 }
 
-/** The CoreV1 methods pod-doctor calls, with the library's parameter objects (ObjectCoreV1Api). */
+/** The CoreV1 reads pod-doctor calls, with the library's parameter objects (ObjectCoreV1Api). */
 export class CoreV1Api {
   constructor(private readonly configuration: Configuration) {}
 
@@ -239,20 +194,11 @@ export class CoreV1Api {
   readNode(p: ReadNode, options?: ConfigurationOptions) {
     return send<V1Node>(OPERATIONS.readNode, p, this.configuration, options);
   }
-  patchNode(p: PatchNode, options?: ConfigurationOptions) {
-    return send<V1Node>(OPERATIONS.patchNode, p, this.configuration, options);
-  }
-  deleteNamespacedPod(p: DeletePod, options?: ConfigurationOptions) {
-    return send<V1Pod>(OPERATIONS.deleteNamespacedPod, p, this.configuration, options);
-  }
-  createNamespacedPodEviction(p: CreateEviction, options?: ConfigurationOptions) {
-    return send<V1Eviction>(OPERATIONS.createNamespacedPodEviction, p, this.configuration, options);
+  listNode(p: ListNodes = {}, options?: ConfigurationOptions) {
+    return send<V1NodeList>(OPERATIONS.listNode, p, this.configuration, options);
   }
   readNamespacedConfigMap(p: ReadConfigMap, options?: ConfigurationOptions) {
     return send<V1ConfigMap>(OPERATIONS.readNamespacedConfigMap, p, this.configuration, options);
-  }
-  patchNamespacedConfigMap(p: PatchConfigMap, options?: ConfigurationOptions) {
-    return send<V1ConfigMap>(OPERATIONS.patchNamespacedConfigMap, p, this.configuration, options);
   }
 }
 

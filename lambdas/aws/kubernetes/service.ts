@@ -2,13 +2,8 @@
 import * as z from 'zod/mini';
 import '../../core/zod-english.js';
 import { CLASS_SCOPE, FAILURE_CLASSES } from '../../core/failure-classes.js';
-import { type ApplyPath, type ApplyRecord, runApplyPath } from '../../core/remedy/apply-path.js';
-import { awsNodeRestartPath, windowsIpamPath } from '../../core/remedy/kubernetes-paths.js';
-import { type CordonRecord, cordonNode, uncordonNode, type WaitOptions } from './actions.js';
 import { ClusterApi, type ClusterEndpoint, type TokenSource } from './cluster-api.js';
-import { type DrainReport, drainNode, evictStuckPods, type StuckPodEvictions } from './evictions.js';
 import { type Inspection, inspectCluster } from './inspect.js';
-import { awsNodeRestartPort, windowsIpamPort } from './remedy-ports.js';
 import { type ReplacementVerdict, type ReplacementWatch, verifyReplacements } from './replacements.js';
 import { type PodVerdict, verifyPodsStarted } from './verify-pods.js';
 
@@ -24,7 +19,7 @@ const inspectRequest = z.object({
   entities: z._default(z.looseObject({ image: z.optional(z.string().check(z.maxLength(1024))) }), {}),
   failureClass: z.enum(FAILURE_CLASSES),
 });
-/** Node actions act on the resolved node only. */
+/** Verification watches the resolved node only. */
 const resolvedNode = z.looseObject({ privateDnsName: dnsName });
 const verifyRequest = z.object({
   action: z.literal('verify'),
@@ -34,34 +29,6 @@ const verifyRequest = z.object({
     .array(z.object({ namespace: dnsName, name: dnsName, uid: z.optional(z.string().check(z.maxLength(64))) }))
     .check(z.maxLength(50)),
   windowSeconds: z.int().check(z.minimum(1), z.maximum(840)),
-});
-const remedyRequest = z.object({
-  action: z.literal('remedy'),
-  /** prepare: re-check and dry-run diff; apply: change, verify, roll back. */
-  phase: z.enum(['prepare', 'apply']),
-  cluster,
-  /** The plan's target (Decide): restart-aws-node names the node Decide saw resolved from EC2. */
-  remedy: z.discriminatedUnion('kind', [
-    z.looseObject({ kind: z.literal('restart-aws-node'), nodeName: dnsName }),
-    z.looseObject({ kind: z.literal('enable-windows-ipam') }),
-  ]),
-  node,
-});
-const cordonRecord = z.object({ node: dnsName, before: z.boolean(), after: z.boolean(), changed: z.boolean() });
-const nodeAction = <A extends 'cordon' | 'uncordon' | 'drain-node'>(action: A) =>
-  z.object({ action: z.literal(action), cluster, node: resolvedNode, cordoned: z.optional(cordonRecord) });
-const cordonRequest = nodeAction('cordon');
-const uncordonRequest = nodeAction('uncordon');
-/** skipIfCordoned: a node someone else cordoned is left to them (node auto repair, an operator). */
-const drainRequest = z.extend(nodeAction('drain-node'), { skipIfCordoned: z.optional(z.boolean()) });
-const evictRequest = z.object({
-  action: z.literal('evict-stuck-pods'),
-  cluster,
-  node: resolvedNode,
-  /** The stuck pods the inspection named (API objects, not text): only these are evicted. */
-  pods: z.optional(z.array(z.looseObject({ namespace: dnsName, name: dnsName })).check(z.maxLength(50))),
-  /** The API server's dry run (`dryRun=All`): budgets checked, nothing evicted. */
-  dryRun: z.optional(z.boolean()),
 });
 const uid = text(1, 64);
 /** The pods evict-stuck-pods evicted, as it reported them (uids from the API objects). */
@@ -81,15 +48,13 @@ const replacementsRequest = z.object({
   since: z.iso.datetime(),
   windowSeconds: z.int().check(z.minimum(1), z.maximum(840)),
 });
-/** What the workflow sends the Kubernetes function. */
+/**
+ * What the workflow sends the Kubernetes function: reads only (inspect the cluster, watch the pods
+ * start, watch the re-created pods). Every Kubernetes write is the door's (lambdas/aws/door).
+ */
 export const kubernetesRequestSchema = z.discriminatedUnion('action', [
   inspectRequest,
   verifyRequest,
-  remedyRequest,
-  cordonRequest,
-  uncordonRequest,
-  drainRequest,
-  evictRequest,
   replacementsRequest,
 ]);
 export type KubernetesRequest = z.output<typeof kubernetesRequestSchema>;
@@ -97,85 +62,17 @@ export type KubernetesRequest = z.output<typeof kubernetesRequestSchema>;
 export type KubernetesResult =
   | ({ readonly action: 'inspect' } & Inspection)
   | { readonly action: 'verify'; readonly verdict: PodVerdict }
-  | { readonly action: 'remedy'; readonly record: ApplyRecord }
-  | { readonly action: 'cordon' | 'uncordon'; readonly cordon: CordonRecord }
-  | { readonly action: 'drain-node'; readonly drain: DrainReport }
-  | { readonly action: 'evict-stuck-pods'; readonly evictions: StuckPodEvictions }
   | { readonly action: 'verify-replacements'; readonly verdict: ReplacementVerdict };
 
 export interface KubernetesDeps {
   readonly endpoint: (cluster: string) => Promise<ClusterEndpoint>;
   readonly tokens: TokenSource;
   readonly clock?: () => Date;
-  /** How restart-aws-node waits for the replacement. @default 120 s, read every 2 s */
-  readonly wait?: WaitOptions;
   /** How verify-replacements reads the re-created pods. @default every 2 s, the real clock */
   readonly replacementWatch?: Pick<ReplacementWatch, 'pollMs' | 'clock' | 'sleep'>;
 }
 
-/**
- * The plan's target names another node than the one the workflow resolved from EC2 (`$.node`), or
- * no node is resolved: both names are trusted, so a disagreement means the state was changed
- * between Decide and this step, and acting on either would be a guess. Nothing is done.
- */
-export class NodeIdentityMismatchError extends Error {
-  override readonly name = 'NodeIdentityMismatchError';
-}
-
-/** The apply path of a cluster remedy; restart-aws-node runs only when plan and resolved node agree. */
-function remedyPath(
-  request: z.output<typeof remedyRequest>,
-  api: ClusterApi,
-  deps: KubernetesDeps,
-): ApplyPath<unknown> {
-  if (request.remedy.kind === 'enable-windows-ipam') return windowsIpamPath(windowsIpamPort(api)) as ApplyPath<unknown>;
-  const planned = request.remedy.nodeName;
-  const resolved = request.node.privateDnsName;
-  if (planned !== resolved)
-    throw new NodeIdentityMismatchError(
-      `the plan's target node ${planned} is not the node resolved from EC2 (${resolved ?? 'none resolved'}): nothing done`,
-    );
-  return awsNodeRestartPath(
-    { kind: 'restart-aws-node', nodeName: resolved },
-    awsNodeRestartPort(api, deps.wait),
-  ) as ApplyPath<unknown>;
-}
-
-async function act(
-  request: Exclude<KubernetesRequest, { action: 'inspect' | 'verify' | 'verify-replacements' }>,
-  api: ClusterApi,
-  deps: KubernetesDeps,
-): Promise<KubernetesResult> {
-  const now = () => (deps.clock ?? (() => new Date()))().getTime();
-  switch (request.action) {
-    case 'remedy': {
-      const path = remedyPath(request, api, deps);
-      return { action: 'remedy', record: await runApplyPath(path, { dryRun: request.phase === 'prepare', now }) };
-    }
-    case 'cordon':
-      return { action: 'cordon', cordon: await cordonNode(api, request.node.privateDnsName) };
-    case 'uncordon':
-      return { action: 'uncordon', cordon: await uncordonNode(api, request.node.privateDnsName, request.cordoned) };
-    case 'drain-node':
-      return {
-        action: 'drain-node',
-        drain: await drainNode(api, request.node.privateDnsName, {
-          ...deps.wait,
-          ...(request.skipIfCordoned ? { skipIfCordoned: true } : {}),
-        }),
-      };
-    case 'evict-stuck-pods':
-      return {
-        action: 'evict-stuck-pods',
-        evictions: await evictStuckPods(api, request.node.privateDnsName, request.pods, {
-          ...(request.dryRun ? { dryRun: true } : {}),
-          ...(deps.clock ? { clock: deps.clock } : {}),
-        }),
-      };
-  }
-}
-
-/** One request against one cluster's API: inspect (findings), verify (pods started), verify-replacements, or an action. */
+/** One request against one cluster's API: inspect (findings), verify (pods started) or verify-replacements. */
 export async function handleKubernetesRequest(
   request: KubernetesRequest,
   deps: KubernetesDeps,
@@ -186,7 +83,6 @@ export async function handleKubernetesRequest(
     const verdict = await verifyReplacements(api, evicted, { since, windowSeconds, ...deps.replacementWatch });
     return { action: 'verify-replacements', verdict };
   }
-  if (request.action !== 'inspect' && request.action !== 'verify') return act(request, api, deps);
   if (request.action === 'inspect') {
     const { privateDnsName } = request.node;
     const inspection = await inspectCluster(api, {

@@ -1,3 +1,4 @@
+import type { PodVerdict } from '../../core/execution-state.js';
 import { isRunningAndReady, type PodObject } from '../../core/stuck-pods.js';
 import type { ClusterApi } from './cluster-api.js';
 
@@ -8,16 +9,8 @@ export interface WatchedPod {
   readonly uid?: string;
 }
 
-export interface PodVerdict {
-  /** Pods that reached Running and Ready, with seconds from the start of verification. */
-  readonly started: readonly { readonly pod: string; readonly afterSeconds: number }[];
-  /** Pods still not running when the window closed. */
-  readonly stillStuck: readonly string[];
-  /** Pods deleted or replaced (another uid) meanwhile: a controller re-creates them. */
-  readonly gone: readonly string[];
-  readonly verified: boolean;
-  readonly windowSeconds: number;
-}
+/** Pods that reached Running and Ready (seconds from the start of verification), still stuck, or gone meanwhile. */
+export type { PodVerdict };
 
 export interface VerifyOptions {
   /** How long to wait for the pods. */

@@ -7,8 +7,8 @@ import {
   TaskDoesNotExist,
   TaskTimedOut,
 } from '@aws-sdk/client-sfn';
-import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { approvalKey } from '../incident-table.js';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { approvalKey, grantKey } from '../incident-table.js';
 import { mac, reviewSignature } from './approval-signature.js';
 
 export { reviewSignature } from './approval-signature.js';
@@ -126,6 +126,31 @@ export function refuseEarly(req: ApprovalHttpRequest, now: number): ApprovalResp
   return undefined;
 }
 
+/**
+ * The approval of one request digest, which the door reads right before it runs that request: who
+ * approved, when, through which approval. It expires with the history (a digest names one execution).
+ */
+async function grant(
+  digest: string,
+  approvalId: string,
+  by: { sourceIp: string; userAgent: string },
+  deps: ApprovalPageDeps,
+): Promise<void> {
+  const now = deps.now();
+  await deps.ddb.send(
+    new PutCommand({
+      TableName: deps.tableName,
+      Item: {
+        ...grantKey(digest),
+        approvedAt: now,
+        approvalId,
+        decidedBy: by,
+        expiresAt: Math.floor(now / 1000) + 7 * 86_400,
+      },
+    }),
+  );
+}
+
 /** GET shows the page, POST decides; anything else is refused. */
 export async function handleApprovalHttp(req: ApprovalHttpRequest, deps: ApprovalPageDeps): Promise<ApprovalResponse> {
   const early = refuseEarly(req, deps.now());
@@ -181,6 +206,8 @@ async function decide(req: ApprovalHttpRequest, deps: ApprovalPageDeps): Promise
   // Resume first, mark used after: a failed call (denied, throttled) leaves the link usable. Step
   // Functions accepts one answer per task token, so a second POST, even a concurrent one, is refused.
   try {
+    // The grant first: the door runs exactly the approved request (its digest) once it resumes.
+    if (decision === 'approve' && typeof item.digest === 'string') await grant(item.digest, link.id, by, deps);
     await deps.sfn.send(
       new SendTaskSuccessCommand({
         taskToken: String(item.taskToken),
@@ -189,6 +216,8 @@ async function decide(req: ApprovalHttpRequest, deps: ApprovalPageDeps): Promise
           reason: decision === 'approve' ? 'approved' : 'rejected by the approver',
           decidedAt: new Date(deps.now()).toISOString(),
           decidedBy: by,
+          ...(typeof item.digest === 'string' ? { digest: item.digest } : {}),
+          ...(typeof item.slot === 'string' ? { slot: item.slot } : {}),
         }),
       }),
     );

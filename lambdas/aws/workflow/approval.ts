@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { DoorAsk } from '../../core/door-state.js';
 import { outboundFields } from '../../core/outbound.js';
 import { snsSubject } from '../../core/sns-subject.js';
 import { approvalKey } from '../incident-table.js';
@@ -12,14 +13,12 @@ export interface ApprovalRequest {
   readonly class: string;
   readonly cluster: string;
   readonly node?: { instanceId?: string; privateDnsName?: string };
-  readonly plan: {
-    nodeAction?: { id: string; description: string } | null;
-    findings?: { id: string; status: string; summary: string }[];
-    reasons?: string[];
-  };
+  /** What the door asks for: exactly this action and change (its digest), as the door computed it now. */
+  readonly ask: DoorAsk;
+  /** The evidence and the safety notes of the plan. */
+  readonly findings?: readonly { id: string; status: string; summary: string }[];
+  readonly reasons?: readonly string[];
   readonly executionArn: string;
-  /** An account change to approve: what it changes and its dry-run diff (from "Prepare remedy"). */
-  readonly remedy?: { readonly remedy: string; readonly change: string; readonly diff: readonly string[] };
 }
 
 export interface ApprovalDeps {
@@ -60,7 +59,10 @@ export async function requestApproval(
         class: r.class,
         cluster: r.cluster,
         where,
-        action: r.remedy?.remedy ?? r.plan.nodeAction?.id ?? 'action',
+        action: r.ask.kind,
+        // What the approval covers: the door runs only a request whose digest is this one.
+        digest: r.ask.digest,
+        slot: r.ask.slot,
         page: plan.slice(0, MAX_PAGE_CHARS),
         exp,
         expiresAt: Math.floor(exp / 1000) + 86_400,
@@ -69,9 +71,7 @@ export async function requestApproval(
     }),
   );
   const link = `${deps.callbackUrl}?id=${id}&exp=${exp}&sig=${reviewSignature(deps.secret, id, exp)}`;
-  const subject = snsSubject(
-    `[pod-doctor] approval needed: ${display.remedy?.remedy ?? display.plan.nodeAction?.id ?? 'action'} on ${display.cluster}/${where}`,
-  );
+  const subject = snsSubject(`[pod-doctor] approval needed: ${display.ask.kind} on ${display.cluster}/${where}`);
   const message = [
     plan,
     '',
@@ -89,15 +89,18 @@ function planText(r: Omit<ApprovalRequest, 'taskToken'>, where: string, exp: num
   return [
     `pod-doctor asks before acting on incident ${r.incidentId} (${r.class}).`,
     '',
-    `PLAN      ${r.remedy ? r.remedy.change : (r.plan.nodeAction?.description ?? 'no node action')}`,
-    ...(r.remedy ? ['', 'CHANGE (dry run: - before, + after)', ...r.remedy.diff.map((l) => `  ${l}`), ''] : []),
+    `PLAN      ${r.ask.description}`,
+    `ACTION    ${r.ask.line}`,
+    `WHY       ${r.ask.reason}`,
+    ...(r.ask.diff.length ? ['', 'CHANGE (dry run: - before, + after)', ...r.ask.diff.map((l) => `  ${l}`), ''] : []),
     `NODE      ${where}`,
     `DEADLINE  ${new Date(exp).toISOString()} (no answer = no action)`,
+    `APPROVES  request ${r.ask.digest.slice(0, 16)}: exactly this action and change; anything else asks again`,
     '',
     'EVIDENCE',
-    ...(r.plan.findings ?? [])
+    ...(r.findings ?? [])
       .filter((f) => f.status !== 'pass')
       .map((f) => `  ${f.status.toUpperCase()} ${f.id}: ${f.summary}`),
-    ...(r.plan.reasons?.length ? ['', 'SAFETY', ...r.plan.reasons.map((x) => `  - ${x}`)] : []),
+    ...(r.reasons?.length ? ['', 'SAFETY', ...r.reasons.map((x) => `  - ${x}`)] : []),
   ].join('\n');
 }

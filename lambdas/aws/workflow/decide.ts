@@ -1,21 +1,54 @@
-import { DescribeNodegroupCommand, type EKSClient } from '@aws-sdk/client-eks';
+import { DescribeClusterCommand, DescribeNodegroupCommand, type EKSClient } from '@aws-sdk/client-eks';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod/mini';
 import { askFirst } from '../../core/agent-request.js';
-import { type DrainPlan, planDrain } from '../../core/drain.js';
-import { type EvictPlan, planEviction } from '../../core/evict-after-repair.js';
+import { planDrain } from '../../core/drain.js';
+import { planEviction } from '../../core/evict-after-repair.js';
+import { executionStateSchema, openResultSchema, type PlanOutput } from '../../core/execution-state.js';
 import type { Finding } from '../../core/findings.js';
 import { nodeTrust } from '../../core/node-trust.js';
-import { decide, type Plan, type PlannedAction } from '../../core/policy.js';
-import { type CommandResult, probeFindings } from '../../core/probe.js';
+import { decide, type Plan } from '../../core/policy.js';
 import { type PlannedRemedy, planRemedy } from '../../core/remedy/plan.js';
-import type { IncidentInput, WorkflowConfig } from '../../core/workflow-config.js';
-import type { NodeContext } from '../checks/node-context.js';
+import type { WorkflowConfig } from '../../core/workflow-config.js';
 import { nodeCooldownKey } from '../incident-table.js';
-import type { OpenResult } from './open-incident.js';
+import { diagnosisFindings, probeOf } from './decide-inputs.js';
+import { requestsOf } from './decide-requests.js';
 import { markAndCountAffected } from './safety-reads.js';
 
 /**
- * When pod-doctor last acted on this instance for this class. Summarize writes the cooldown under the
+ * The execution state Decide reads (the whole state is sent; what it does not read is dropped): the
+ * incident, what Open incident found, the resolved node (or the error of Resolve node), the
+ * diagnosis by branch, and the door's probe of the node.
+ */
+export const decideEventSchema = z.extend(
+  z.pick(executionStateSchema, {
+    incidentId: true,
+    incidentKey: true,
+    class: true,
+    cluster: true,
+    entities: true,
+    node: true,
+    resolveError: true,
+    diagnosis: true,
+    door: true,
+    agentRequest: true,
+  }),
+  { open: openResultSchema },
+);
+
+/** The state Decide reads: the incident, what Open incident found, the node, the diagnosis, the door's probe. */
+export type DecideInput = z.output<typeof decideEventSchema>;
+
+export interface DecideDeps {
+  readonly eks: EKSClient;
+  /** Reads the cooldown of the resolved instance, marks it for the breaker. */
+  readonly ddb: DynamoDBDocumentClient;
+  readonly config: WorkflowConfig;
+  readonly now: () => number;
+}
+
+/**
+ * When pod-doctor last acted on this instance for this class. The door writes the cooldown under the
  * resolved instance id; the incident may have named the node by DNS name, so read it by id here.
  */
 async function lastActionOn(instanceId: string | undefined, input: DecideInput, deps: DecideDeps) {
@@ -24,7 +57,7 @@ async function lastActionOn(instanceId: string | undefined, input: DecideInput, 
   const r = await deps.ddb.send(
     new GetCommand({ TableName: deps.config.tableName, Key: nodeCooldownKey(instanceId, input.class) }),
   );
-  const at = typeof r.Item?.at === 'number' ? r.Item.at : undefined;
+  const at = typeof r.Item?.at === 'number' && r.Item.at > 0 ? r.Item.at : undefined;
   return at === undefined ? opened : Math.max(at, opened ?? 0);
 }
 
@@ -41,72 +74,6 @@ async function affectedNodes(instanceId: string | undefined, input: DecideInput,
   });
 }
 
-export interface DecideInput extends IncidentInput {
-  readonly open: OpenResult;
-  readonly node?: Partial<NodeContext>;
-  /** Set by the Catch of Resolve node. */
-  readonly resolveError?: { readonly Error?: string; readonly Cause?: string };
-  readonly diagnosis: readonly ({ findings?: Finding[] } | { probe?: CommandResult })[];
-}
-
-export interface DecideDeps {
-  readonly eks: EKSClient;
-  /** Reads the cooldown of the resolved instance. */
-  readonly ddb: DynamoDBDocumentClient;
-  readonly config: WorkflowConfig;
-  readonly now: () => number;
-}
-
-export interface DecideOutput {
-  readonly decision: Plan['decision'];
-  readonly actions: Plan['actions'];
-  readonly reasons: string[];
-  readonly recommendations: readonly string[];
-  readonly findings: Finding[];
-  /**
-   * The account or cluster remedy the workflow prepares (and applies, after approval or when auto),
-   * with its follow-up, or null.
-   */
-  readonly remedy: PlannedRemedy | null;
-  /** What Send node command needs, or null. */
-  readonly nodeAction: NodeCommand | null;
-  /** The node action after a successful `nodeAction` (asked for when its disposition is `approve`), or null. */
-  readonly followUp: NodeCommand | null;
-  /** Size of the node's node group (0: unknown): the gate before Act re-reads the breaker with it. */
-  readonly nodeGroupSize: number;
-  /** PID exhaustion: the cordon and drain asked for when the runtime restart fails verification, or null. */
-  readonly drain: DrainPlan | null;
-  /** The pause repair: the eviction of pods that stay stuck once the node is healthy, or null. */
-  readonly evict: EvictPlan | null;
-}
-
-/** A planned node action as the Act step sends it. */
-export interface NodeCommand {
-  readonly id: string;
-  readonly description: string;
-  readonly disposition: PlannedAction['disposition'];
-  readonly documentName: string;
-  readonly parameters: Record<string, string[]>;
-  readonly timeoutSeconds: number;
-}
-
-/** The SSM document, parameters and timeout of a planned node action. */
-function nodeCommand(a: PlannedAction | undefined, input: DecideInput, deps: DecideDeps): NodeCommand | null {
-  if (a?.document === undefined) return null;
-  const parameters =
-    a.document === 'collectLogs'
-      ? { Bucket: deps.config.evidenceBucket, Prefix: `incidents/${input.incidentId}`, DryRun: 'false' }
-      : (a.parameters ?? {});
-  return {
-    id: a.id,
-    description: a.description,
-    disposition: a.disposition,
-    documentName: deps.config.documents[a.document],
-    parameters: Object.fromEntries(Object.entries(parameters).map(([k, v]) => [k, [v]])),
-    timeoutSeconds: a.document === 'collectLogs' ? 600 : 300,
-  };
-}
-
 /** What the approver reads of an agent's request: who asked, when, and its note (the agent's words, quoted). */
 function agentReason(r: DecideInput['agentRequest']): string[] {
   return r
@@ -115,12 +82,14 @@ function agentReason(r: DecideInput['agentRequest']): string[] {
 }
 
 /**
- * Decide: findings from every diagnosis branch, the node group size for the breaker, then the policy.
- * A run an agent asked for (`agentRequest`) decides under {@link askFirst}: every change asks a human.
+ * Decide: the diagnosis's findings, the trusted node facts, the policy, the remedy; then what the
+ * door is asked to run. A run an agent asked for (`agentRequest`) decides under {@link askFirst}:
+ * every change asks a human.
  */
-export async function decideIncident(input: DecideInput, given: DecideDeps): Promise<DecideOutput> {
+export async function decideIncident(input: DecideInput, given: DecideDeps): Promise<PlanOutput> {
   const deps = input.agentRequest ? { ...given, config: askFirst(given.config, input.class) } : given;
-  const { findings, probe } = diagnosisOf(input);
+  const probe = probeOf(input.door);
+  const findings = diagnosisFindings(input.diagnosis, probe);
   const trust = nodeTrust({
     class: input.class,
     cluster: input.cluster,
@@ -137,53 +106,37 @@ export async function decideIncident(input: DecideInput, given: DecideDeps): Pro
   if (nodeGroup.reason) reasons.push(nodeGroup.reason);
   const plan = await policyPlan(input, deps, { trust, findings, nodeGroupSize: nodeGroup.size });
   if (!input.open.gate.killSwitchReadable) reasons.push('kill switch parameter unreadable: treated as on');
-  const { remedy, recommend } = remedyOf(input, deps, findings);
+  const { remedy, recommend } = await remedyOf(input, deps, findings);
   if (remedy?.disposition === 'blocked') reasons.push(`${remedy.id}: ${remedy.reason}`);
   if (recommend) reasons.push(recommend);
+  const drain = planDrain({
+    mode: deps.config.modes[input.class],
+    killSwitch: input.open.gate.killSwitch,
+    restart: plan.actions.find((a) => a.id === 'restart-runtime')?.disposition,
+    instanceId: trust.instanceId,
+    nodegroupName: input.node?.nodegroupName,
+    nodeAutoRepair: nodeGroup.autoRepair,
+    findings,
+  });
+  const evict = planEviction({
+    mode: deps.config.modes[input.class],
+    tier: deps.config.remedies[input.class],
+    killSwitch: input.open.gate.killSwitch,
+    clusterOptedIn: input.open.gate.optedIn,
+    nodeAction: plan.nodeAction?.id,
+    findings,
+  });
+  const actions = withRemedyDispositions(plan.actions, remedy, recommend);
   return {
     decision: plan.decision,
-    actions: withRemedyDispositions(plan.actions, remedy, recommend),
-    remedy,
+    actions,
     reasons: [...plan.reasons, ...reasons],
     recommendations: recommend ? [recommend, ...plan.recommendations] : plan.recommendations,
     findings,
-    nodeAction: nodeCommand(plan.nodeAction, input, deps),
-    followUp: nodeCommand(plan.followUp, input, deps),
-    nodeGroupSize: nodeGroup.size,
-    drain:
-      planDrain({
-        mode: deps.config.modes[input.class],
-        killSwitch: input.open.gate.killSwitch,
-        restart: plan.actions.find((a) => a.id === 'restart-runtime')?.disposition,
-        instanceId: trust.instanceId,
-        nodegroupName: input.node?.nodegroupName,
-        nodeAutoRepair: nodeGroup.autoRepair,
-        findings,
-      }) ?? null,
-    evict:
-      planEviction({
-        mode: deps.config.modes[input.class],
-        tier: deps.config.remedies[input.class],
-        killSwitch: input.open.gate.killSwitch,
-        clusterOptedIn: input.open.gate.optedIn,
-        nodeAction: plan.nodeAction?.id,
-        findings,
-      }) ?? null,
+    requests: requestsOf({ input, plan, actions, trust, remedy, drain, evict }),
+    drain: drain ?? null,
+    evict: evict ?? null,
   };
-}
-
-/** The findings of every diagnosis branch (the probe's read into findings), and the probe's result. */
-function diagnosisOf(input: DecideInput): { findings: Finding[]; probe: CommandResult | undefined } {
-  const findings: Finding[] = [];
-  let probe: CommandResult | undefined;
-  for (const branch of input.diagnosis) {
-    if ('findings' in branch && branch.findings) findings.push(...branch.findings);
-    if ('probe' in branch) {
-      probe = branch.probe;
-      findings.push(...probeFindings(branch.probe));
-    }
-  }
-  return { findings, probe };
 }
 
 /** What the breaker and the drain need from the node's managed node group. */
@@ -255,10 +208,10 @@ async function policyPlan(
 
 /** The planned actions with the remedy plan's dispositions (the remedy and its follow-up). */
 function withRemedyDispositions(
-  actions: readonly PlannedAction[],
+  actions: Plan['actions'],
   remedy: PlannedRemedy | null,
   recommend: string | undefined,
-): PlannedAction[] {
+): Plan['actions'] {
   const planned = [remedy, remedy?.followUp].filter((r): r is PlannedRemedy => !!r && r.disposition !== 'blocked');
   return actions.map((x) => {
     const r = planned.find((p) => p.id === x.id);
@@ -267,14 +220,28 @@ function withRemedyDispositions(
   });
 }
 
+/** The cluster security group EKS created, for add-sg-rule's source (undefined: unknown). */
+async function clusterSecurityGroup(cluster: string, deps: DecideDeps): Promise<string | undefined> {
+  try {
+    const c = await deps.eks.send(new DescribeClusterCommand({ name: cluster }));
+    return c.cluster?.resourcesVpcConfig?.clusterSecurityGroupId;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The incident's remedy within the cluster's configured scope (pure planning, see core/remedy/plan). */
-function remedyOf(
+async function remedyOf(
   input: DecideInput,
   deps: DecideDeps,
   findings: readonly Finding[],
-): { remedy: PlannedRemedy | null; recommend?: string } {
+): Promise<{ remedy: PlannedRemedy | null; recommend?: string }> {
   const cluster = deps.config.clusters.find((c) => c.name === input.cluster);
   if (!cluster) return { remedy: null };
+  const sgSource =
+    input.class === 'registry-unreachable' && cluster.remediation.endpointSecurityGroups.length > 0
+      ? await clusterSecurityGroup(input.cluster, deps)
+      : undefined;
   const { remedy, recommend } = planRemedy({
     class: input.class,
     mode: deps.config.modes[input.class],
@@ -290,6 +257,7 @@ function remedyOf(
     incidentId: input.incidentId,
     cluster: input.cluster,
     images: input.entities.image ? [input.entities.image] : [],
+    ...(sgSource ? { clusterSecurityGroupId: sgSource } : {}),
   });
   return { remedy: remedy ?? null, ...(recommend ? { recommend } : {}) };
 }

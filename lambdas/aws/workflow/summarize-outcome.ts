@@ -1,92 +1,87 @@
+import type { DoorResult } from '../../core/execution-state.js';
 import type { ApplyRecord } from '../../core/remedy/apply-path.js';
-import type { ApprovalRecord, LabelledApproval } from '../../core/summary.js';
-import { blockedReason } from './act-gate.js';
-import type { SummarizeInput } from './summarize.js';
+import type { LabelledApproval } from '../../core/summary.js';
+import { approvalOf, nodeActions, remedies, resultOf, type SummarizeInput } from './summarize-results.js';
+
+type Outcome = { outcome: string; nextStep: string; actionStatus?: string };
 
 /**
- * The last answer before the node path ended: the node action's, else the remedy's (remedies run
- * first). The eviction's and the drain's are their own (summarize-evict.ts, summarize-drain.ts).
- */
-function lastAnswer(s: SummarizeInput): ApprovalRecord | undefined {
-  return s.plan?.nodeAction?.approval ?? s.plan?.remedy?.approval;
-}
-
-/**
- * Every approval answer of the execution, in the order asked, with what it answered: the first
- * remedy's and its follow-up's, the first node action's and its follow-up's, the eviction's, the drain's.
+ * Every approval answer of the execution, in the order asked, with what it answered: the remedy and
+ * its follow-up, the node action and its follow-up, the eviction, the drain.
  */
 export function approvalsOf(s: SummarizeInput): LabelledApproval[] {
-  const asked: [string | undefined, ApprovalRecord | undefined][] = [
-    [s.remedyFirst?.remedy, s.remedyFirst?.plan?.approval],
-    [s.plan?.remedy?.id, s.plan?.remedy?.approval],
-    [s.previous?.nodeAction?.id, s.previous?.nodeAction?.approval],
-    [s.plan?.nodeAction?.id, s.plan?.nodeAction?.approval],
-    ['evict-stuck-pods', s.evictApproval],
-    ['drain-node', s.drainApproval],
-  ];
-  return asked.flatMap(([id, a]) => (id && a ? [{ for: id, ...a }] : []));
+  const slots = ['remedy', 'remedyFollowUp', 'act', 'followUp', 'evict', 'drain'] as const;
+  return slots.flatMap((slot) => {
+    const r = resultOf(s, slot);
+    const a = approvalOf(r);
+    return r && a ? [{ for: r.kind, ...a }] : [];
+  });
 }
 
-/** The outcome of the account remedy, when it decides the incident's outcome on its own. */
-function remedyOutcome(s: SummarizeInput): { outcome: string; nextStep: string } | undefined {
-  const applied = s.remedyApplied;
-  const prepared = s.remedyPrepared;
-  if (applied) {
-    if (applied.status === 'rolled-back' || applied.status === 'rollback-failed' || applied.status === 'failed')
-      return {
-        outcome: `${applied.remedy} ${applied.status}: ${applied.reason}`,
-        nextStep:
-          applied.status !== 'rollback-failed'
-            ? 'read the verification below and fix the cause by hand'
-            : /IrreversibleActionError/.test(applied.reason)
-              ? 'nothing to undo; read the verification below and fix the cause by hand'
-              : `undo by hand: ${applied.change} (see the diff); then handle the cause`,
-      };
-    if (applied.status === 'not-applicable')
-      return { outcome: `diagnosed; ${applied.reason}`, nextStep: applied.reason };
-    return undefined;
-  }
-  if (prepared?.status === 'failed')
+/** The remedy's record changed something (applied, verified or rolled back) or failed while changing. */
+function applied(r: ApplyRecord): boolean {
+  return r.applied !== null || /^the change failed/.test(r.reason);
+}
+
+/** The outcome of the remedy, when it decides the incident's outcome on its own. */
+function remedyOutcome(s: SummarizeInput, r: DoorResult | undefined): Outcome | undefined {
+  const rec = r?.record;
+  if (!r || r.outcome === 'not-approved') return undefined;
+  const hand = s.plan?.recommendations?.[0] ?? 'handle the incident by hand';
+  if (!rec)
+    return r.outcome === 'refused'
+      ? { outcome: `${r.kind} not run: blocked right before acting: ${r.reason}`, nextStep: hand }
+      : { outcome: `${r.kind} failed: ${r.reason}`, nextStep: 'read the reason below; make the change by hand' };
+  if (applied(rec) && ['rolled-back', 'rollback-failed', 'failed'].includes(rec.status))
     return {
-      outcome: `${prepared.remedy} failed: ${prepared.reason}`,
+      outcome: `${rec.remedy} ${rec.status}: ${rec.reason}`,
+      nextStep:
+        rec.status !== 'rollback-failed'
+          ? 'read the verification below and fix the cause by hand'
+          : /IrreversibleActionError/.test(rec.reason)
+            ? 'nothing to undo; read the verification below and fix the cause by hand'
+            : `undo by hand: ${rec.change} (see the diff); then handle the cause`,
+    };
+  if (rec.status === 'not-applicable') return { outcome: `diagnosed; ${rec.reason}`, nextStep: rec.reason };
+  if (rec.status === 'failed')
+    return {
+      outcome: `${rec.remedy} failed: ${rec.reason}`,
       nextStep: 'read the reason below; make the change by hand or fix what kept pod-doctor from it',
     };
-  if (prepared?.status === 'not-applicable')
-    return { outcome: `diagnosed; ${prepared.reason}`, nextStep: prepared.reason };
-  if (prepared?.status === 'dry-run' && s.plan?.remedy?.disposition === 'dry-run')
+  if (rec.status === 'dry-run' && r.outcome === 'dry-run')
     return {
-      outcome: `dry run: would ${prepared.change}`,
+      outcome: `dry run: would ${rec.change}`,
       nextStep: 'apply the change shown (or set the class remedy to approve)',
     };
   return undefined;
 }
 
 /** What became of the incident, the next step for a human, and the node action's status for the summary. */
-export function outcomeOf(s: SummarizeInput): { outcome: string; nextStep: string; actionStatus?: string } {
-  if (s.remedyFirst) return followedUp(s.remedyFirst, outcomeOf(followUpOnly(s)));
-  const fixed = s.remedyApplied?.status === 'verified' ? `${s.remedyApplied.remedy} verified` : undefined;
-  const r = nodeOutcomeOf(s);
-  const remedy = remedyOutcome(s);
-  if (remedy && !s.error && lastAnswer(s)?.approved !== false) return remedy;
-  if (fixed && !s.action && !s.error)
-    return {
-      outcome: `remedied and verified: ${s.remedyApplied?.change}`,
-      nextStep: imagesToUse(s) ?? 'none: pod-doctor keeps watching for a recurrence',
-    };
-  return fixed && s.action ? { ...r, outcome: `${fixed}; ${r.outcome}` } : r;
+export function outcomeOf(s: SummarizeInput): Outcome {
+  const { first, current } = remedies(s);
+  const r = outcomeWith(s, current);
+  return first?.record ? followedUp(first.record, r) : r;
 }
 
-/**
- * The incident as the follow-up remedy left it: its own records only ("Apply remedy" of the first
- * remedy stays in the state until the follow-up's apply replaces it).
- */
-export function followUpOnly(s: SummarizeInput): SummarizeInput {
-  const current = s.remedyApplied?.remedy === s.plan?.remedy?.id ? s.remedyApplied : undefined;
-  return { ...s, remedyFirst: undefined, remedyApplied: current };
+function outcomeWith(s: SummarizeInput, remedy: DoorResult | undefined): Outcome {
+  const rec = remedy?.record;
+  const fixed = rec?.status === 'verified' ? `${rec.remedy} verified` : undefined;
+  const node = nodeActions(s);
+  const ran = node.current !== undefined && node.current.outcome !== 'refused';
+  const r = nodeOutcomeOf(s, node, approvalOf(remedy));
+  const ro = remedyOutcome(s, remedy);
+  const answer = approvalOf(node.current) ?? approvalOf(remedy);
+  if (ro && !s.error && answer?.approved !== false) return ro;
+  if (fixed && !ran && !s.error)
+    return {
+      outcome: `remedied and verified: ${rec?.change}`,
+      nextStep: imagesToUse(rec) ?? 'none: pod-doctor keeps watching for a recurrence',
+    };
+  return fixed && ran ? { ...r, outcome: `${fixed}; ${r.outcome}` } : r;
 }
 
 /** The outcome of a remedy and its follow-up: the first, then what became of the follow-up. */
-function followedUp(first: ApplyRecord, r: ReturnType<typeof outcomeOf>): ReturnType<typeof outcomeOf> {
+function followedUp(first: ApplyRecord, r: Outcome): Outcome {
   const both = 'remedied and verified: ';
   if (first.status === 'verified' && r.outcome.startsWith(both))
     return { ...r, outcome: `${both}${first.change}; then ${r.outcome.slice(both.length)}` };
@@ -97,70 +92,76 @@ function followedUp(first: ApplyRecord, r: ReturnType<typeof outcomeOf>): Return
  * The next step a verified remedy names: the exact image references a pull-through cache rule
  * serves, or the follow-up its verification asks for (e.g. maxPods after the move to secondary IPs).
  */
-function imagesToUse(s: SummarizeInput): string | undefined {
-  const evidence = s.remedyApplied?.verification?.evidence;
-  const images = (evidence?.images ?? []) as string[];
+function imagesToUse(rec: ApplyRecord | undefined): string | undefined {
+  const evidence = rec?.verification?.evidence;
+  const images = Array.isArray(evidence?.images) ? evidence.images.filter((x) => typeof x === 'string') : [];
   const permission = typeof evidence?.nodeRolePermission === 'string' ? `${evidence.nodeRolePermission}; then ` : '';
   if (images.length) return `${permission}point the workloads at the cache: ${images.join(', ')}`;
   return typeof evidence?.nextStep === 'string' ? evidence.nextStep : undefined;
 }
 
 /** With a follow-up: what the first action did, then what became of the follow-up. */
-function nodeOutcomeOf(s: SummarizeInput): { outcome: string; nextStep: string; actionStatus?: string } {
-  const first = s.previous?.nodeAction?.id;
-  if (!first) return singleOutcomeOf(s);
-  const r = singleOutcomeOf(s);
-  const followUp = s.plan?.nodeAction?.id ?? 'follow-up';
+function nodeOutcomeOf(
+  s: SummarizeInput,
+  n: ReturnType<typeof nodeActions>,
+  remedyAnswer: ReturnType<typeof approvalOf>,
+): Outcome {
+  const r = singleOutcomeOf(s, n.current, remedyAnswer);
+  if (!n.first) return r;
+  const followUp = n.current?.kind ?? s.plan?.requests.followUp?.action.kind ?? 'follow-up';
   const notRun = /^no action: /.test(r.outcome)
     ? `${followUp} not run: ${r.outcome.slice('no action: '.length)}`
     : undefined;
-  return { ...r, outcome: `${first} done; ${notRun ?? `${followUp}: ${r.outcome}`}` };
+  return { ...r, outcome: `${n.first.kind} done; ${notRun ?? `${followUp}: ${r.outcome}`}` };
 }
 
-function singleOutcomeOf(s: SummarizeInput): { outcome: string; nextStep: string; actionStatus?: string } {
+function singleOutcomeOf(s: SummarizeInput, r: DoorResult | undefined, remedyAnswer: ReturnType<typeof approvalOf>) {
   const rec = s.plan?.recommendations?.[0];
   if (s.error)
     return { outcome: 'workflow failed', nextStep: 'open the execution below; the incident was not handled' };
-  const answer = lastAnswer(s);
-  if (answer?.approved === false) {
+  const answer = approvalOf(r) ?? remedyAnswer;
+  if (answer?.approved === false)
     return { outcome: `no action: ${answer.reason ?? 'rejected'}`, nextStep: rec ?? 'handle the incident by hand' };
-  }
-  if (s.actBlocked)
+  if (r?.outcome === 'refused')
     return {
-      outcome: `no action: blocked right before acting: ${blockedReason(s.actBlocked)}`,
+      outcome: `no action: blocked right before acting: ${r.reason}`,
       nextStep: rec ?? 'handle the incident by hand',
       actionStatus: 'blocked',
     };
-  if (s.action?.error) {
-    const notManaged = /InvalidInstanceId/.test(`${s.action.error.Error} ${s.action.error.Cause}`);
-    return {
-      outcome: notManaged ? 'no action: node not reachable through SSM' : `action not sent: ${s.action.error.Error}`,
-      nextStep: notManaged
-        ? 'register the node with SSM (agent + AmazonSSMManagedInstanceCore) or repair by hand'
-        : 'open the execution below',
-      actionStatus: 'not-sent',
-    };
-  }
-  if (s.action?.result) {
-    const st = s.action.result.status;
-    if (st !== 'Success')
-      return {
-        outcome: `action ${st === 'PollTimeout' ? 'timed out' : `failed (${st})`}`,
-        nextStep: 'read the command output below; repair by hand or replace the node',
-        actionStatus: st,
-      };
-    if (s.verification) {
-      return s.verification.verified
-        ? { outcome: 'repaired and verified', nextStep: s.verification.nextStep, actionStatus: 'Success' }
-        : {
-            outcome: `repaired, verification failed: ${s.verification.reason}`,
-            nextStep: s.verification.nextStep,
-            actionStatus: 'Success',
-          };
-    }
-    return { outcome: `${s.plan?.nodeAction?.id ?? 'action'} done`, nextStep: rec ?? 'none', actionStatus: 'Success' };
-  }
+  if (r && (r.outcome === 'failed' || r.command?.status === 'NotManaged')) return notSent(r);
+  if (r?.command) return commandOutcome(s, r, rec);
   if (s.plan?.decision === 'blocked')
     return { outcome: 'diagnosed; action blocked by safety policy', nextStep: rec ?? 'see SAFETY below' };
   return { outcome: 'diagnosed; action recommended', nextStep: rec ?? 'see the checks below' };
+}
+
+/** The command could not be sent (the node not managed by SSM, SendCommand refused, the door failed). */
+function notSent(r: DoorResult): Outcome {
+  const notManaged = r.command?.status === 'NotManaged';
+  return {
+    outcome: notManaged
+      ? 'no action: node not reachable through SSM'
+      : `action not sent: ${r.command?.status ?? r.reason}`,
+    nextStep: notManaged
+      ? 'register the node with SSM (agent + AmazonSSMManagedInstanceCore) or repair by hand'
+      : 'open the execution below',
+    actionStatus: 'not-sent',
+  };
+}
+
+/** A command that ran: its final status, and the verification of a repair. */
+function commandOutcome(s: SummarizeInput, r: DoorResult, rec: string | undefined): Outcome {
+  const st = r.command?.status ?? 'unknown';
+  if (st !== 'Success')
+    return {
+      outcome: `action ${st === 'PollTimeout' ? 'timed out' : `failed (${st})`}`,
+      nextStep: 'read the command output below; repair by hand or replace the node',
+      actionStatus: st,
+    };
+  const v = s.verification;
+  if (v)
+    return v.verified
+      ? { outcome: 'repaired and verified', nextStep: v.nextStep, actionStatus: 'Success' }
+      : { outcome: `repaired, verification failed: ${v.reason}`, nextStep: v.nextStep, actionStatus: 'Success' };
+  return { outcome: `${r.kind} done`, nextStep: rec ?? 'none', actionStatus: 'Success' };
 }

@@ -2,66 +2,22 @@ import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { DrainPlan } from '../../core/drain.js';
-import type { EvictPlan } from '../../core/evict-after-repair.js';
-import type { Finding } from '../../core/findings.js';
+import { type DoorResult, executionStateSchema } from '../../core/execution-state.js';
 import { outboundFields } from '../../core/outbound.js';
-import type { PlannedAction } from '../../core/policy.js';
-import type { CommandResult } from '../../core/probe.js';
-import type { ApplyRecord } from '../../core/remedy/apply-path.js';
-import type { PlannedRemedy } from '../../core/remedy/plan.js';
-import { type ActionRecord, type ApprovalRecord, outputExcerpt, renderSummary } from '../../core/summary.js';
+import { type ActionRecord, renderSummary } from '../../core/summary.js';
 import { verificationFailed } from '../../core/voices/notice.js';
-import type { IncidentInput, WorkflowConfig } from '../../core/workflow-config.js';
+import type { WorkflowConfig } from '../../core/workflow-config.js';
 import { putNewObject } from '../evidence-store.js';
-import { clusterActionKey, incidentRunKey, lockKey, nodeCooldownKey } from '../incident-table.js';
-import { type Reservation, releaseReservation } from './reservations.js';
-import { type DrainState, drainAction, drainOf, settleDrain, withDrain } from './summarize-drain.js';
-import { type EvictState, evictAction, evictOf, settleEviction, withEviction } from './summarize-evict.js';
-import { approvalsOf, followUpOnly, outcomeOf } from './summarize-outcome.js';
-import type { Verification } from './verify.js';
+import { incidentRunKey, lockKey } from '../incident-table.js';
+import { drainAction, drainOf, withDrain } from './summarize-drain.js';
+import { evictAction, evictOf, withEviction } from './summarize-evict.js';
+import { approvalsOf, outcomeOf } from './summarize-outcome.js';
+import { nodeActions, remedies, resultOf, type SummarizeInput } from './summarize-results.js';
 
-export interface SummarizeInput extends IncidentInput, DrainState, EvictState {
-  /** Set by the workflow's first state from the context object. */
-  readonly execution: { readonly arn: string; readonly startedAt?: string };
-  readonly open?: { openedAt?: number; region?: string };
-  readonly node?: { instanceId?: string; privateDnsName?: string; nodegroupName?: string };
-  readonly plan?: {
-    decision?: string;
-    actions?: PlannedAction[];
-    findings?: Finding[];
-    recommendations?: string[];
-    reasons?: string[];
-    /** The approval answer sits with what it answered ("Request approval", "Request remedy approval"). */
-    nodeAction?: { id: string; documentName: string; approval?: ApprovalRecord } | null;
-    remedy?: (PlannedRemedy & { approval?: ApprovalRecord }) | null;
-    drain?: DrainPlan | null;
-    evict?: EvictPlan | null;
-  };
-  /** "Prepare remedy": the re-check and the dry-run diff. */
-  readonly remedyPrepared?: ApplyRecord;
-  /** "Apply remedy": the change, its verification and any rollback. */
-  readonly remedyApplied?: ApplyRecord;
-  /** The first remedy's record and plan when the plan's follow-up remedy ran after it ("Keep first remedy"). */
-  readonly remedyFirst?: ApplyRecord & { plan?: { approval?: ApprovalRecord } };
-  readonly action?: NodeActionRun;
-  /** The first node action when the plan's follow-up ran after it ("Keep first action"). */
-  readonly previous?: { nodeAction?: { id: string; approval?: ApprovalRecord }; action?: NodeActionRun };
-  readonly verification?: Verification;
-  /** The gate right before Act refused (Catch of "Act: gate"): ActBlockedError and its reason. */
-  readonly actBlocked?: { Error?: string; Cause?: string };
-  readonly error?: { Error?: string; Cause?: string };
-}
+export type { SummarizeInput };
 
-/** What an Act step leaves in the state: when and what it sent, and the result. */
-export interface NodeActionRun {
-  /** What "Act: gate" reserved (released here when the command never ran on the node). */
-  readonly gate?: { reservation?: Reservation };
-  readonly sent?: { commandId?: string };
-  readonly sentAt?: string;
-  readonly result?: CommandResult;
-  readonly error?: { Error?: string; Cause?: string };
-}
+/** What Summarize and Record failure read: the whole execution state, as its contract defines it. */
+export const summarizeEventSchema = executionStateSchema;
 
 export interface SummarizeDeps {
   readonly ddb: DynamoDBDocumentClient;
@@ -72,9 +28,10 @@ export interface SummarizeDeps {
 }
 
 /**
- * Summarize and record: evidence JSON + Markdown in S3, a history row linking both, action bookkeeping,
- * lock release. The state is made outbound text first (one line per field, no secrets): everything
- * stored, mailed or returned here derives from it.
+ * Summarize and record: evidence JSON + Markdown in S3, a history row linking both, lock release.
+ * What was done comes from the door's results (its own ledger holds every request, reservation and
+ * history row: nothing to settle here). The state is made outbound text first (one line per field,
+ * no secrets): everything stored, mailed or returned here derives from it.
  */
 export async function summarizeIncident(state: SummarizeInput, deps: SummarizeDeps) {
   const s = outboundFields(state);
@@ -90,7 +47,6 @@ export async function summarizeIncident(state: SummarizeInput, deps: SummarizeDe
   const summary = summaryOf(s, { outcome, nextStep, actions });
   const keys = await storeSummary(s, summary, deps);
   await recordHistory(s, { outcome, ...keys }, now, deps);
-  await settleNodeActions(s, deps);
   await releaseLock(s, deps);
   emitMetrics(s, { outcome, actions }, now, deps.metrics);
   return {
@@ -102,24 +58,30 @@ export async function summarizeIncident(state: SummarizeInput, deps: SummarizeDe
   };
 }
 
-/** What was done: the account remedy, then the first node action (when a follow-up ran) and the plan's node action. */
+/** What was done: the remedies, then the first node action (when a follow-up ran) and the plan's node action. */
 function actionRecords(s: SummarizeInput, actionStatus: string | undefined): ActionRecord[] {
-  const actions: ActionRecord[] = [...remedyActions(s)];
-  if (s.previous?.nodeAction)
-    actions.push({
-      id: s.previous.nodeAction.id,
-      commandId: s.previous.action?.sent?.commandId,
-      status: s.previous.action?.result?.status ?? 'not run',
-      outputExcerpt: outputExcerpt(s.previous.action?.result?.stdout),
-    });
-  if (s.plan?.nodeAction)
-    actions.push({
-      id: s.plan.nodeAction.id,
-      commandId: s.action?.sent?.commandId,
-      status: actionStatus ?? 'not run',
-      outputExcerpt: outputExcerpt(s.action?.result?.stdout),
-    });
-  return actions;
+  const { first, current } = nodeActions(s);
+  const planned = s.plan?.requests.followUp && first ? s.plan.requests.followUp : s.plan?.requests.act;
+  return [
+    ...remedyActions(s),
+    ...(first ? [nodeAction(first, first.command?.status ?? 'not run')] : []),
+    ...(planned
+      ? [
+          current
+            ? nodeAction(current, actionStatus ?? current.command?.status ?? 'not run')
+            : { id: planned.action.kind, status: actionStatus ?? 'not run' },
+        ]
+      : []),
+  ];
+}
+
+function nodeAction(r: DoorResult, status: string): ActionRecord {
+  return {
+    id: r.kind,
+    commandId: r.command?.commandId,
+    status,
+    outputExcerpt: r.command?.excerpt ? r.command.excerpt.slice(0, 300) : undefined,
+  };
 }
 
 /** The rendered summary of the workflow state, its outcome and the actions taken. */
@@ -206,22 +168,6 @@ async function recordHistory(
   );
 }
 
-/** Gives back what "Act: gate" reserved when the command never ran, and records the node actions that were sent. */
-async function settleNodeActions(s: SummarizeInput, deps: SummarizeDeps): Promise<void> {
-  const reservation = s.action?.gate?.reservation;
-  if (reservation && !ranOnNode(s.action))
-    await releaseReservation(reservation, { ddb: deps.ddb, tableName: deps.config.tableName });
-  for (const run of [s.previous, s.plan?.nodeAction ? { nodeAction: s.plan.nodeAction, action: s.action } : undefined])
-    if (run?.nodeAction && run.action) await recordNodeAction(s, run.nodeAction.id, run.action, deps);
-  const table = { ddb: deps.ddb, tableName: deps.config.tableName };
-  const drainedAt = await settleDrain(s, table);
-  if (drainedAt)
-    await recordNodeAction(s, 'drain-node', { sent: { commandId: 'kubernetes-api' }, sentAt: drainedAt }, deps);
-  const evictedAt = await settleEviction(s, table);
-  if (evictedAt)
-    await recordNodeAction(s, 'evict-stuck-pods', { sent: { commandId: 'kubernetes-api' }, sentAt: evictedAt }, deps);
-}
-
 /** Releases the incident lock if this execution still holds it (another execution may have taken it over). */
 async function releaseLock(s: SummarizeInput, deps: SummarizeDeps): Promise<void> {
   try {
@@ -270,75 +216,32 @@ function emitMetrics(
   }
 }
 
-/**
- * The remedies as actions: what was prepared (dry run) and what was applied, with diff and evidence;
- * the first remedy before its follow-up.
- */
+/** The remedies as actions: what was prepared (dry run) or applied, with diff and evidence; the first remedy before its follow-up. */
 function remedyActions(s: SummarizeInput): ActionRecord[] {
-  const follow = s.remedyFirst ? followUpOnly(s) : s;
-  const current = follow.remedyApplied ?? follow.remedyPrepared;
-  return [
-    ...(s.remedyFirst
-      ? [remedyAction(s.remedyFirst, s.remedyFirst.applied !== null, s.remedyFirst.plan?.approval)]
-      : []),
-    ...(current ? [remedyAction(current, current === follow.remedyApplied, s.plan?.remedy?.approval)] : []),
-  ];
+  const { first, current } = remedies(s);
+  return [first, current].flatMap((r) => (r?.record ? [remedyAction(r)] : []));
 }
 
-function remedyAction(r: ApplyRecord, applied: boolean, approval: ApprovalRecord | undefined): ActionRecord {
+function remedyAction(r: DoorResult): ActionRecord {
+  const rec = r.record;
+  const approval = r.approval;
+  const applied = rec?.applied !== null && rec?.applied !== undefined;
   const approvedBy =
     applied && approval?.approved
       ? ` (approved through the signed link${approval.decidedAt ? ` at ${approval.decidedAt}` : ''})`
       : '';
   return {
-    id: r.remedy,
-    status: `${r.status}${approvedBy}`,
-    outputExcerpt: `${r.change}: ${r.reason}`.slice(0, 500),
-    detail: r.diff,
-    evidence: { before: r.before, after: r.after, applied: r.applied ?? null, verification: r.verification ?? null },
+    id: r.kind,
+    status: `${rec?.status ?? r.outcome}${approvedBy}`,
+    outputExcerpt: `${rec?.change ?? r.line}: ${rec?.reason ?? r.reason}`.slice(0, 500),
+    detail: rec?.diff ?? [],
+    evidence: {
+      before: rec?.before ?? [],
+      after: rec?.after ?? [],
+      applied: rec?.applied ?? null,
+      verification: rec?.verification ?? null,
+    },
   };
 }
 
-/**
- * A node action that was sent counts against the hourly cap (a row keyed by when it was sent, not by
- * this call: "Record failure" summarizing the same run again overwrites the row instead of counting
- * the action twice) and starts the node's cooldown for the class.
- */
-async function recordNodeAction(s: SummarizeInput, id: string, action: NodeActionRun, deps: SummarizeDeps) {
-  const instanceId = s.node?.instanceId;
-  if (!action.sent?.commandId || !instanceId) return;
-  const { config } = deps;
-  const now = deps.now();
-  await deps.ddb.send(
-    new PutCommand({
-      TableName: config.tableName,
-      Item: {
-        ...clusterActionKey(s.cluster, actionAt(action.sentAt, now), `${s.incidentId}#${id}`),
-        action: id,
-        instanceId,
-        expiresAt: Math.floor(now / 1000) + 2 * 3_600,
-      },
-    }),
-  );
-  await deps.ddb.send(
-    new PutCommand({
-      TableName: config.tableName,
-      Item: {
-        ...nodeCooldownKey(instanceId, s.class),
-        at: now,
-        expiresAt: Math.floor(now / 1000) + config.limits.nodeCooldownMinutes * 60 + 60,
-      },
-    }),
-  );
-}
-
-/** The command reached the node (sent and not undeliverable): what it reserved stays spent. */
-function ranOnNode(a: NodeActionRun | undefined): boolean {
-  return a?.sent?.commandId !== undefined && a.result?.status !== 'Undeliverable';
-}
-
-/** When the node action was sent (epoch ms), or `fallback` when the state does not say. */
-function actionAt(sentAt: string | undefined, fallback: number): number {
-  const t = sentAt ? Date.parse(sentAt) : Number.NaN;
-  return Number.isFinite(t) ? t : fallback;
-}
+export { resultOf };

@@ -1,29 +1,25 @@
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod/mini';
+import { executionStateSchema, type PodVerdict, type Verification } from '../../core/execution-state.js';
 import { failingOnNode, healthyNode } from '../../core/node-signs.js';
-import { type CommandResult, probeFindings } from '../../core/probe.js';
+import { probeFindings } from '../../core/probe.js';
 import { openIncidentKey } from '../incident-table.js';
-import type { PodVerdict } from '../kubernetes/verify-pods.js';
 
-export interface VerifyInput {
-  readonly incidentKey: string;
-  readonly class: string;
-  /** When the repair command was sent (ISO, from $$.State.EnteredTime). */
-  readonly actionSentAt: string;
-  readonly verifyProbe: CommandResult;
-  /** The positive signal: the stuck pods watched after the repair (absent or `watched: false`: none). */
-  readonly pods?: { readonly watched?: boolean; readonly verdict?: PodVerdict };
-}
+export type { Verification };
 
-export interface Verification {
-  readonly verified: boolean;
-  readonly reason: string;
-  readonly nextStep: string;
-  /**
-   * The node is healthy again but the watched pods stay stuck (a sandbox or pull back-off kubelet
-   * does not retry soon): evicting them so their controllers re-create them may finish the repair.
-   */
-  readonly podsStillStuck: boolean;
-}
+/**
+ * What "Check repair" reads of the execution state (the whole state is sent; the rest is dropped):
+ * the incident, the door's verification probe and the time of its last change, the pods watched.
+ */
+export const verifyEventSchema = z.pick(executionStateSchema, {
+  incidentKey: true,
+  class: true,
+  door: true,
+  podSignal: true,
+});
+
+/** What "Check repair" reads: the incident, the door's verification probe and last change, the pods watched. */
+export type VerifyInput = z.output<typeof verifyEventSchema>;
 
 const REPLACE = 'cordon and drain the node, then terminate it so the node group replaces it';
 
@@ -36,12 +32,13 @@ export async function verifyRepair(
   input: VerifyInput,
   deps: { ddb: DynamoDBDocumentClient; tableName: string },
 ): Promise<Verification> {
-  const findings = probeFindings(input.verifyProbe);
+  const probe = input.door?.done?.verifyProbe?.command;
+  const findings = probe?.findings ?? probeFindings({ status: probe?.status ?? 'not run' });
   const bad = failingOnNode(input.class, findings);
   if (findings.length === 0 || findings.some((f) => f.id === 'node.probe')) {
     return {
       verified: false,
-      reason: `verification probe did not run (${input.verifyProbe?.status ?? 'no result'})`,
+      reason: `verification probe did not run (${probe?.status ?? 'no result'})`,
       nextStep: `check the node by hand; if pods still cannot start, ${REPLACE}`,
       podsStillStuck: false,
     };
@@ -53,13 +50,14 @@ export async function verifyRepair(
       nextStep: REPLACE,
       podsStillStuck: false,
     };
-  const podVerdict = input.pods?.verdict;
+  const podVerdict = input.podSignal?.verdict;
   if (podVerdict) return podVerification(podVerdict, healthyNode(input.class));
   const row = await deps.ddb.send(
     new GetCommand({ TableName: deps.tableName, Key: openIncidentKey(input.incidentKey) }),
   );
   const lastSeen = typeof row.Item?.lastSeen === 'number' ? row.Item.lastSeen : 0;
-  const sent = Date.parse(input.actionSentAt);
+  // No time of the change: every line counts as new (fail closed).
+  const sent = Date.parse(input.door?.lastAction?.sentAt ?? '') || 0;
   // Lines already in flight when the command was sent may land shortly after; a minute of grace.
   if (lastSeen > sent + 60_000) {
     return {

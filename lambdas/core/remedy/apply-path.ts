@@ -100,71 +100,137 @@ export interface RunOptions {
 const iso = (t: number) => new Date(t).toISOString();
 const failure = (e: unknown) => `${(e as Error)?.name ?? 'Error'}: ${(e as Error)?.message ?? String(e)}`;
 
-/** Runs one apply path under the discipline; never throws (failures are a status). */
-export async function runApplyPath<S>(path: ApplyPath<S>, o: RunOptions): Promise<ApplyRecord> {
-  const startedAt = iso(o.now());
-  const base = { remedy: path.id, change: path.change, startedAt };
+/** The state before a change, the cause as it holds now, and the diff of the smallest change. */
+export interface Prepared<S> {
+  readonly before: S;
+  readonly lines: readonly string[];
+  readonly cause: Check;
+  readonly planned: readonly string[];
+  readonly diff: readonly string[];
+  readonly startedAt: string;
+}
+
+type RecordBase = Pick<ApplyRecord, 'remedy' | 'change' | 'startedAt'>;
+
+function record(
+  r: Omit<ApplyRecord, 'finishedAt' | 'before' | 'after' | 'diff' | 'applied' | 'verification'> & Partial<ApplyRecord>,
+  now: () => number,
+): ApplyRecord {
+  return { before: [], after: [], diff: [], applied: null, verification: null, ...r, finishedAt: iso(now()) };
+}
+
+/** Reads the current state, re-checks the cause and computes the diff; a failed read is a `failed` record. */
+export async function preparePath<S>(
+  path: ApplyPath<S>,
+  now: () => number,
+): Promise<{ readonly prepared: Prepared<S> } | { readonly failed: ApplyRecord }> {
+  const startedAt = iso(now());
   let before: S;
   try {
     before = await path.read();
   } catch (e) {
-    return done({ ...base, status: 'failed', reason: `could not read the current state: ${failure(e)}` });
+    const base = { remedy: path.id, change: path.change, startedAt };
+    return {
+      failed: record({ ...base, status: 'failed', reason: `could not read the current state: ${failure(e)}` }, now),
+    };
   }
   const lines = path.render(before);
   const cause = path.causeHolds(before);
-  if (!cause.ok)
-    return done({
-      ...base,
-      status: cause.cannot ? 'not-applicable' : 'not-needed',
-      reason: cause.reason,
-      before: lines,
-      after: lines,
-      diff: [],
-    });
-  const planned = path.render(path.planned(before));
-  const diff = diffLines(lines, planned);
-  if (o.dryRun)
-    return done({
+  const planned = cause.ok ? path.render(path.planned(before)) : lines;
+  return { prepared: { before, lines, cause, planned, diff: cause.ok ? diffLines(lines, planned) : [], startedAt } };
+}
+
+/** The record of a prepared path that does not change anything: the cause gone or not addressable, or a dry run. */
+export function unchangedRecord<S>(path: ApplyPath<S>, p: Prepared<S>, now: () => number): ApplyRecord {
+  const base: RecordBase = { remedy: path.id, change: path.change, startedAt: p.startedAt };
+  if (!p.cause.ok)
+    return record(
+      {
+        ...base,
+        status: p.cause.cannot ? 'not-applicable' : 'not-needed',
+        reason: p.cause.reason,
+        before: p.lines,
+        after: p.lines,
+      },
+      now,
+    );
+  return record(
+    {
       ...base,
       status: 'dry-run',
-      reason: `dry run: ${cause.reason}`,
-      before: lines,
-      after: planned,
-      diff,
-    });
+      reason: `dry run: ${p.cause.reason}`,
+      before: p.lines,
+      after: p.planned,
+      diff: p.diff,
+    },
+    now,
+  );
+}
+
+export interface ApplyOptions {
+  readonly now: () => number;
+  /**
+   * Asked right before a rollback: why it must not run (the door's gate for the rollback request,
+   * e.g. the kill switch), or undefined. @default - the rollback runs
+   */
+  readonly mayRollBack?: () => Promise<string | undefined>;
+}
+
+/** Makes the prepared change, verifies it, and rolls it back when verification fails. Never throws. */
+export async function applyPrepared<S>(path: ApplyPath<S>, p: Prepared<S>, o: ApplyOptions): Promise<ApplyRecord> {
+  const base: RecordBase = { remedy: path.id, change: path.change, startedAt: p.startedAt };
   let applied: Record<string, string>;
   try {
     applied = await path.apply();
   } catch (e) {
-    return done({
-      ...base,
-      status: 'failed',
-      reason: `the change failed: ${failure(e)}`,
-      before: lines,
-      after: lines,
-      diff,
-    });
+    return record(
+      {
+        ...base,
+        status: 'failed',
+        reason: `the change failed: ${failure(e)}`,
+        before: p.lines,
+        after: p.lines,
+        diff: p.diff,
+      },
+      o.now,
+    );
   }
   const verification = await verifySafely(path);
   if (verification.check.ok)
-    return done({
-      ...base,
-      status: 'verified',
-      reason: verification.check.reason,
-      before: lines,
-      after: verification.lines,
-      diff: diffLines(lines, verification.lines),
-      applied,
-      verification: verification.check,
-    });
-  return done(await rollBack(path, { ...base, before: lines, diff, applied, verification: verification.check }));
+    return record(
+      {
+        ...base,
+        status: 'verified',
+        reason: verification.check.reason,
+        before: p.lines,
+        after: verification.lines,
+        diff: diffLines(p.lines, verification.lines),
+        applied,
+        verification: verification.check,
+      },
+      o.now,
+    );
+  const refused = await o.mayRollBack?.();
+  const kept = { ...base, before: p.lines, diff: p.diff, applied, verification: verification.check };
+  if (refused)
+    return record(
+      {
+        ...kept,
+        status: 'rollback-failed',
+        reason: `verification failed (${verification.check.reason}); the rollback was refused: ${refused}`,
+        after: verification.lines,
+      },
+      o.now,
+    );
+  return record(await rollBack(path, kept), o.now);
+}
 
-  function done(
-    r: Omit<ApplyRecord, 'finishedAt' | 'before' | 'after' | 'diff' | 'applied' | 'verification'> &
-      Partial<ApplyRecord>,
-  ): ApplyRecord {
-    return { before: [], after: [], diff: [], applied: null, verification: null, ...r, finishedAt: iso(o.now()) };
-  }
+/** Runs one apply path under the discipline (prepare, then the dry run or the change); never throws. */
+export async function runApplyPath<S>(path: ApplyPath<S>, o: RunOptions): Promise<ApplyRecord> {
+  const r = await preparePath(path, o.now);
+  if ('failed' in r) return r.failed;
+  if (!r.prepared.cause.ok || o.dryRun) return unchangedRecord(path, r.prepared, o.now);
+  return applyPrepared(path, r.prepared, { now: o.now });
 }
 
 async function verifySafely<S>(path: ApplyPath<S>): Promise<{ check: Check; lines: readonly string[] }> {

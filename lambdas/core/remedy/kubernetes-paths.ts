@@ -1,3 +1,5 @@
+import { awsNodeCause, windowsIpamCause } from '../door-evidence.js';
+import type { CauseVerdict } from '../door-gate.js';
 import type { ApplyPath, Check } from './apply-path.js';
 
 /**
@@ -46,7 +48,27 @@ export class IrreversibleActionError extends Error {
   override readonly name = 'IrreversibleActionError';
 }
 
-export function awsNodeRestartPath(t: AwsNodeRestartTarget, port: AwsNodeRestartPort): ApplyPath<AwsNodeRestartState> {
+/** A cause verdict as an apply path's re-check. */
+function asCheck(v: CauseVerdict): Check {
+  return v.status === 'holds'
+    ? { ok: true, reason: v.reason }
+    : { ok: false, reason: v.reason, ...(v.status === 'cannot' ? { cannot: true } : {}) };
+}
+
+/**
+ * What proves that aws-node needs a restart besides its own pod: the class, and whether the door
+ * attached AmazonEKS_CNI_Policy to the role aws-node uses in this incident (and verified it).
+ */
+export interface AwsNodeRestartContext {
+  readonly failureClass: string;
+  readonly cniPolicyAttached: boolean;
+}
+
+export function awsNodeRestartPath(
+  t: AwsNodeRestartTarget,
+  port: AwsNodeRestartPort,
+  context: AwsNodeRestartContext,
+): ApplyPath<AwsNodeRestartState> {
   let deleted: AwsNodeView | undefined;
   let readyAfterSeconds: number | undefined;
   return {
@@ -56,16 +78,8 @@ export function awsNodeRestartPath(t: AwsNodeRestartTarget, port: AwsNodeRestart
       const [awsNode, stuck] = await Promise.all([port.awsNode(t.nodeName), port.stuckPods(t.nodeName)]);
       return { ...(awsNode ? { awsNode } : {}), stuck: [...stuck].sort() };
     },
-    causeHolds(s): Check {
-      if (!s.awsNode) return { ok: false, cannot: true, reason: `no aws-node pod runs on node ${t.nodeName}` };
-      if (!s.awsNode.ready) return { ok: true, reason: `aws-node ${s.awsNode.pod} on ${t.nodeName} is not Ready` };
-      if (s.stuck.length > 0)
-        return {
-          ok: true,
-          reason: `${s.stuck.length} pod(s) on ${t.nodeName} still cannot start: ${s.stuck.join(', ')}`,
-        };
-      return { ok: false, reason: `aws-node on ${t.nodeName} is Ready and no pod is stuck there` };
-    },
+    // aws-node's own pod is the evidence; the node's stuck pods are reported, never the proof.
+    causeHolds: (s): Check => asCheck(awsNodeCause(t.nodeName, s.awsNode, context)),
     planned: (s) => ({
       awsNode: { pod: 'a new pod of DaemonSet aws-node', uid: 'new', ready: true, restarts: 0 },
       stuck: s.stuck,
@@ -100,10 +114,11 @@ export function awsNodeRestartPath(t: AwsNodeRestartTarget, port: AwsNodeRestart
   };
 }
 
-/** The VPC CNI ConfigMap's `enable-windows-ipam` (null: the key is absent). */
+/** The VPC CNI ConfigMap's `enable-windows-ipam` (null: the key is absent), and the cluster's Windows nodes. */
 export interface WindowsIpamState {
   readonly exists: boolean;
   readonly value: string | null;
+  readonly windowsNodes: number;
 }
 
 export interface WindowsIpamPort {
@@ -121,16 +136,8 @@ export function windowsIpamPath(port: WindowsIpamPort): ApplyPath<WindowsIpamSta
     id: 'enable-windows-ipam',
     change: 'set enable-windows-ipam: "true" in ConfigMap kube-system/amazon-vpc-cni',
     read: () => port.read(),
-    causeHolds(s): Check {
-      if (!s.exists)
-        return {
-          ok: false,
-          cannot: true,
-          reason: 'ConfigMap kube-system/amazon-vpc-cni does not exist (is the VPC CNI installed?)',
-        };
-      if (s.value === 'true') return { ok: false, reason: 'enable-windows-ipam is already "true"' };
-      return { ok: true, reason: `enable-windows-ipam is ${s.value === null ? 'absent' : `"${s.value}"`}` };
-    },
+    causeHolds: (s): Check =>
+      asCheck(windowsIpamCause({ configMapExists: s.exists, value: s.value, windowsNodes: s.windowsNodes })),
     planned: (s) => ({ ...s, value: 'true' }),
     render: (s) => [
       s.exists

@@ -44,6 +44,8 @@ export interface RemedyPlanInput {
   readonly nodeRoleArns?: readonly string[];
   /** Image references of the incident (reported only). */
   readonly images?: readonly string[];
+  /** The cluster security group EKS created (DescribeCluster). */
+  readonly clusterSecurityGroupId?: string;
 }
 
 export interface RemedyPlan {

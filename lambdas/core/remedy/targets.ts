@@ -50,6 +50,8 @@ export interface RemedyTargetInput {
   readonly cluster?: string;
   /** Image references of the incident (tenant text: validated, only ever reported, never pulled). */
   readonly images?: readonly string[];
+  /** The cluster security group EKS created (DescribeCluster): the only source add-sg-rule names. */
+  readonly clusterSecurityGroupId?: string;
 }
 
 /** A target, or why there is none (for the summary). */
@@ -129,9 +131,16 @@ function sgTarget(i: RemedyTargetInput): TargetResult {
   const f = failing(i.findings, 'vpc.endpoint.sg-443');
   if (!f) return { reason: 'vpc.endpoint.sg-443 does not fail' };
   const blocked = (f.evidence.blockedGroups ?? []) as { endpoint: string; groupIds: string[] }[];
-  const source = i.node?.securityGroupIds?.[0];
+  // The source is the cluster security group EKS created (DescribeCluster), never a group of some
+  // instance that carries the cluster's tag: anyone who may launch an instance can set that tag.
+  const source = i.clusterSecurityGroupId;
   const first = blocked.find((b) => b.groupIds.length > 0);
-  if (!first || !source) return { reason: 'the endpoint or node security group is unknown' };
+  if (!first) return { reason: "the endpoint's security group is unknown" };
+  if (!source) return { reason: 'the cluster security group is unknown (EKS DescribeCluster)' };
+  if (i.node?.securityGroupIds && !i.node.securityGroupIds.includes(source))
+    return {
+      reason: `the node does not carry the cluster security group ${source}: allow TCP 443 from the nodes' own security group on ${first.groupIds[0]} by hand`,
+    };
   return {
     target: {
       kind: 'add-sg-rule',

@@ -5,6 +5,7 @@ import { type CfnFunction, FunctionUrlAuthType, type IFunction } from 'aws-cdk-l
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { GRANT_PREFIX } from '../../../lambdas/aws/incident-table.js';
 import { acknowledgeKeyRotation } from '../nag.js';
 import { lambdaEntry } from '../paths.js';
 import { PodDoctorFunction } from '../pod-doctor-function.js';
@@ -65,6 +66,14 @@ export class ApprovalEndpoint extends Construct {
     }
     key.grantRead(callback);
     props.incidentTable.grant(callback, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
+    // The grant of an approved request's digest, which the door reads: only GRANT# keys.
+    callback.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:PutItem'],
+        resources: [props.incidentTable.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${GRANT_PREFIX}*`] } },
+      }),
+    );
     // Approvers click links in an e-mail: no AWS credentials; the HMAC signature and expiry are the authentication.
     this.url = callback.addFunctionUrl({ authType: FunctionUrlAuthType.NONE }).url;
     this.callbackFunction = callback;

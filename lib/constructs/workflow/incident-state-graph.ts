@@ -5,7 +5,6 @@ import {
   Choice,
   Condition,
   Fail,
-  type IChainable,
   type INextable,
   JsonPath,
   Parallel,
@@ -20,9 +19,9 @@ import {
 import { LambdaInvoke, SnsPublish } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import type { Construct } from 'constructs';
 import type { CheckGroup } from '../../../lambdas/aws/checks/groups.js';
-import { actStates } from './act-states.js';
-import { remedyRuns, remedyStates } from './remedy-states.js';
-import { SsmCommand, type SsmCommandProps } from './ssm-command.js';
+import { at, CHECK_GROUPS, WORKFLOW_ERRORS } from '../../../lambdas/core/execution-state.js';
+import { actionStates } from './action-states.js';
+import { DoorStates, probeRequest } from './door-states.js';
 import { invokeNarrowed, retried, SNS_TRANSIENT } from './tasks.js';
 
 /** The Lambda functions the graph invokes. */
@@ -31,18 +30,13 @@ export interface IncidentStateFunctions {
   readonly resolveNode: IFunction;
   readonly checks: Readonly<Record<CheckGroup, IFunction>>;
   readonly decide: IFunction;
-  /** The gate right before every Act. */
-  readonly actGate: IFunction;
+  /** The door: the one gate and the only mutating clients. */
+  readonly door: IFunction;
   readonly requestApproval: IFunction;
   readonly verify: IFunction;
   readonly summarize: IFunction;
-  /**
-   * Kubernetes API of the cluster (inspect, verify by pods starting, cluster remedies); absent: no
-   * cluster access.
-   */
+  /** Kubernetes API of the cluster (read-only: inspect, watch pods start); absent: no cluster access. */
   readonly kubernetes?: IFunction;
-  /** Account remedies (prepare and apply); absent: no account may be changed. */
-  readonly remedy?: IFunction;
 }
 
 /** Props of {@link IncidentStateGraph}. */
@@ -50,10 +44,6 @@ export interface IncidentStateGraphProps {
   readonly functions: IncidentStateFunctions;
   /** Topic for summaries and failure notices. */
   readonly topic: ITopic;
-  /** Name (reference) of the probe-node document. */
-  readonly probeDocumentName: string;
-  /** ARNs of every document the workflow may send. */
-  readonly documentArns: readonly string[];
   /** How long an approval request waits; no answer means no action. */
   readonly approvalTimeout: Duration;
   /** How long after a repair to wait before probing again. */
@@ -61,19 +51,29 @@ export interface IncidentStateGraphProps {
   /** Poll settings of the node commands: interval, and polls before the probe / an action times out. */
   readonly polling: {
     readonly pollInterval: Duration;
-    /** Polls of probe-node (first probe and verification), from its executionTimeout. */
     readonly probePolls: number;
-    /** Polls of the plan's action, from the longest executionTimeout among the action documents. */
     readonly actPolls: number;
   };
+  /** The stack can change accounts (some cluster lists a remediation scope) or reach a cluster's API. */
+  readonly remedies: boolean;
 }
 
 const SUMMARY_FIELDS = ['subject', 'message', 'outcome'];
 
+/** Labels of the check groups in state names. */
+const CHECK_LABELS: Readonly<Record<CheckGroup, string>> = {
+  iam: 'IAM',
+  ecr: 'ECR',
+  network: 'network',
+  eks: 'EKS',
+  changes: 'recent changes',
+};
+
 /**
- * The incident workflow's states (JSONPath): open → gate → resolve node → diagnose (checks in
- * parallel + node probe) → decide → [account remedy → ] [approval] → act → verify or follow-up
- * (act-states.ts) → summarize → notify. Every failure goes through "Record failure" → "Notify failure".
+ * The incident workflow's states (JSONPath, every path defined by lambdas/core/execution-state.ts):
+ * open → resolve node → [probe the node through the door] → diagnose (check groups and the
+ * cluster, in parallel) → decide → the plan's actions, each through the door (action-states.ts) →
+ * summarize → notify. Every failure goes through "Record failure" → "Notify failure".
  */
 export class IncidentStateGraph extends StateMachineFragment {
   readonly startState: State;
@@ -87,35 +87,37 @@ export class IncidentStateGraph extends StateMachineFragment {
     this.recordFailure = this.failurePath();
     const summarize = this.summarizeAndNotify();
     const f = props.functions;
-    const { act, approval } = actStates(this, {
-      actGate: f.actGate,
+    const door = new DoorStates(this, {
+      door: f.door,
       requestApproval: f.requestApproval,
-      verify: f.verify,
-      ...(f.kubernetes ? { kubernetes: f.kubernetes } : {}),
       approvalTimeout: props.approvalTimeout,
-      verificationWindow: props.verificationWindow,
-      probePolls: props.polling.probePolls,
-      actPolls: props.polling.actPolls,
-      stuckPodsPath: `$.diagnosis[${this.kubernetesBranchIndex}].stuckPods`,
-      command: (id, p) => this.command(id, p),
-      summarize,
-      recordFailure: this.recordFailure,
+      pollInterval: props.polling.pollInterval,
+      polls: { probe: props.polling.probePolls, action: props.polling.actPolls },
       onError: (t) => this.onError(t),
     });
-    const decide = this.decide(act, approval, summarize);
+    door.backTo.otherwise(summarize);
+    const decide = this.decide();
     const diagnose = this.diagnose();
     diagnose.next(decide);
-    this.startState = this.openAndResolve(diagnose);
+    door.continueWith('diagnose', diagnose);
+    decide.next(
+      actionStates(this, {
+        door,
+        verify: f.verify,
+        ...(f.kubernetes ? { kubernetes: f.kubernetes } : {}),
+        verificationWindow: props.verificationWindow,
+        remedies: props.remedies,
+        summarize,
+        onError: (t) => this.onError(t),
+      }),
+    );
+    this.startState = this.openAndResolve(this.probe(door, diagnose));
   }
 
   /** Catches every error of `s` into the failure path. */
   private onError<T extends TaskStateBase | Parallel>(s: T): T {
-    s.addCatch(this.recordFailure, { resultPath: '$.error' });
+    s.addCatch(this.recordFailure, { resultPath: at('error') });
     return s;
-  }
-
-  private invoke(id: string, fn: IFunction, payload: TaskInput, fields: readonly string[], resultPath?: string) {
-    return invokeNarrowed(this, id, fn, payload, fields, resultPath);
   }
 
   private publish(id: string, subject: string, message: TaskInput): SnsPublish {
@@ -136,111 +138,78 @@ export class IncidentStateGraph extends StateMachineFragment {
       // SNS takes a string: the state as JSON text (an object here fails the Publish).
       TaskInput.fromText(JsonPath.jsonToString(JsonPath.objectAt('$'))),
     );
-    notifyBare.addCatch(failed, { resultPath: '$.notifyError' });
+    notifyBare.addCatch(failed, { resultPath: at('notifyError') });
     notifyBare.next(failed);
     const notifyFailure = this.publish(
       'Notify failure',
-      JsonPath.stringAt('$.summary.subject'),
-      TaskInput.fromJsonPathAt('$.summary.message'),
+      JsonPath.stringAt(at('summary', 'subject')),
+      TaskInput.fromJsonPathAt(at('summary', 'message')),
     );
-    notifyFailure.addCatch(notifyBare, { resultPath: '$.notifyError' });
+    notifyFailure.addCatch(notifyBare, { resultPath: at('notifyError') });
     notifyFailure.next(failed);
-    const f = this.props.functions;
-    const record = this.invoke(
+    const record = invokeNarrowed(
+      this,
       'Record failure',
-      f.summarize,
+      this.props.functions.summarize,
       TaskInput.fromJsonPathAt('$'),
       SUMMARY_FIELDS,
-      '$.summary',
+      at('summary'),
     );
-    record.addCatch(notifyBare, { resultPath: '$.recordError' });
+    record.addCatch(notifyBare, { resultPath: at('recordError') });
     record.next(notifyFailure);
     return record;
   }
 
   /** Summarize → Notify → Incident closed. */
   private summarizeAndNotify(): TaskStateBase {
-    const f = this.props.functions;
     const summarize = this.onError(
-      this.invoke('Summarize', f.summarize, TaskInput.fromJsonPathAt('$'), SUMMARY_FIELDS, '$.summary'),
+      invokeNarrowed(
+        this,
+        'Summarize',
+        this.props.functions.summarize,
+        TaskInput.fromJsonPathAt('$'),
+        SUMMARY_FIELDS,
+        at('summary'),
+      ),
     );
     const notify = this.onError(
-      this.publish('Notify', JsonPath.stringAt('$.summary.subject'), TaskInput.fromJsonPathAt('$.summary.message')),
+      this.publish(
+        'Notify',
+        JsonPath.stringAt(at('summary', 'subject')),
+        TaskInput.fromJsonPathAt(at('summary', 'message')),
+      ),
     );
     summarize.next(notify).next(new Succeed(this, 'Incident closed'));
     return summarize;
   }
 
-  private command(id: string, props: Omit<SsmCommandProps, 'documentArns' | 'pollInterval'>) {
-    return new SsmCommand(this, id, {
-      ...props,
-      pollInterval: this.props.polling.pollInterval,
-      documentArns: this.props.documentArns,
-    });
-  }
-
-  /** Decide → Act, ask or report? */
-  private decide(act: IChainable, requestApproval: IChainable, summarize: IChainable): TaskStateBase {
-    const decide = this.onError(
-      this.invoke(
+  /** Decide: the plan and the requests the door runs. */
+  private decide(): TaskStateBase {
+    return this.onError(
+      invokeNarrowed(
+        this,
         'Decide',
         this.props.functions.decide,
         TaskInput.fromJsonPathAt('$'),
-        [
-          'decision',
-          'actions',
-          'reasons',
-          'recommendations',
-          'findings',
-          'nodeAction',
-          'followUp',
-          'nodeGroupSize',
-          'remedy',
-          'drain',
-          'evict',
-        ],
-        '$.plan',
+        ['decision', 'actions', 'reasons', 'recommendations', 'findings', 'requests', 'drain', 'evict'],
+        at('plan'),
       ),
     );
-    const planIs = (decision: string) =>
-      Condition.and(
-        Condition.stringEquals('$.plan.decision', decision),
-        Condition.isPresent('$.plan.nodeAction.documentName'),
-      );
-    const choice = new Choice(this, 'Act, ask or report?');
-    const { remedy, kubernetes } = this.props.functions;
-    // The remedy is a branch of this one Choice, so a plan without one (the auto pause repair)
-    // takes no extra transition; after the remedy, the node part of the plan continues.
-    if (remedy || kubernetes)
-      choice.when(
-        remedyRuns({ remedy, kubernetes }),
-        remedyStates(this, {
-          ...(remedy ? { remedy } : {}),
-          ...(kubernetes ? { kubernetes } : {}),
-          requestApproval: this.props.functions.requestApproval,
-          approvalTimeout: this.props.approvalTimeout,
-          nodePath: new Choice(this, 'Node action after remedy?')
-            .when(planIs('act'), act)
-            .when(planIs('approve'), requestApproval)
-            .otherwise(summarize),
-          summarize,
-          onError: (t) => this.onError(t),
-        }),
-      );
-    decide.next(choice.when(planIs('act'), act).when(planIs('approve'), requestApproval).otherwise(summarize));
-    return decide;
   }
 
-  /** One check group: run when the class needs it (and a node is known, if the group needs one). */
-  private checkBranch(group: CheckGroup, label: string, needsNode: boolean): IChainable {
-    const run = this.invoke(
+  /** One check group; it answers no finding at once when the class does not need it. */
+  private checkBranch(group: CheckGroup): State {
+    const label = CHECK_LABELS[group];
+    const run = invokeNarrowed(
+      this,
       `Check ${label}`,
       this.props.functions.checks[group],
       TaskInput.fromObject({
-        'node.$': '$.node',
-        'cluster.$': '$.cluster',
-        'region.$': '$.open.region',
-        'entities.$': '$.entities',
+        'node.$': at('node'),
+        'cluster.$': at('cluster'),
+        'region.$': at('open', 'region'),
+        'entities.$': at('entities'),
+        'class.$': at('class'),
       }),
       ['findings'],
     );
@@ -262,67 +231,36 @@ export class IncidentStateGraph extends StateMachineFragment {
       }),
       { resultPath: '$.checkError' },
     );
-    const skip = new Pass(this, `Skip ${label} checks`, { result: Result.fromObject({ findings: [] }) });
-    const when = Condition.booleanEquals(`$.open.checks.${group}`, true);
-    return new Choice(this, `Run ${label} checks?`)
-      .when(needsNode ? Condition.and(when, Condition.isPresent('$.node.instanceId')) : when, run)
-      .otherwise(skip);
+    return run;
   }
 
-  /** Diagnose: the account checks and the node probe, in parallel. */
+  /** Diagnose: the account check groups and the Kubernetes inspection in parallel, each branch by name. */
   private diagnose(): Parallel {
-    const probeNotManaged = new Pass(this, 'Probe: node not managed by SSM', {
-      parameters: { probe: { status: 'NotManaged', 'stderr.$': '$.probeRun.error.Cause' } },
+    const diagnose = new Parallel(this, 'Diagnose', {
+      resultPath: at('diagnosis'),
+      // The branches by name (the order of .branch() below): no reader indexes into the array.
+      resultSelector: Object.fromEntries([...CHECK_GROUPS, 'kubernetes'].map((name, i) => [`${name}.$`, `$[${i}]`])),
     });
-    // SendCommand denied (the node lacks a tag the grant accepts) or any other error of the probe's
-    // calls: an `error` finding through the probe result, never a failed Diagnose.
-    const probeFailed = new Pass(this, 'Probe: could not run', {
-      parameters: { probe: { status: 'CommandError', 'error.$': '$.error' } },
-    });
-    const probeRun = this.command('Probe', {
-      documentPath: '$.open.commands.probeNode',
-      parametersPath: '$.open.commands.probeParameters',
-      resultPath: '$.probeRun',
-      notManaged: probeNotManaged,
-      onError: probeFailed,
-      maxPolls: this.props.polling.probePolls,
-    }).next(new Pass(this, 'Keep probe result', { parameters: { 'probe.$': '$.probeRun.result' } }));
-    const probeBranch = new Choice(this, 'Probe node?')
-      .when(
-        Condition.and(Condition.booleanEquals('$.open.probe', true), Condition.isPresent('$.node.instanceId')),
-        probeRun,
-      )
-      .otherwise(new Pass(this, 'Skip probe', { result: Result.fromObject({ probe: { status: 'skipped' } }) }));
-    return this.onError(
-      new Parallel(this, 'Diagnose', { resultPath: '$.diagnosis' })
-        .branch(this.checkBranch('iam', 'IAM', true))
-        .branch(this.checkBranch('ecr', 'ECR', false))
-        .branch(this.checkBranch('network', 'network', true))
-        .branch(this.checkBranch('eks', 'EKS', true))
-        .branch(this.checkBranch('changes', 'recent changes', false))
-        .branch(probeBranch)
-        .branch(this.kubernetesBranch()),
-    );
+    for (const group of CHECK_GROUPS) diagnose.branch(this.checkBranch(group));
+    return this.onError(diagnose.branch(this.kubernetesBranch()));
   }
-
-  /** Index of the Kubernetes branch in the Diagnose output (after the five check groups and the probe). */
-  private readonly kubernetesBranchIndex = 6;
 
   /** Inspect cluster: stuck pods and their events, the node, aws-node, VPC CNI settings. */
-  private kubernetesBranch(): IChainable {
+  private kubernetesBranch(): State {
     const fn = this.props.functions.kubernetes;
     const none = (id: string, findings: Record<string, unknown>[]) =>
       new Pass(this, id, { result: Result.fromObject({ findings, stuckPods: [] }) });
     if (!fn) return none('No cluster access', []);
-    const inspect = this.invoke(
+    const inspect = invokeNarrowed(
+      this,
       'Inspect cluster',
       fn,
       TaskInput.fromObject({
         action: 'inspect',
-        'cluster.$': '$.cluster',
-        'node.$': '$.node',
-        'entities.$': '$.entities',
-        'failureClass.$': '$.class',
+        'cluster.$': at('cluster'),
+        'node.$': at('node'),
+        'entities.$': at('entities'),
+        'failureClass.$': at('class'),
       }),
       ['findings', 'stuckPods'],
     );
@@ -334,65 +272,71 @@ export class IncidentStateGraph extends StateMachineFragment {
       evidence: {},
       remediation: 'check the access entry and k8s/pod-doctor-rbac.yaml on the cluster',
     };
-    inspect.addCatch(none('Cluster not inspected', [failed]), {
-      resultPath: JsonPath.DISCARD,
-    });
+    inspect.addCatch(none('Cluster not inspected', [failed]), { resultPath: JsonPath.DISCARD });
     return inspect;
   }
 
-  /** Start → Open incident → Already running? → Note probe command → Node known? → [Resolve node]. */
-  private openAndResolve(diagnose: Parallel): State {
+  /** Probe node? → the probe through the door (its findings are the node's own evidence) → Diagnose. */
+  private probe(door: DoorStates, diagnose: Parallel): State {
+    return new Choice(this, 'Probe node?')
+      .when(
+        Condition.and(
+          Condition.booleanEquals(at('open', 'probe'), true),
+          Condition.isPresent(at('node', 'instanceId')),
+        ),
+        door.call('Probe: request', {
+          slot: 'probe',
+          returnTo: 'diagnose',
+          request: probeRequest('probe the node (read-only): sandbox image, runtime, disk, PIDs, ECR reachability'),
+        }),
+      )
+      .otherwise(diagnose);
+  }
+
+  /** Start → Open incident → Already running? → Node known? → [Resolve node] → `next`. */
+  private openAndResolve(next: State): State {
     const f = this.props.functions;
     const resolve = retried(
       new LambdaInvoke(this, 'Resolve node', {
         lambdaFunction: f.resolveNode,
-        payload: TaskInput.fromObject({ 'node.$': '$.open.node', 'cluster.$': '$.cluster' }),
+        payload: TaskInput.fromObject({ 'node.$': at('open', 'node'), 'cluster.$': at('cluster') }),
         // The function's result is the node context itself.
         payloadResponseOnly: true,
-        resultPath: '$.node',
+        resultPath: at('node'),
         retryOnServiceExceptions: false,
       }),
     );
-    const nodeNotFound = new Pass(this, 'Node not found', { result: Result.fromObject({}), resultPath: '$.node' });
-    resolve.addCatch(nodeNotFound.next(diagnose), {
-      errors: ['NodeNotFoundError', 'NodeNotInClusterError'],
-      resultPath: '$.resolveError',
+    const noNode = new Pass(this, 'No node', { result: Result.fromObject({}), resultPath: at('node') }).next(next);
+    resolve.addCatch(noNode, {
+      errors: [WORKFLOW_ERRORS.nodeNotFound, WORKFLOW_ERRORS.nodeNotInCluster],
+      resultPath: at('resolveError'),
     });
     this.onError(resolve);
-    resolve.next(diagnose);
+    resolve.next(next);
     const start = new Pass(this, 'Start', {
       parameters: { 'arn.$': '$$.Execution.Id', 'startedAt.$': '$$.Execution.StartTime' },
-      resultPath: '$.execution',
+      resultPath: at('execution'),
     });
     const open = this.onError(
-      this.invoke(
+      invokeNarrowed(
+        this,
         'Open incident',
         f.openIncident,
         TaskInput.fromObject({ 'incident.$': '$', 'executionId.$': '$$.Execution.Id' }),
         ['duplicate', 'gate', 'history', 'node', 'checks', 'probe', 'region', 'openedAt'],
-        '$.open',
+        at('open'),
       ),
     );
-    // The probe document and its parameters, stamped into the state once.
-    const documents = new Pass(this, 'Note probe command', {
-      parameters: {
-        probeNode: this.props.probeDocumentName,
-        probeParameters: { 'Region.$': 'States.Array($.open.region)' },
-      },
-      resultPath: '$.open.commands',
-    });
     const duplicate = new Succeed(this, 'Duplicate: another execution handles this incident');
     start
       .next(open)
       .next(
         new Choice(this, 'Already running?')
-          .when(Condition.booleanEquals('$.open.duplicate', true), duplicate)
-          .otherwise(documents),
+          .when(Condition.booleanEquals(at('open', 'duplicate'), true), duplicate)
+          .otherwise(
+            new Choice(this, 'Node known?').when(Condition.isString(at('open', 'node')), resolve).otherwise(noNode),
+          ),
       );
-    const noNode = new Pass(this, 'No node', { result: Result.fromObject({}), resultPath: '$.node' });
-    documents.next(
-      new Choice(this, 'Node known?').when(Condition.isString('$.open.node'), resolve).otherwise(noNode.next(diagnose)),
-    );
     return start;
   }
 }

@@ -1,6 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { type IChainable, TaskInput, type TaskStateBase } from 'aws-cdk-lib/aws-stepfunctions';
+import type { TaskInput, TaskStateBase } from 'aws-cdk-lib/aws-stepfunctions';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import type { Construct } from 'constructs';
 
@@ -15,8 +15,12 @@ export const LAMBDA_TRANSIENT = [
   'Lambda.SdkClientException',
 ];
 
-/** Errors an SSM step retries. */
-export const SSM_TRANSIENT = ['Ssm.ThrottlingException', 'Ssm.InternalServerErrorException', 'Ssm.SsmException'];
+/**
+ * Errors the door's Task retries: a Lambda step's, and the 5xx its SDK calls still answer after the
+ * SDK's own retries (Run Command's and DynamoDB's InternalServerError). A retried door call is safe:
+ * its reservations are idempotent per execution and request, and a call that threw sent nothing.
+ */
+export const DOOR_TRANSIENT = [...LAMBDA_TRANSIENT, 'InternalServerError'];
 
 /**
  * Errors an SNS publish step retries: the Publish API's throttling and internal errors (its KMS
@@ -57,42 +61,4 @@ export function invokeNarrowed(
       retryOnServiceExceptions: false,
     }),
   );
-}
-
-/** Where a follow-up action's gate reads its recheck and writes its answer. */
-export interface FollowUpGateOptions {
-  /** The action the gate admits (its `plan.nodeAction.id`), e.g. `drain-node`. */
-  readonly action: string;
-  /** The node probe taken right before the action (e.g. `$.drainRecheck`). */
-  readonly recheckPath: string;
-  /** Where the gate's verdict goes (e.g. `$.drainGate`). */
-  readonly resultPath: string;
-  /** Where a refusal (ActBlockedError) is recorded before `blocked` runs (e.g. `$.drainBlocked`). */
-  readonly blockedPath: string;
-  /** The state a refusal goes to (the summary). */
-  readonly blocked: IChainable;
-}
-
-/**
- * "<name>: gate": the act gate a follow-up action (drain, eviction) passes right before it runs —
- * kill switch, cooldown, breaker, hourly cap, the node probe just taken; a refusal ends recorded.
- */
-export function followUpGate(scope: Construct, name: string, actGate: IFunction, o: FollowUpGateOptions): LambdaInvoke {
-  const gate = invokeNarrowed(
-    scope,
-    `${name}: gate`,
-    actGate,
-    TaskInput.fromObject({
-      'class.$': '$.class',
-      'cluster.$': '$.cluster',
-      'execution.$': '$.execution',
-      'node.$': '$.node',
-      plan: { nodeAction: { id: o.action }, 'nodeGroupSize.$': '$.plan.nodeGroupSize' },
-      'recheck.$': o.recheckPath,
-    }),
-    ['sentAt', 'gate'],
-    o.resultPath,
-  );
-  gate.addCatch(o.blocked, { errors: ['ActBlockedError'], resultPath: o.blockedPath });
-  return gate;
 }

@@ -30,13 +30,13 @@ export interface WorkflowFunctionsProps extends WorkflowFunctionSettings {
 }
 
 /**
- * The workflow's own Lambda functions (open, decide, act gate, verify, summarize, request approval), each
- * with only the permissions its step needs. The account checks live in `AccountChecks`.
+ * The workflow's own Lambda functions (open, decide, verify, summarize, request approval), each with
+ * only the permissions its step needs, none of which changes a node, the account or a cluster. The
+ * account checks live in `AccountChecks`, the changes behind the door (`DoorFunction`).
  */
 export class WorkflowFunctions extends Construct {
   readonly openIncident: IFunction;
   readonly decide: IFunction;
-  readonly actGate: IFunction;
   readonly verify: IFunction;
   readonly summarize: IFunction;
   readonly requestApproval: IFunction;
@@ -55,17 +55,6 @@ export class WorkflowFunctions extends Construct {
     props.killSwitch.grantRead(open);
     this.openIncident = open;
     this.decide = this.decideFunction(props);
-    const gate = workflowFunction(
-      this,
-      'ActGateFunction',
-      'act-gate',
-      'gate right before Act: kill switch, cooldown, breaker, node still failing; reserve the hourly cap',
-      props,
-    );
-    // Cooldown read and claim, breaker count, cap slots (conditional writes; Summarize releases them).
-    table.grant(gate, 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem');
-    props.killSwitch.grantRead(gate);
-    this.actGate = gate;
     const verify = workflowFunction(
       this,
       'VerifyFunction',
@@ -81,7 +70,7 @@ export class WorkflowFunctions extends Construct {
 
   /** All functions, for invoke grants and acknowledgements. */
   get all(): IFunction[] {
-    return [this.openIncident, this.decide, this.actGate, this.verify, this.summarize, this.requestApproval];
+    return [this.openIncident, this.decide, this.verify, this.summarize, this.requestApproval];
   }
 
   private decideFunction(props: WorkflowFunctionsProps): IFunction {
@@ -99,6 +88,13 @@ export class WorkflowFunctions extends Construct {
     const nodegroupArns = props.clusters.map((c) => eksArn(stack, 'nodegroup', `${c.name}/*`, c.region));
     if (nodegroupArns.length) {
       fn.addToRolePolicy(new PolicyStatement({ actions: ['eks:DescribeNodegroup'], resources: nodegroupArns }));
+      // The cluster security group (add-sg-rule's only source) is the cluster's own configuration.
+      fn.addToRolePolicy(
+        new PolicyStatement({
+          actions: ['eks:DescribeCluster'],
+          resources: props.clusters.map((c) => eksArn(stack, 'cluster', c.name, c.region)),
+        }),
+      );
       acknowledgeClusterResources(
         fn.role as IRole,
         'nodegroup',

@@ -1,61 +1,35 @@
-import { Duration, Stack } from 'aws-cdk-lib';
-import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { Construct } from 'constructs';
+import { Stack } from 'aws-cdk-lib';
+import { type IGrantable, type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IConstruct } from 'constructs';
 import { ATTACHABLE_POLICIES } from '../../lambdas/core/remedy/managed-policy.js';
 import type { PodDoctorConfig } from '../config.js';
-import type { ConfigStore } from './config-store.js';
 import { eksArn } from './eks-arn.js';
 import { acknowledgeWildcardResources } from './nag.js';
-import { lambdaEntry } from './paths.js';
-import { PodDoctorFunction } from './pod-doctor-function.js';
-
-/** Props of {@link RemedyFunction}. */
-export interface RemedyFunctionProps {
-  /** Clusters and, per cluster, the resources its remedies may change (`remediation`). */
-  readonly clusters: PodDoctorConfig['clusters'];
-  /** Where the function reads the deployment's configuration. */
-  readonly configStore: ConfigStore;
-  /** Retention of the function's logs. */
-  readonly logRetention: RetentionDays;
-}
 
 /**
- * The function behind "Prepare remedy" and "Apply remedy", with its own role: writes only on the
- * resources each cluster's `remediation` lists — AttachRolePolicy / DetachRolePolicy on the listed
- * roles and only for the AWS managed ECR read and VPC CNI policies (condition iam:PolicyARN),
- * security group ingress on the listed endpoint security groups, CIDR reservations on the listed
- * subnets, the Docker Hub pull-through cache rule where one is configured (Region-scoped) — plus the
- * reads its re-checks need. No cluster lists anything: no write is granted.
+ * The account remedies' grants, for the door's role: writes only on the resources each cluster's
+ * `remediation` lists — AttachRolePolicy / DetachRolePolicy on the listed roles and only for the AWS
+ * managed ECR read and VPC CNI policies (condition iam:PolicyARN), security group ingress on the
+ * listed endpoint security groups, CIDR reservations on the listed subnets, the Docker Hub
+ * pull-through cache rule where one is configured (Region-scoped), UpdateAddon on the vpc-cni add-on
+ * of clusters that allow it — plus the reads their re-checks need. No cluster lists anything: no write.
  */
-export class RemedyFunction extends Construct {
-  readonly function: IFunction;
-
-  constructor(scope: Construct, id: string, props: RemedyFunctionProps) {
-    super(scope, id);
-    const stack = Stack.of(this);
-    const fn = new PodDoctorFunction(this, 'Function', {
-      entry: lambdaEntry('remedy'),
-      description: 'pod-doctor: account remedies (re-check, dry-run diff, apply, verify, roll back)',
-      logRetention: props.logRetention,
-      timeout: Duration.seconds(120),
-      memorySize: 512,
-      synchronousOnly: true,
-    });
-    props.configStore.attach(fn);
-    this.function = fn;
-    const statements = [
-      ...iamStatements(stack, props.clusters),
-      ...ec2Statements(stack, props.clusters),
-      ...ecrStatements(stack, props.clusters),
-      ...addonStatements(stack, props.clusters),
-    ];
-    for (const s of statements) {
-      fn.addToRolePolicy(s);
-      const wildcards = s.resources.filter((r) => r.includes('*'));
-      if (wildcards.length) acknowledgeWildcardResources(fn.role as IRole, wildcards, wildcardReason(s.actions));
-    }
+export function grantRemedies(
+  grantee: IGrantable & IConstruct,
+  role: IRole,
+  clusters: PodDoctorConfig['clusters'],
+): void {
+  const stack = Stack.of(grantee);
+  const statements = [
+    ...iamStatements(stack, clusters),
+    ...ec2Statements(stack, clusters),
+    ...ecrStatements(stack, clusters),
+    ...addonStatements(stack, clusters),
+  ];
+  for (const s of statements) {
+    grantee.grantPrincipal.addToPrincipalPolicy(s);
+    const wildcards = s.resources.filter((r) => r.includes('*'));
+    if (wildcards.length) acknowledgeWildcardResources(role, wildcards, wildcardReason(s.actions));
   }
 }
 

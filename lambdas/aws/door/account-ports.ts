@@ -18,20 +18,33 @@ import type { ManagedPolicyPort, RecheckResult } from '../../core/remedy/managed
 import type { CacheRule, PullThroughCachePort } from '../../core/remedy/pull-through-cache.js';
 import type { IngressRule, SgIngressPort } from '../../core/remedy/sg-ingress.js';
 import { subnetUsage } from '../checks/subnet-usage.js';
+import { DescribeSecurityGroupsCommand, type Ec2Client } from '../ec2/commands.js';
 import {
   AuthorizeSecurityGroupIngressCommand,
   CreateSubnetCidrReservationCommand,
   DeleteSubnetCidrReservationCommand,
-  DescribeSecurityGroupsCommand,
-  type Ec2Client,
   RevokeSecurityGroupIngressCommand,
-} from '../ec2/commands.js';
+} from './ec2-writes.js';
 
-/** A re-run diagnosis check, reduced to what the apply path compares. */
-export async function recheckOf(run: () => Promise<Finding | Finding[]>, id: string): Promise<RecheckResult> {
+/** The role the re-run check names is not the target's: the target is not what the check is about. */
+export class RecheckTargetError extends Error {
+  override readonly name = 'RecheckTargetError';
+}
+
+/**
+ * A re-run diagnosis check, reduced to what the apply path compares. With `role`, the role the check
+ * found (the role aws-node really uses) must be the target's.
+ */
+export async function recheckOf(
+  run: () => Promise<Finding | Finding[]>,
+  id: string,
+  role?: string,
+): Promise<RecheckResult> {
   const got = await run();
   const f = (Array.isArray(got) ? got : [got]).find((x) => x.id === id);
   if (!f) throw new Error(`the re-check returned no ${id} finding`);
+  if (role !== undefined && f.evidence.role !== undefined && f.evidence.role !== role)
+    throw new RecheckTargetError(`${id} is about role ${String(f.evidence.role)}, not ${role}: nothing changed`);
   return { status: f.status, summary: f.summary };
 }
 

@@ -1,7 +1,9 @@
+import type { EvictedPod } from '../../core/evict-after-repair.js';
 import { drainSelection, evictableStuckPods, type PodSelection, podKey } from '../../core/kubernetes-actions.js';
 import { asStuckPod, type PodObject } from '../../core/stuck-pods.js';
-import { type CordonRecord, cordonNode, type WaitOptions } from './actions.js';
-import { type ClusterApi, PodDisruptionBudgetError } from './cluster-api.js';
+import { type ClusterApi, PodDisruptionBudgetError } from '../kubernetes/cluster-api.js';
+import type { ClusterWrites } from './cluster-writes.js';
+import { type CordonRecord, cordonNode, type WaitOptions } from './kubernetes-actions.js';
 
 /** What happened to each pod an eviction run touched. */
 export interface EvictionReport {
@@ -14,7 +16,7 @@ export interface EvictionReport {
   readonly skipped: PodSelection['skipped'];
 }
 
-async function evictAll(api: ClusterApi, selection: PodSelection, dryRun = false): Promise<EvictionReport> {
+async function evictAll(w: ClusterWrites, selection: PodSelection, dryRun = false): Promise<EvictionReport> {
   const evicted: string[] = [];
   const gone: string[] = [];
   const blocked: { pod: string; budget: string }[] = [];
@@ -22,7 +24,7 @@ async function evictAll(api: ClusterApi, selection: PodSelection, dryRun = false
   for (const pod of selection.evict) {
     const key = podKey(pod);
     try {
-      const done = await api.evictPod(pod.metadata?.namespace ?? '', pod.metadata?.name ?? '', {
+      const done = await w.evictPod(pod.metadata?.namespace ?? '', pod.metadata?.name ?? '', {
         dryRun,
         uid: pod.metadata?.uid,
       });
@@ -35,13 +37,7 @@ async function evictAll(api: ClusterApi, selection: PodSelection, dryRun = false
   return { evicted, gone, blocked, failed, skipped: selection.skipped };
 }
 
-/** An evicted pod and the controller that re-creates it (uids from the API object, for the watch after). */
-export interface EvictedPod {
-  readonly namespace: string;
-  readonly name: string;
-  readonly uid: string;
-  readonly owner: { readonly kind: string; readonly name: string; readonly uid: string };
-}
+export type { EvictedPod };
 
 /** What {@link evictStuckPods} did, with what the watch for the re-created pods needs. */
 export interface StuckPodEvictions extends EvictionReport {
@@ -71,18 +67,18 @@ function evictedPod(pod: PodObject): EvictedPod {
  * PodDisruptionBudgets are honoured, a refusal (429) is reported, never forced.
  */
 export async function evictStuckPods(
-  api: ClusterApi,
+  w: ClusterWrites,
   nodeName: string,
   only?: readonly { readonly namespace: string; readonly name: string }[],
   o: { readonly dryRun?: boolean; readonly clock?: () => Date } = {},
 ): Promise<StuckPodEvictions> {
   const startedAt = (o.clock ?? (() => new Date()))().toISOString();
   const wanted = only ? new Set(only.map((p) => `${p.namespace}/${p.name}`)) : undefined;
-  const stuck = (await api.podsOnNode(nodeName)).filter(
+  const stuck = (await w.api.podsOnNode(nodeName)).filter(
     (p: PodObject) => p.spec?.nodeName === nodeName && asStuckPod(p) && (!wanted || wanted.has(podKey(p))),
   );
   const selection = evictableStuckPods(stuck);
-  const report = await evictAll(api, selection, o.dryRun === true);
+  const report = await evictAll(w, selection, o.dryRun === true);
   const evicted = new Set(o.dryRun ? [] : report.evicted);
   return {
     ...report,
@@ -119,8 +115,9 @@ export interface DrainOptions extends WaitOptions {
  * grace period) or the timeout passes. DaemonSet and mirror pods stay; a budget's refusal (429) and
  * unmanaged pods are reported, never forced. The node stays cordoned for its replacement.
  */
-export async function drainNode(api: ClusterApi, nodeName: string, o: DrainOptions = {}): Promise<DrainReport> {
-  const cordon = await cordonNode(api, nodeName);
+export async function drainNode(w: ClusterWrites, nodeName: string, o: DrainOptions = {}): Promise<DrainReport> {
+  const { api } = w;
+  const cordon = await cordonNode(w, nodeName);
   const none = { terminated: [], terminating: [], waitedSeconds: 0 };
   if (cordon.before && o.skipIfCordoned)
     return {
@@ -137,7 +134,7 @@ export async function drainNode(api: ClusterApi, nodeName: string, o: DrainOptio
     };
   const pods = (await api.podsOnNode(nodeName)).filter((p) => p.spec?.nodeName === nodeName);
   const selection = drainSelection(pods);
-  const report = await evictAll(api, selection);
+  const report = await evictAll(w, selection);
   const uids = new Map(selection.evict.map((p) => [podKey(p), p.metadata?.uid]));
   const left = report.evicted.length ? await waitForLeaving(api, nodeName, report.evicted, uids, o) : none;
   return {

@@ -1,11 +1,11 @@
-import { controllerOf } from '../../core/kubernetes-actions.js';
-import { isRunningAndReady, type PodObject } from '../../core/stuck-pods.js';
-import type { ClusterApi } from './cluster-api.js';
+import { type AwsNodeState, awsNodeOn } from '../kubernetes/aws-node.js';
+import type { ClusterWrites } from './cluster-writes.js';
 
 /**
- * Kubernetes actions on one node or the VPC CNI settings, each taking the cluster's API client.
- * Each records the state before it so it can be undone, and touches only objects named by trusted
- * fields: the node the workflow resolved, the aws-node DaemonSet's pod on it, ConfigMap amazon-vpc-cni.
+ * The door's Kubernetes actions on one node or the VPC CNI settings, each through the cluster's
+ * writes (and its reads). Each records the state before it so it can be undone, and touches only
+ * objects named by trusted fields: the node the door resolved from EC2, the aws-node DaemonSet's pod
+ * on it, ConfigMap amazon-vpc-cni.
  */
 
 export class NodeNotFoundError extends Error {
@@ -27,17 +27,17 @@ export interface CordonRecord {
   readonly changed: boolean;
 }
 
-async function unschedulable(api: ClusterApi, nodeName: string): Promise<boolean> {
-  const node = await api.node(nodeName);
+async function unschedulable(w: ClusterWrites, nodeName: string): Promise<boolean> {
+  const node = await w.api.node(nodeName);
   if (!node) throw new NodeNotFoundError(`node ${nodeName} does not exist`);
   return node.spec?.unschedulable === true;
 }
 
 /** Cordons the node (`spec.unschedulable: true`), recording whether it already was. */
-export async function cordonNode(api: ClusterApi, nodeName: string): Promise<CordonRecord> {
-  const before = await unschedulable(api, nodeName);
+export async function cordonNode(w: ClusterWrites, nodeName: string): Promise<CordonRecord> {
+  const before = await unschedulable(w, nodeName);
   if (before) return { node: nodeName, before, after: true, changed: false };
-  const node = await api.setUnschedulable(nodeName, true);
+  const node = await w.setUnschedulable(nodeName, true);
   return { node: nodeName, before, after: node.spec?.unschedulable === true, changed: true };
 }
 
@@ -45,40 +45,11 @@ export async function cordonNode(api: ClusterApi, nodeName: string): Promise<Cor
  * Uncordons the node. Given the record of pod-doctor's own cordon, restores the state before it:
  * a node someone else had cordoned stays cordoned.
  */
-export async function uncordonNode(api: ClusterApi, nodeName: string, cordoned?: CordonRecord): Promise<CordonRecord> {
-  const before = await unschedulable(api, nodeName);
+export async function uncordonNode(w: ClusterWrites, nodeName: string, cordoned?: CordonRecord): Promise<CordonRecord> {
+  const before = await unschedulable(w, nodeName);
   if (!before || cordoned?.before === true) return { node: nodeName, before, after: before, changed: false };
-  const node = await api.setUnschedulable(nodeName, null);
+  const node = await w.setUnschedulable(nodeName, null);
   return { node: nodeName, before, after: node.spec?.unschedulable === true, changed: true };
-}
-
-export interface AwsNodeState {
-  readonly pod: string;
-  readonly uid: string;
-  readonly ready: boolean;
-  readonly restarts: number;
-}
-
-/** The aws-node pod of DaemonSet kube-system/aws-node on the node, or undefined. */
-export async function awsNodeOn(api: ClusterApi, nodeName: string): Promise<AwsNodeState | undefined> {
-  const pods = (await api.awsNodePods(nodeName)).filter(
-    (p) =>
-      p.spec?.nodeName === nodeName &&
-      controllerOf(p) === 'DaemonSet' &&
-      p.metadata?.ownerReferences?.some((o) => o.controller && o.name === 'aws-node'),
-  );
-  const pod = pods.find((p) => !p.metadata?.deletionTimestamp) ?? pods[0];
-  return pod?.metadata?.name && pod.metadata.uid ? awsNodeState(pod) : undefined;
-}
-
-function awsNodeState(pod: PodObject): AwsNodeState {
-  const main = pod.status?.containerStatuses?.find((c) => c.name === 'aws-node');
-  return {
-    pod: pod.metadata?.name ?? '',
-    uid: pod.metadata?.uid ?? '',
-    ready: isRunningAndReady(pod),
-    restarts: main?.restartCount ?? 0,
-  };
 }
 
 export interface WaitOptions {
@@ -104,13 +75,14 @@ export interface AwsNodeRestart {
  * Restarts aws-node on one node: deletes the DaemonSet's pod there (precondition on its uid) and
  * waits until the controller's replacement runs and is Ready, or the timeout passes.
  */
-export async function restartAwsNode(api: ClusterApi, nodeName: string, o: WaitOptions = {}): Promise<AwsNodeRestart> {
+export async function restartAwsNode(w: ClusterWrites, nodeName: string, o: WaitOptions = {}): Promise<AwsNodeRestart> {
+  const { api } = w;
   const clock = o.clock ?? Date.now;
   const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const old = await awsNodeOn(api, nodeName);
   if (!old) throw new AwsNodePodNotFoundError(`no pod of DaemonSet kube-system/aws-node on node ${nodeName}`);
   const start = clock();
-  await api.deletePod('kube-system', old.pod, old.uid);
+  await w.deletePod('kube-system', old.pod, old.uid);
   let replacement: AwsNodeState | undefined;
   for (;;) {
     const now = await awsNodeOn(api, nodeName);
@@ -140,24 +112,24 @@ export interface ConfigMapChange {
  * over a change made since it was read (resourceVersion precondition).
  * https://docs.aws.amazon.com/eks/latest/userguide/windows-support.html
  */
-export async function enableWindowsIpam(api: ClusterApi): Promise<ConfigMapChange> {
-  const cm = await api.vpcCniConfigMapObject();
+export async function enableWindowsIpam(w: ClusterWrites): Promise<ConfigMapChange> {
+  const cm = await w.api.vpcCniConfigMapObject();
   if (!cm) throw new VpcCniConfigMapMissingError('ConfigMap kube-system/amazon-vpc-cni does not exist');
   const before = cm.data[WINDOWS_IPAM_KEY] ?? null;
   if (before === 'true') return { key: WINDOWS_IPAM_KEY, before, after: before, changed: false };
-  const data = await api.patchVpcCniConfigMap({ [WINDOWS_IPAM_KEY]: 'true' }, cm.resourceVersion);
+  const data = await w.patchVpcCniConfigMap({ [WINDOWS_IPAM_KEY]: 'true' }, cm.resourceVersion);
   return { key: WINDOWS_IPAM_KEY, before, after: data[WINDOWS_IPAM_KEY] ?? null, changed: true };
 }
 
 /** Restores `enable-windows-ipam` to its value before {@link enableWindowsIpam} (removes it when it was absent). */
 export async function restoreWindowsIpam(
-  api: ClusterApi,
+  w: ClusterWrites,
   change: Pick<ConfigMapChange, 'before'>,
 ): Promise<ConfigMapChange> {
-  const cm = await api.vpcCniConfigMapObject();
+  const cm = await w.api.vpcCniConfigMapObject();
   if (!cm) throw new VpcCniConfigMapMissingError('ConfigMap kube-system/amazon-vpc-cni does not exist');
   const now = cm.data[WINDOWS_IPAM_KEY] ?? null;
   if (now === change.before) return { key: WINDOWS_IPAM_KEY, before: now, after: now, changed: false };
-  const data = await api.patchVpcCniConfigMap({ [WINDOWS_IPAM_KEY]: change.before }, cm.resourceVersion);
+  const data = await w.patchVpcCniConfigMap({ [WINDOWS_IPAM_KEY]: change.before }, cm.resourceVersion);
   return { key: WINDOWS_IPAM_KEY, before: now, after: data[WINDOWS_IPAM_KEY] ?? null, changed: true };
 }

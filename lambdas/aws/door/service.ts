@@ -1,0 +1,366 @@
+import * as z from 'zod/mini';
+import {
+  type Action,
+  type ActionRequest,
+  actionLine,
+  incidentRefSchema,
+  isNodeCommand,
+  isRemedy,
+  requestDigest,
+} from '../../core/action-request.js';
+import { NODE_EVIDENCE_MAX_AGE_MS } from '../../core/door-evidence.js';
+import {
+  configuredDisposition,
+  effectiveDisposition,
+  type GateVerdict,
+  gate,
+  KIND_RULES,
+} from '../../core/door-gate.js';
+import { type DoorResult, type DoorRun, type DoorState, doorStateSchema } from '../../core/door-state.js';
+import '../../core/zod-english.js';
+import { RecheckTargetError } from './account-ports.js';
+import { RemedyTargetError } from './account-remedies.js';
+import { breakerOf, killSwitchOf, rollbackGate } from './door-facts.js';
+import { type DoorContext, type DoorDeps, DoorTargetError, type Prepared, type PrepareFailure } from './executor.js';
+import { pollCommand } from './node-commands.js';
+import { nodeCommand, nodeKubernetes } from './node-executor.js';
+import { putNodeEvidence, readGrant, recordAction, writeLedger } from './records.js';
+import { remedy } from './remedy-executor.js';
+import { CapReachedError, CooldownHeldError, type Reservation, releaseReservation, reserve } from './reservations.js';
+import { resolveTarget } from './targets.js';
+
+/**
+ * The door: every change pod-doctor makes, and the node probe, passes here as one typed request,
+ * gated right before it runs (lambdas/core/door-gate.ts) and carried out with the only mutating
+ * clients there are. One invocation is one step of the door's states: gate and act (or ask, or
+ * probe the node for fresh evidence), or poll a command it sent.
+ */
+
+/** What the door Task sends: the door's part of the state, the incident, the execution, the poll budgets. */
+export const doorInputSchema = z.object({
+  door: doorStateSchema,
+  incident: incidentRefSchema,
+  execution: z.string().check(z.minLength(1), z.maxLength(2_048)),
+  region: z.string().check(z.regex(/^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$/)),
+  polls: z.object({ probe: z.int().check(z.minimum(1)), action: z.int().check(z.minimum(1)) }),
+});
+export type DoorInput = z.output<typeof doorInputSchema>;
+
+const iso = (t: number) => new Date(t).toISOString();
+
+/** One step of the door for the current call. */
+export async function doorStep(input: DoorInput, deps: DoorDeps): Promise<DoorState> {
+  const run = input.door.run;
+  const current = run?.slot === input.door.call.slot && run.step !== 'done' ? run : undefined;
+  if (current?.step === 'wait' && current.pending) return pollStep(input, current, deps);
+  return gateStep(input, current?.probed ?? false, deps);
+}
+
+function requestOf(input: DoorInput): ActionRequest {
+  const { call } = input.door;
+  return {
+    slot: call.slot,
+    action: call.request.action,
+    disposition: call.request.disposition,
+    description: call.request.description,
+    incident: input.incident,
+    execution: input.execution,
+    scope: { region: input.region },
+  };
+}
+
+/** The approval answer of this call, if the door asked for one. */
+const answerOf = (input: DoorInput) =>
+  input.door.approval?.slot === input.door.call.slot ? input.door.approval : undefined;
+
+async function prepare(a: Action, ctx: DoorContext): Promise<Prepared | PrepareFailure> {
+  if (isNodeCommand(a)) return nodeCommand(a, ctx);
+  if (isRemedy(a)) return remedy(a, ctx);
+  return nodeKubernetes(a, ctx);
+}
+
+const TARGET_ERRORS = [DoorTargetError, RemedyTargetError, RecheckTargetError];
+
+/** The target, corroborated, and the kind's part prepared; or the refusal when the target is not what it claims. */
+async function contextOf(
+  input: DoorInput,
+  deps: DoorDeps,
+  now: number,
+): Promise<{ ctx: DoorContext; prepared: Prepared | PrepareFailure } | { refusal: string }> {
+  const request = requestOf(input);
+  try {
+    const node = await resolveTarget(request, deps);
+    const ctx: DoorContext = { request, ...(node ? { node } : {}), deps, now, polls: input.polls };
+    return { ctx, prepared: await prepare(request.action, ctx) };
+  } catch (e) {
+    if (TARGET_ERRORS.some((t) => e instanceof t)) return { refusal: (e as Error).message };
+    throw e;
+  }
+}
+
+/** Gate the call's request and act on the verdict. */
+async function gateStep(input: DoorInput, probed: boolean, deps: DoorDeps): Promise<DoorState> {
+  const now = deps.now();
+  const c = await contextOf(input, deps, now);
+  const request = requestOf(input);
+  if ('refusal' in c) return finish(input, deps, { outcome: 'refused', code: 'target', reason: c.refusal }, now);
+  if ('failed' in c.prepared)
+    return finish(
+      input,
+      deps,
+      { outcome: 'failed', reason: c.prepared.failed.reason, record: c.prepared.failed.record },
+      now,
+    );
+  const { ctx, prepared } = c;
+  const digest = requestDigest(request, prepared.diff);
+  const table = { ddb: deps.ddb, tableName: deps.config.tableName };
+  const grantedAt = await readGrant(digest, table);
+  const kind = request.action.kind;
+  const cause = await prepared.cause(grantedAt ?? now - NODE_EVIDENCE_MAX_AGE_MS);
+  const verdict = gate({
+    request,
+    disposition: effectiveDisposition(
+      request.disposition,
+      configuredDisposition(kind, {
+        mode: deps.config.modes[request.incident.class],
+        remedyTier: deps.config.remedies[request.incident.class],
+      }),
+    ),
+    killSwitch: KIND_RULES[kind].mutating ? await killSwitchOf(deps) : { on: false, readable: true },
+    granted: grantedAt !== undefined,
+    ...(answerOf(input) ? { answer: answerOf(input) } : {}),
+    cause,
+    probed,
+    ...(KIND_RULES[kind].nodeLevel ? { breaker: await breakerOf(ctx) } : {}),
+    limits: deps.config.limits,
+  });
+  return onVerdict(input, { ctx, prepared, digest, probed, why: cause.reason }, verdict);
+}
+
+interface Gated {
+  readonly ctx: DoorContext;
+  readonly prepared: Prepared;
+  readonly digest: string;
+  readonly probed: boolean;
+  /** What the target's own evidence shows (the approver reads it). */
+  readonly why: string;
+}
+
+async function onVerdict(input: DoorInput, g: Gated, verdict: GateVerdict): Promise<DoorState> {
+  const { deps, now, request } = g.ctx;
+  const { call } = input.door;
+  switch (verdict.verdict) {
+    case 'ask':
+      return withRun(input, {
+        slot: call.slot,
+        step: 'ask',
+        probed: g.probed,
+        ask: {
+          slot: call.slot,
+          kind: request.action.kind,
+          digest: g.digest,
+          line: actionLine(request.action),
+          description: call.request.description,
+          diff: [...g.prepared.diff],
+          reason: `${g.why} (${verdict.reason})`,
+        },
+      });
+    case 'probe':
+      return probeForEvidence(input, g);
+    case 'refuse': {
+      const record = verdict.code === 'cause-gone' || verdict.code === 'cannot' ? g.prepared.refused : undefined;
+      return finish(
+        input,
+        deps,
+        {
+          outcome: verdict.code === 'not-approved' ? 'not-approved' : 'refused',
+          code: verdict.code,
+          reason: verdict.reason,
+          ...record,
+        },
+        now,
+        g.digest,
+      );
+    }
+    case 'run':
+      return runStep(input, g, verdict.dryRun);
+  }
+}
+
+/** No fresh probe of the node: the door runs the probe itself first (its poll loop), then gates again. */
+async function probeForEvidence(input: DoorInput, g: Gated): Promise<DoorState> {
+  const a = g.ctx.request.action;
+  const instanceId = 'node' in a && a.node ? a.node.instanceId : '';
+  const probe = nodeCommand({ kind: 'probe-node', node: { instanceId } }, g.ctx);
+  const out = await probe.act(async () => undefined);
+  if ('pending' in out)
+    return withRun(input, {
+      slot: input.door.call.slot,
+      step: 'wait',
+      probed: true,
+      pending: { ...out.pending, purpose: 'evidence' },
+    });
+  const table = { ddb: g.ctx.deps.ddb, tableName: g.ctx.deps.config.tableName };
+  await putNodeEvidence(
+    instanceId,
+    { at: g.ctx.now, notRun: `the probe before acting did not run (${out.result.command?.status ?? 'not sent'})` },
+    { execution: g.ctx.request.execution, now: g.ctx.now },
+    table,
+  );
+  return gateStep(input, true, g.ctx.deps);
+}
+
+async function runStep(input: DoorInput, g: Gated, dryRun: boolean): Promise<DoorState> {
+  const { ctx, prepared } = g;
+  const { deps, request, now } = ctx;
+  const table = { ddb: deps.ddb, tableName: deps.config.tableName };
+  let reservation: Reservation | undefined;
+  if (!dryRun && KIND_RULES[request.action.kind].mutating) {
+    try {
+      reservation = await reserve(
+        {
+          cluster: request.incident.cluster,
+          cap: deps.config.limits.maxNodeActionsPerClusterPerHour,
+          slotHolder: `${request.execution}#${request.slot}`,
+          cooldowns: prepared.cooldowns,
+        },
+        { ...table, now },
+      );
+    } catch (e) {
+      if (!(e instanceof CapReachedError || e instanceof CooldownHeldError)) throw e;
+      const code = e instanceof CapReachedError ? 'cap' : 'cooldown';
+      return finish(input, deps, { outcome: 'refused', code, reason: e.message }, now, g.digest);
+    }
+  }
+  const out = dryRun ? await prepared.dryRun() : await prepared.act(rollbackGate(ctx));
+  if ('pending' in out)
+    return withRun(input, {
+      slot: request.slot,
+      step: 'wait',
+      probed: g.probed,
+      pending: { ...out.pending, ...(reservation ? { reservation } : {}) },
+    });
+  if (reservation && !out.changed) await releaseReservation(reservation, table);
+  return finish(
+    input,
+    deps,
+    {
+      ...out.result,
+      ...(answerOf(input) ? { approval: answerOf(input) } : {}),
+      ...(out.changed ? { sentAt: iso(now) } : {}),
+    },
+    now,
+    g.digest,
+    out.changed,
+  );
+}
+
+/** Poll the command the door sent; a final status ends the call (or, for the evidence probe, gates again). */
+async function pollStep(input: DoorInput, run: DoorRun, deps: DoorDeps): Promise<DoorState> {
+  const p = run.pending;
+  if (!p) return gateStep(input, run.probed, deps);
+  const request = requestOf(input);
+  const probe = p.purpose === 'evidence' || request.action.kind === 'probe-node';
+  const r = await pollCommand(
+    p,
+    { incidentId: request.incident.id, probe },
+    { ssm: deps.ssm, s3: deps.s3, config: deps.config },
+  );
+  if ('running' in r) return withRun(input, { ...run, pending: r.running });
+  const now = deps.now();
+  const table = { ddb: deps.ddb, tableName: deps.config.tableName };
+  if (probe) await recordProbe(p.instanceId, r.final, { execution: request.execution, now }, table);
+  if (p.purpose === 'evidence') return gateStep(input, true, deps);
+  const reached = r.final.status !== 'Undeliverable';
+  if (p.reservation && !reached) await releaseReservation(p.reservation, table);
+  const mutating = KIND_RULES[request.action.kind].mutating;
+  return finish(
+    input,
+    deps,
+    {
+      outcome: 'done',
+      reason: `${request.action.kind}: ${r.final.status}`,
+      command: r.final,
+      sentAt: p.sentAt,
+      ...(answerOf(input) ? { approval: answerOf(input) } : {}),
+    },
+    now,
+    requestDigest(request),
+    mutating && reached,
+  );
+}
+
+/** The probe's findings become the node's evidence; a probe that did not run says why. */
+async function recordProbe(
+  instanceId: string,
+  c: NonNullable<DoorResult['command']>,
+  o: { readonly execution: string; readonly now: number },
+  table: { ddb: DoorDeps['ddb']; tableName: string },
+): Promise<void> {
+  const ran = c.status === 'Success' && !(c.findings ?? []).some((f) => f.id === 'node.probe');
+  await putNodeEvidence(
+    instanceId,
+    ran
+      ? { at: o.now, findings: c.findings ?? [], ...(c.commandId ? { commandId: c.commandId } : {}) }
+      : { at: o.now, notRun: `the probe before acting did not run (${c.status})` },
+    o,
+    table,
+  );
+}
+
+function withRun(input: DoorInput, run: DoorRun): DoorState {
+  return { ...input.door, run };
+}
+
+type ResultFields = Omit<DoorResult, 'slot' | 'kind' | 'line' | 'digest' | 'at'>;
+
+/** The call's result: kept under its slot, written to the ledger, counted in the history when it changed something. */
+async function finish(
+  input: DoorInput,
+  deps: DoorDeps,
+  fields: ResultFields,
+  now: number,
+  digest = requestDigest(requestOf(input)),
+  changed = false,
+): Promise<DoorState> {
+  const request = requestOf(input);
+  const result: DoorResult = {
+    slot: request.slot,
+    kind: request.action.kind,
+    line: actionLine(request.action),
+    digest,
+    at: iso(now),
+    ...fields,
+    reason: fields.reason.slice(0, 4_000),
+  };
+  const table = { ddb: deps.ddb, tableName: deps.config.tableName };
+  await writeLedger(
+    result,
+    {
+      execution: request.execution,
+      at: now,
+      cluster: request.incident.cluster,
+      retentionDays: deps.config.historyRetentionDays,
+    },
+    table,
+  );
+  const a = request.action;
+  if (changed)
+    await recordAction(
+      {
+        cluster: request.incident.cluster,
+        incidentId: request.incident.id,
+        kind: a.kind,
+        ...('node' in a && a.node ? { instanceId: a.node.instanceId } : {}),
+      },
+      now,
+      table,
+    );
+  return {
+    ...input.door,
+    run: { slot: request.slot, step: 'done', probed: input.door.run?.probed ?? false },
+    last: result,
+    done: { ...input.door.done, [request.slot]: result },
+    ...(changed && result.sentAt ? { lastAction: { slot: request.slot, kind: a.kind, sentAt: result.sentAt } } : {}),
+  };
+}

@@ -1,0 +1,57 @@
+import type { Slot } from '../../core/action-request.js';
+import type { DoorResult, ExecutionState } from '../../core/execution-state.js';
+import type { ApprovalRecord } from '../../core/summary.js';
+
+/** The execution state Summarize reads. */
+export type SummarizeInput = ExecutionState;
+
+/**
+ * What the door did for a slot: its result, or — when the door's function itself failed on that
+ * call (the Catch of its Task) — a failed result naming the error. Undefined: the slot was not called.
+ */
+export function resultOf(s: SummarizeInput, slot: Slot): DoorResult | undefined {
+  const done = s.door?.done?.[slot];
+  if (done) return done;
+  if (s.door?.call?.slot !== slot || !s.door.error) return undefined;
+  const request = s.door.call.request;
+  return {
+    slot,
+    kind: request.action.kind,
+    line: request.action.kind,
+    digest: '',
+    outcome: 'failed',
+    reason: `the door failed (${s.door.error.Error ?? 'error'})`,
+    at: '',
+  };
+}
+
+/** The answer the door got for a slot, as the summary shows it. */
+export function approvalOf(r: DoorResult | undefined): ApprovalRecord | undefined {
+  if (r?.approval) return r.approval;
+  return r?.outcome === 'not-approved' ? { approved: false, reason: r.reason } : undefined;
+}
+
+/** Why the door refused a slot right before acting (not a rejection: those are answers). */
+export function blockedOf(r: DoorResult | undefined): string | undefined {
+  return r?.outcome === 'refused' ? r.reason : undefined;
+}
+
+/** The door's function failed on the slot (no result of its own). */
+export function doorErrorOf(r: DoorResult | undefined): string | undefined {
+  return r?.outcome === 'failed' && !r.command && !r.record ? r.reason : undefined;
+}
+
+/** The node action that ran first and the one that followed it (PID exhaustion: logs, then the restart). */
+export function nodeActions(s: SummarizeInput): { readonly first?: DoorResult; readonly current?: DoorResult } {
+  const act = resultOf(s, 'act');
+  const followUp = resultOf(s, 'followUp');
+  const followed = s.plan?.requests.followUp !== undefined && act?.command?.status === 'Success';
+  return followed ? { first: act, current: followUp } : { current: act };
+}
+
+/** The remedy that ran first and its follow-up (CNI permissions: the policy, then the aws-node restart). */
+export function remedies(s: SummarizeInput): { readonly first?: DoorResult; readonly current?: DoorResult } {
+  const remedy = resultOf(s, 'remedy');
+  const followUp = resultOf(s, 'remedyFollowUp');
+  return followUp ? { first: remedy, current: followUp } : { current: remedy };
+}

@@ -1,0 +1,157 @@
+import type { Duration } from 'aws-cdk-lib';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import {
+  Choice,
+  Condition,
+  type IChainable,
+  IntegrationPattern,
+  JsonPath,
+  Pass,
+  TaskInput,
+  type TaskStateBase,
+  Timeout,
+  Wait,
+  WaitTime,
+} from 'aws-cdk-lib/aws-stepfunctions';
+import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
+import type { Construct } from 'constructs';
+import type { PlannedRequest, Slot } from '../../../lambdas/core/action-request.js';
+import { at, type DoorReturn, WORKFLOW_ERRORS } from '../../../lambdas/core/execution-state.js';
+import { DOOR_TRANSIENT, retried } from './tasks.js';
+
+/** Props of {@link DoorStates}. */
+export interface DoorStatesProps {
+  /** The door function: the gate, the only mutating clients. */
+  readonly door: IFunction;
+  /** The approval request function (the door's one approval wait). */
+  readonly requestApproval: IFunction;
+  readonly approvalTimeout: Duration;
+  /** Interval of the door's poll loop. */
+  readonly pollInterval: Duration;
+  /** Polls before a node command counts as timed out: the probe's, and the longest action's. */
+  readonly polls: { readonly probe: number; readonly action: number };
+  /** Catches every error of a task into the failure path. */
+  readonly onError: <T extends TaskStateBase>(s: T) => T;
+}
+
+/** A request for the door: the slot it fills, where the workflow goes after, and the request. */
+export interface DoorCallProps {
+  readonly slot: Slot;
+  readonly returnTo: DoorReturn;
+  /** The planned request: a JSONPath to one of Decide's (`at('plan', 'requests', …)`), or a fixed one. */
+  readonly request: string | (Omit<PlannedRequest, 'action'> & { readonly action: Record<string, unknown> });
+}
+
+/**
+ * The door as states: every action of the workflow (and the node probe) enters here through a
+ * "<caller>: request" Pass, and leaves by "Door: back to?". One Task ("Door") gates and acts, or
+ * sends a command and polls it ("Door: wait"), or stops for the one approval wait ("Door: ask");
+ * nothing else in the graph can change a node, the account or the cluster.
+ */
+export class DoorStates {
+  /** The door's Task: the only state that reaches the mutating function. */
+  readonly door: TaskStateBase;
+  /** Where each caller's continuation is registered. */
+  readonly backTo: Choice;
+  private readonly scope: Construct;
+
+  constructor(scope: Construct, p: DoorStatesProps) {
+    this.scope = scope;
+    this.door = p.onError(
+      retried(
+        new LambdaInvoke(scope, 'Door', {
+          lambdaFunction: p.door,
+          payload: TaskInput.fromObject({
+            'door.$': at('door'),
+            incident: {
+              'id.$': at('incidentId'),
+              'key.$': at('incidentKey'),
+              'class.$': at('class'),
+              'cluster.$': at('cluster'),
+            },
+            'execution.$': at('execution', 'arn'),
+            'region.$': at('open', 'region'),
+            polls: { probe: p.polls.probe, action: p.polls.action },
+          }),
+          payloadResponseOnly: true,
+          resultPath: at('door'),
+          retryOnServiceExceptions: false,
+        }),
+        DOOR_TRANSIENT,
+      ),
+    );
+    this.backTo = new Choice(scope, 'Door: back to?');
+    const wait = new Wait(scope, 'Door: wait', { time: WaitTime.duration(p.pollInterval) }).next(this.door);
+    const ask = this.ask(p);
+    this.door.next(
+      new Choice(scope, 'Door: next?')
+        .when(Condition.stringEquals(at('door', 'run', 'step'), 'wait'), wait)
+        .when(Condition.stringEquals(at('door', 'run', 'step'), 'ask'), ask)
+        .otherwise(this.backTo),
+    );
+  }
+
+  /** "Door: ask": the one approval wait (task token, deadline); the answer goes back to the door. */
+  private ask(p: DoorStatesProps): TaskStateBase {
+    const request = retried(
+      new LambdaInvoke(this.scope, 'Door: ask', {
+        lambdaFunction: p.requestApproval,
+        integrationPattern: IntegrationPattern.WAIT_FOR_TASK_TOKEN,
+        payload: TaskInput.fromObject({
+          taskToken: JsonPath.taskToken,
+          'incidentId.$': at('incidentId'),
+          'class.$': at('class'),
+          'cluster.$': at('cluster'),
+          'node.$': at('node'),
+          'ask.$': at('door', 'run', 'ask'),
+          'findings.$': at('plan', 'findings'),
+          'reasons.$': at('plan', 'reasons'),
+          'executionArn.$': '$$.Execution.Id',
+        }),
+        taskTimeout: Timeout.duration(p.approvalTimeout),
+        resultPath: at('door', 'approval'),
+        retryOnServiceExceptions: false,
+      }),
+      ['Lambda.TooManyRequestsException'],
+    );
+    // No answer by the deadline is an answer: no. The door records it (and does nothing).
+    const expired = new Pass(this.scope, 'Door: no answer', {
+      parameters: {
+        approved: false,
+        reason: 'no answer before the approval deadline',
+        'slot.$': at('door', 'run', 'slot'),
+        'digest.$': at('door', 'run', 'ask', 'digest'),
+      },
+      resultPath: at('door', 'approval'),
+    }).next(this.door);
+    // Catches are tried in order: the expiry first, every other error into the failure path.
+    request.addCatch(expired, { errors: [WORKFLOW_ERRORS.timeout], resultPath: '$.approvalError' });
+    p.onError(request);
+    request.next(this.door);
+    return request;
+  }
+
+  /** A caller's "<name>: request" Pass into the door. */
+  call(id: string, c: DoorCallProps): IChainable {
+    const request = typeof c.request === 'string' ? { 'request.$': c.request } : { request: c.request };
+    return new Pass(this.scope, id, {
+      parameters: { slot: c.slot, returnTo: c.returnTo, ...request },
+      resultPath: at('door', 'call'),
+    }).next(this.door);
+  }
+
+  /** Registers where the workflow continues after the door for calls that name `returnTo`. */
+  continueWith(returnTo: DoorReturn, next: IChainable): void {
+    this.backTo.when(Condition.stringEquals(at('door', 'call', 'returnTo'), returnTo), next);
+  }
+}
+
+/** A probe-node request for the resolved node (the probe's findings become the node's evidence). */
+export function probeRequest(description: string): DoorCallProps['request'] {
+  return {
+    action: { kind: 'probe-node', node: { 'instanceId.$': at('node', 'instanceId') } },
+    disposition: 'auto',
+    description,
+    reason: 'a read: the node probe',
+  };
+}
