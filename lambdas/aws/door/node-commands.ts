@@ -1,9 +1,10 @@
-import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { GetCommandInvocationCommand, SendCommandCommand, type SSMClient } from '@aws-sdk/client-ssm';
 import type { Action } from '../../core/action-request.js';
 import { COMMAND_OUTPUT_PREFIX, type CommandOutcome, type PendingCommand } from '../../core/door-state.js';
 import { type CommandResult, lastJsonLine, probeFindings } from '../../core/probe.js';
 import type { WorkflowConfig } from '../../core/workflow-config.js';
+import { putNewObject } from '../evidence-store.js';
 
 /**
  * Run Command on one node, for the door only: SendCommand with pod-doctor's own document (the kind
@@ -129,23 +130,22 @@ async function storeOutcome(
   deps: CommandDeps,
 ): Promise<CommandOutcome> {
   const outputKey = `${COMMAND_OUTPUT_PREFIX}/${o.incidentId}/${p.commandId}.json`;
-  await deps.s3.send(
-    new PutObjectCommand({
-      Bucket: deps.config.evidenceBucket,
-      Key: outputKey,
-      Body: JSON.stringify({
-        commandId: p.commandId,
-        instanceId: p.instanceId,
-        document: p.document,
-        sentAt: p.sentAt,
-        status: r.status,
-        responseCode: r.responseCode ?? null,
-        stdout: r.stdout ?? '',
-        stderr: r.stderr ?? '',
-      }),
-      ContentType: 'application/json',
+  // A new object only (the evidence bucket refuses overwrites): a poll run again keeps the first.
+  await putNewObject(deps.s3, {
+    Bucket: deps.config.evidenceBucket,
+    Key: outputKey,
+    Body: JSON.stringify({
+      commandId: p.commandId,
+      instanceId: p.instanceId,
+      document: p.document,
+      sentAt: p.sentAt,
+      status: r.status,
+      responseCode: r.responseCode ?? null,
+      stdout: r.stdout ?? '',
+      stderr: r.stderr ?? '',
     }),
-  );
+    ContentType: 'application/json',
+  });
   return outcomeOf(r, { outputKey, probe: o.probe });
 }
 
