@@ -92,8 +92,8 @@ export const UNREACHABLE_TERMS: readonly string[] = [
   'dial tcp',
   'timed out',
   'rror',
-  'navailable',
-  'Bad Gateway',
+  'vailable',
+  'Gateway',
   'ailed',
 ];
 /**

@@ -70,7 +70,7 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     // cool-down says "InsufficientCidr error"; its debug "containsInsufficientCIDRsOrSubnetIPs encountered <err>"
     // prints EVERY EC2 error it checks, so the function's name alone is no cause.
     all: [/InsufficientCidrBlocks|enough free cidr blocks|InsufficientCidr error/i],
-    filter: ['sufficient', 'idr blocks'],
+    filter: ['sufficient', 'blocks'],
   },
   {
     id: 'windows.warm-pool',
@@ -80,7 +80,7 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     // pool.go's ErrPoolAtMaxCapacity and ErrWarmPoolEmpty, and warm.go's ResourceAllocationFailed event;
     // "being cooled down" / "being created" are transient and stay unknown.
     all: [/cannot assign any more resource from warm pool|warm pool is empty|is currently empty, will retry/i],
-    filter: ['arm pool'],
+    filter: ['pool'],
   },
   {
     id: 'windows.ipam-label',
@@ -94,7 +94,7 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     // The resource controller's warm-pool events name the resource too: IPs still cooling down or being created are
     // transient (handler/warm.go requeues), not a missing label.
     none: [/being cooled down|being created/i],
-    filter: ['rivateIPv4', 'rivate ipv4'],
+    filter: ['rivate'],
   },
   {
     id: 'cni.windows-pod-ip',
@@ -151,7 +151,7 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     ],
     // The resource controller's own role creating branch and trunk ENIs is no aws-node permission (branch-eni).
     none: [/ecr:|ecr\.amazonaws|branch ENI|trunk interface|vpc-resource-controller/i, NODE_LAUNCH],
-    filter: ['uthori', 'MissingIAM', 'AuthFailure'],
+    filter: ['uthori', 'IAM', 'AuthFailure'],
   },
   {
     id: 'cni.ec2-not-authorized',
@@ -204,7 +204,7 @@ export const NODE_SIGNATURES: readonly Signature[] = [
       // does not have enough capacity for 1 IP addresses".
       /InsufficientFreeAddresses|does not have enough free addresses|not enough free addresses|not have enough available IP addresses|doesn't seem to have enough IPs|sufficient free Ipv4 addresses|sufficient free Ipv6 addresses|no valid subnets available for ENI creation|SubnetIsFull/i,
     ],
-    filter: ['sufficient', 'vailable IP', 'ailed', 'rror', 'IsFull'],
+    filter: ['sufficient', 'vailable', 'ailed', 'rror', 'IsFull'],
   },
   {
     id: 'ip.eni-limit',
@@ -248,18 +248,18 @@ export const NODE_SIGNATURES: readonly Signature[] = [
       /Get free IP from prefix failed|Unable to get IP address from CIDR|Unable to get IP address from prefix|does not have available addresses|Insufficient IP Addresses due to/i,
     ],
     filter: [
-      'vailable IP',
+      'vailable',
       'ailed',
       'PodIP',
       'free IP',
       'xhausted',
       'ut of IP',
-      'ddress pool',
+      'pool',
       'sufficient',
       'IPAM',
       'igned 0',
       'CIDRNot',
-      'llocate IP',
+      'llocate',
       'rror',
     ],
   },
@@ -269,7 +269,7 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     cause: 'ipamd is asked for a pod IP while every IP in its pool is assigned (pool stats: assigned = total)',
     all: [/AssignPodIPv4Address: IP address pool stats|AssignIPv4Address: IP address pool stats/i],
     when: poolFull,
-    filter: ['ddress pool'],
+    filter: ['pool'],
   },
   {
     id: 'ipamd.unreachable',
@@ -319,7 +319,7 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     none: [/failed to reload cni configuration/i],
     // kubelet and containerd print the uninitialized plugin inside NetworkPluginNotReady or a 'failed' error; the CRI
     // status message alone is "Network plugin returns error: <cause>" (containerd internal/cri/server/status.go).
-    filter: ['NotReady', 'ot ready', 'o networks', 'ailed', 'rror'],
+    filter: ['NotReady', 'ot ready', 'networks', 'ailed', 'rror'],
   },
   {
     id: 'cni.eniconfig',
@@ -361,7 +361,7 @@ export const NODE_SIGNATURES: readonly Signature[] = [
       // pam_strerror), then "Failed to set up PAM session: %m" / "Failed at step PAM spawning …" (src/core/execute.c).
       /fork\/exec|containerd-shim|runc|start shim|clone|thread|pthread_create|fork|exec|spawn|Cannot run program|std::system_error|what\(\):|PAM failed|PAM session|step PAM/i,
     ],
-    filter: ['navailable', 'rror', 'ailed'],
+    filter: ['vailable', 'rror', 'ailed'],
   },
   {
     id: 'pid.thread-errno11',
@@ -379,6 +379,6 @@ export const NODE_SIGNATURES: readonly Signature[] = [
     // does: EAGAIN unless another errno is on the line.
     none: [/errno=([0-9]|1[02-9]|[2-9][0-9]|[1-9][0-9][0-9])\b/],
     // kubelet's PID pressure as disk.pressure reads disk pressure: its taint and the eviction's node condition.
-    filter: ['ailed', 'errno', 'r processes', 'sufficient', 'pids', 'fork', 'rror', 'ressure'],
+    filter: ['ailed', 'errno', 'processes', 'sufficient', 'pids', 'fork', 'rror', 'ressure'],
   },
 ];

@@ -30,7 +30,7 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     // containerd logs every image removal as an ImageDelete event with the image's name (internal/cri/server/events.go);
     // kubelet's image GC removes by ID, so the name appears here only.
     all: [/ImageDelete event/, SANDBOX],
-    filter: ['pause', 'andbox image', 'andbox-image'],
+    filter: ['pause', 'box image', 'box-image'],
   },
   {
     id: 'sandbox.image',
@@ -39,7 +39,7 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     all: [SANDBOX, FAILURE],
     // kubelet's "No sandbox for pod can be found" and progress of the pull script are not failures.
     none: [/Successfully pulled|already present on machine|Starting pull sandbox image/i, CRICTL_PROBE],
-    filter: ['andbox image', 'andbox-image', 'pause'],
+    filter: ['box image', 'box-image', 'pause'],
   },
   {
     id: 'sandbox.image-dockershim',
@@ -65,7 +65,7 @@ export const PULL_SIGNATURES: readonly Signature[] = [
       /no match for platform|no match for current platform|no supported platform found|no matching manifest for|could not find platform|does not match the specified platform|exec format error|image operating system|cannot be used on this platform|does not match the host operating system|does not match the detected host platform|does not match the operating system of the host|no image found in manifest list for architecture|no image found in image index for architecture|cannot download image with operating system/i,
     ],
     // Substrings of 'matching manifest' and 'operating system' (room for disk.eviction's 'evict').
-    filter: ['latform', 'ching manifest', 'rror', 'rating system'],
+    filter: ['latform', 'manifest', 'rror', 'rating system'],
   },
   {
     id: 'image.platform-windows-version',
@@ -89,7 +89,7 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     // kubelet tearing a sandbox down ("error killing pod: failed to \"KillPodSandbox\" … failed to teardown pod"): the
     // CNI DEL of a pod already gone, no pod start failing (aws/amazon-vpc-cni-k8s#155).
     none: [/KillPodSandbox|error killing pod/],
-    filter: ['ailed', 'rror', 'HNS', 'hcn', 'network plugin', 'add cmd', 'plugin type'],
+    filter: ['ailed', 'rror', 'HNS', 'hcn', 'rk plugin', 'add cmd', 'in type'],
   },
   {
     id: 'runtime.oci',
@@ -104,7 +104,7 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     none: [
       /authentication required|401 Unauthorized|403 Forbidden|pull access denied|no basic auth credentials|no valid executable found for OCI runtime/i,
     ],
-    filter: ['OCI runtime', 'ailed', 'rror', 'o such', 'EOF'],
+    filter: ['OCI', 'ailed', 'rror', 'o such', 'EOF'],
   },
   {
     id: 'runtime.content-store',
@@ -139,7 +139,7 @@ export const PULL_SIGNATURES: readonly Signature[] = [
       /PullImage|RunPodSandbox|pod sandbox|CreateContainer|StartContainer|image service|runtime service|containerd|docker\.sock|dockershim|Failed to pull image|Handler for/i,
       /rror|ailed|navailable|reset/,
     ],
-    filter: ['rror', 'ailed', 'navailable', 'reset'],
+    filter: ['rror', 'ailed', 'vailable', 'reset'],
   },
   {
     id: 'runtime.cri-unimplemented',
@@ -172,7 +172,7 @@ export const PULL_SIGNATURES: readonly Signature[] = [
       /toomanyrequests|pull rate limit|Too Many Requests|pull QPS exceeded|rate limit exceeded|ThrottlingException/i,
     ],
     // 'anyrequests': toomanyrequests, shortened to make room for disk.eviction's 'evict' (a substring: same lines pass).
-    filter: ['anyrequests', 'ate limit', '429', 'xceed'],
+    filter: ['anyrequests', 'limit', '429', 'xceed'],
   },
   {
     id: 'registry.credential-network',
@@ -211,7 +211,7 @@ export const PULL_SIGNATURES: readonly Signature[] = [
       /HTTP credential provider invalid endpoint host/,
     ],
     // 'ailed': the ECS agent's "execution resource retrieval failed: unable to retrieve ecr registry auth".
-    filter: ['401', '403', 'uthori', 'orbidden', 'redential', 'uthenticat', 'enied', 'login', 'token', 'IMDS', 'ailed'],
+    filter: ['401', '403', 'uthori', 'orbidden', 'redential', 'uthent', 'enied', 'login', 'token', 'IMDS', 'ailed'],
     when: standaloneRefusal,
   },
   {
@@ -248,7 +248,7 @@ export const PULL_SIGNATURES: readonly Signature[] = [
     // kubelet's evalCRIPullErr (pkg/kubelet/images/image_manager.go): "image pull failed for <image> because the
     // registry is unavailable[: <detail>]", the detail (and so the network error) optional.
     all: [/because the registry is unavailable|RegistryUnavailable/],
-    filter: ['navailable'],
+    filter: ['vailable'],
   },
   {
     id: 'runtime.not-responding',

@@ -22,7 +22,7 @@ import { PULL_SIGNATURES } from './signatures-pull.js';
  * the version that classified them. test/fixtures/catalogue-versions.json records each version's
  * fingerprint (test/unit/catalogue-version.test.ts fails on a change without a new version).
  */
-export const CATALOGUE_VERSION = '2026.12.01-r2';
+export const CATALOGUE_VERSION = '2026.12.02-r1';
 
 export { poolFull, type Signature, standaloneRefusal } from './signature-parts.js';
 
