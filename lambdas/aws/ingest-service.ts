@@ -3,7 +3,7 @@ import { classifyCloudTrail } from '../core/cloudtrail.js';
 import { cloudTrailEventSchema } from '../core/cloudtrail-schema.js';
 import { type AccountFacts, type FactsNeeded, factsNeeded } from '../core/cloudtrail-scope.js';
 import { inAccount } from '../core/fleet.js';
-import { aggregate } from '../core/incidents.js';
+import { aggregate, type IncidentCandidate } from '../core/incidents.js';
 import type { Reject } from '../core/ingest.js';
 import { type IngestConfig, type IngestStats, readEvent } from '../core/ingest.js';
 import type { IncidentStore } from './incident-store.js';
@@ -46,9 +46,25 @@ export async function ingest(event: unknown, requestId: string, deps: IngestDeps
   const now = deps.now();
   const { facts, changeIndexed } = await cloudTrailContext(event, deps);
   const { occurrences, rejects, stats } = readEvent(event, deps.config, now, facts);
-  const rejectKey = await deps.rejects.keep(rejects, requestId, now);
   const { where } = deps;
   const candidates = aggregate(occurrences).map((c) => (where ? inAccount(c, where.account, where.region) : c));
+  return { ...(await keepAndOpen(rejects, candidates, stats, requestId, deps, now)), changeIndexed };
+}
+
+/**
+ * Keeps the rejects (before anything else: a later failure and Lambda retry never loses them), then
+ * opens or joins each candidate's incident; what cannot be recorded is kept too. The ingest path and
+ * the fleet hub's intake share it.
+ */
+export async function keepAndOpen(
+  rejects: readonly Reject[],
+  candidates: readonly IncidentCandidate[],
+  stats: IngestStats,
+  requestId: string,
+  deps: IngestDeps,
+  now: number,
+): Promise<IngestOutcome> {
+  const rejectKey = await deps.rejects.keep(rejects, requestId, now);
   const { opened, openedByClass, joined, started, unrecordable } = await openIncidents(candidates, stats, deps, now);
   const unrecordableKey = await deps.rejects.keep(unrecordable, `${requestId}-unrecordable`, now);
   return {
@@ -58,7 +74,6 @@ export async function ingest(event: unknown, requestId: string, deps: IngestDeps
     incidentsJoined: joined,
     workflowsStarted: started,
     rejectKey: rejectKey ?? unrecordableKey,
-    changeIndexed,
   };
 }
 

@@ -1,7 +1,6 @@
 import { type Admission, admitFleetEvent, type FleetEvent, type FleetMember, inAccount } from '../../core/fleet.js';
 import type { IngestStats } from '../../core/ingest.js';
-import { type IngestDeps, type IngestOutcome, ingest } from '../ingest-service.js';
-import { openIncidents } from '../open-incidents.js';
+import { type IngestDeps, type IngestOutcome, ingest, keepAndOpen } from '../ingest-service.js';
 
 export interface IntakeDeps extends IngestDeps {
   /** The accounts and Regions the hub acts in (a removed account is no longer listed). */
@@ -55,20 +54,7 @@ async function openBatch(
     byClass: {},
   };
   for (const c of batch.candidates) stats.byClass[c.class] = (stats.byClass[c.class] ?? 0) + c.count;
-  const rejectKey = await deps.rejects.keep(
-    batch.rejects.map((r) => ({ ...r, reason: `${a.account}/${a.region}: ${r.reason}` })),
-    requestId,
-    now,
-  );
+  const rejects = batch.rejects.map((r) => ({ ...r, reason: `${a.account}/${a.region}: ${r.reason}` }));
   const candidates = batch.candidates.map((c) => inAccount(c, a.account, a.region));
-  const { opened, openedByClass, joined, started, unrecordable } = await openIncidents(candidates, stats, deps, now);
-  const unrecordableKey = await deps.rejects.keep(unrecordable, `${requestId}-unrecordable`, now);
-  return {
-    stats,
-    incidentsOpened: opened,
-    openedByClass,
-    incidentsJoined: joined,
-    workflowsStarted: started,
-    rejectKey: rejectKey ?? unrecordableKey,
-  };
+  return keepAndOpen(rejects, candidates, stats, requestId, deps, now);
 }
