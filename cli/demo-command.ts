@@ -15,7 +15,7 @@ available they run on a simulated node, and say so).
 Scenarios:
 ${SCENARIOS.map((s) => `  ${s.name.padEnd(34)} ${s.title}`).join('\n')}
 
---json       one JSON record per scenario: {scenario, class, findings, actions, approval, outcome,
+--json       one JSON record per scenario: {scenario, class, signals, findings, actions, approval, outcome,
              notices: the chat card and the pagers' bodies pod-doctor would send}
 --html FILE  a self-contained HTML report with a timeline per incident`;
 
@@ -45,6 +45,7 @@ export async function runDemoCommand(args: readonly string[]): Promise<number> {
         `${JSON.stringify({
           scenario: r.scenario,
           class: r.class,
+          signals: r.signals,
           findings: r.findings.map((f) => ({ id: f.id, status: f.status })),
           actions: r.actions,
           ...(r.approval ? { approval: r.approval } : {}),

@@ -3,7 +3,7 @@
  * (test/fixtures/kubernetes/cluster.json, real object shapes) on the demo node, with the scenario's
  * stuck pods, their kubelet events, the aws-node pod there and the VPC CNI ConfigMap.
  */
-import { NODE_DNS } from '../local/account-snapshot.js';
+import { NODE_DNS, NODE_ID, REGION } from '../local/account-snapshot.js';
 import type { RecordedCluster } from '../local/kube-api-server.js';
 import { clusterOnNode, withWindowsNode } from '../local/local-cluster.js';
 
@@ -67,8 +67,35 @@ export function seededCluster(seed: ClusterSeed): RecordedCluster {
   for (const s of awsNode.status.containerStatuses) if (s.name === 'aws-node') s.ready = seed.awsNodeReady;
   const cm = c.vpcCniConfigMap as { data: Record<string, string> };
   cm.data['enable-windows-ipam'] = seed.windowsIpam;
+  // The node's Node object names the demo account's instance (kubelet sets providerID from EC2 metadata).
+  for (const n of c.nodes as { metadata: { name: string }; spec: { providerID?: string } }[])
+    if (n.metadata.name === NODE_DNS) n.spec.providerID = `aws:///${REGION}a/${NODE_ID}`;
   return seed.windowsNode ? withWindowsNode(c) : c;
 }
+
+/**
+ * The seeded cluster's stuck-pod events as the events reader meets them: moved from the recorded
+ * per-pod lists into the API server's event collection, each with the uid the API server gives it.
+ */
+export function watchedEvents(c: RecordedCluster): Obj[] {
+  const events = Object.values(c.events)
+    .flat()
+    .map((e) => ({ ...e, metadata: { ...(e.metadata as Obj), uid: `uid-${String((e.metadata as Obj).name)}` } }));
+  c.events = {};
+  return events;
+}
+
+/** image GC removed the ECR pause image; containerd pulls it again without credentials (kubelet's event). */
+export const PAUSE_GC_401_ERROR = (pause: string) =>
+  `failed to get sandbox image "${pause}": failed to pull image "${pause}": failed to pull and unpack image "${pause}": failed to resolve reference "${pause}": pulling from host ${pause.split('/')[0]} failed with status code [manifests 3.5]: 401 Unauthorized`;
+
+/** pause-image-events-only: three pods of the node stuck in ContainerCreating, aws-node healthy. */
+export const pauseEventsCluster = (pause: string): ClusterSeed => ({
+  stuck: ['default/web-7d9c8-x2k4q', 'payments/api-6c8d9f7b5-x2k4q', 'default/web-7d9c8-p9z7t'],
+  sandboxError: PAUSE_GC_401_ERROR(pause),
+  awsNodeReady: true,
+  windowsIpam: 'false',
+});
 
 /** The CNI plugin cannot reach ipamd: its socket is gone (aws-node restarting). */
 export const IPAMD_SOCKET_ERROR =

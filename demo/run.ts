@@ -6,14 +6,15 @@ import { gzipSync } from 'node:zlib';
 import { openIncidentKey } from '../lambdas/aws/incident-table.js';
 import type { NoticeEvent } from '../lambdas/aws/notices.js';
 import type { AgentRequest } from '../lambdas/core/agent-request.js';
-import { aggregate, type IncidentCandidate } from '../lambdas/core/incidents.js';
-import { readEvent } from '../lambdas/core/ingest.js';
+import { orderSignals, type Signal } from '../lambdas/core/signals.js';
 import { PROJECT_ROOT } from '../lib/constructs/paths.js';
-import { type AccountSnapshot, healthyAccount, NODE_ROLE } from '../local/account-snapshot.js';
+import { type AccountSnapshot, healthyAccount, NODE_DNS, NODE_ROLE } from '../local/account-snapshot.js';
 import { configDocumentOf } from '../local/config-store.js';
 import type { LocalTable } from '../local/dynamo.js';
+import { localEvents } from '../local/events-runtime.js';
 import { localIngest } from '../local/ingest-runtime.js';
 import { LocalCluster } from '../local/local-cluster.js';
+import { startKubelet } from '../local/local-kubelet.js';
 import { AL2023_PAUSE, LocalNode, missingLocalNodePackages, REGISTRY_TOKEN } from '../local/local-node.js';
 import {
   definitionOf,
@@ -25,18 +26,30 @@ import {
 } from '../local/local-workflow.js';
 import { realNode, simulatedNode, simulatedPauseNode } from '../local/node-adapters.js';
 import { ecrTokenFollowsAccount } from '../local/node-credentials.js';
-import { synthesizedTemplate } from '../local/template.js';
-import { seededCluster } from './cluster-seeds.js';
+import { type ResolvedTemplate, synthesizedTemplate } from '../local/template.js';
+import { seededCluster, watchedEvents } from './cluster-seeds.js';
 import { DEMO_CONFIG, type Scenario } from './scenarios.js';
 import { type RunRecords, runNotices } from './voices.js';
+
+/** An incident as the incident table holds it after detection. */
+export interface DemoIncident {
+  readonly class: string;
+  readonly scope: string;
+  readonly scopeValue: string;
+  /** Occurrences folded into it (log lines, events, CloudTrail events). */
+  readonly count: number;
+  readonly signals: readonly Signal[];
+}
 
 export interface ScenarioResult {
   readonly scenario: string;
   readonly title: string;
   readonly class: string;
   readonly expected: Scenario['expect'];
-  /** Incidents the ingest path opened (a storm folds into one). */
-  readonly incidents: readonly IncidentCandidate[];
+  /** Incidents detection recorded (a storm folds into one), with the signals each came from. */
+  readonly incidents: readonly DemoIncident[];
+  /** The signals the scenario's incident came from (its open row in the incident table). */
+  readonly signals: readonly Signal[];
   readonly findings: readonly { id: string; status: string; summary: string }[];
   /** The account remedy (first, when one ran) and the node action, with their statuses. */
   readonly actions: readonly { id: string; status: string }[];
@@ -90,11 +103,15 @@ class NodeStage {
   }
 }
 
+/**
+ * The scenario's node: its SSM behaviour, what it is, and (a real node) whether its containerd holds
+ * the sandbox image now (the local kubelet asks before it lets stuck pods run).
+ */
 async function nodeFor(
   s: Scenario,
   stage: NodeStage,
   account: AccountSnapshot,
-): Promise<{ behaviour: LocalNodeBehaviour; kind: ScenarioResult['node'] }> {
+): Promise<{ behaviour: LocalNodeBehaviour; kind: ScenarioResult['node']; sandboxImagePresent?: () => boolean }> {
   if (s.node.kind === 'simulated') return { behaviour: simulatedNode(s.node.probe), kind: 'simulated' };
   if (stage.unavailable) return { behaviour: simulatedPauseNode(), kind: 'simulated' };
   const node = await stage.get();
@@ -120,6 +137,7 @@ async function nodeFor(
   return {
     kind: 'real containerd',
     behaviour: ecrTokenFollowsAccount(behaviour, { account, roleName: NODE_ROLE, tokenFile, token: REGISTRY_TOKEN }),
+    sandboxImagePresent: () => node.present(image),
   };
 }
 
@@ -219,67 +237,133 @@ export async function runScenarios(
   const evidenceBucket = configDocumentOf(template).evidenceBucket;
   const results: ScenarioResult[] = [];
   try {
-    for (const s of scenarios) {
-      const t0 = performance.now();
-      const account = healthyAccount();
-      s.account?.(account);
-      const table = await freshIncidentTable(template);
-      const events = eventsOf(s);
-      const started = await ingestAll(events, table, `demo-${s.name}`, template);
-      const incidents = aggregate(events.flatMap((e) => readEvent(e, CONFIG, START).occurrences));
-      const main = started.find((x) => x.class === s.expect.class) ?? started[0];
-      const { behaviour, kind } = await nodeFor(s, stage, account);
-      const cluster = s.cluster && main ? await LocalCluster.start(seededCluster(s.cluster)) : undefined;
-      const r: RunResult | undefined = main
-        ? await runWorkflow(options.agentRequest ? { ...main, agentRequest: options.agentRequest } : main, {
-            account,
-            node: behaviour,
-            definition,
-            template,
-            table,
-            modes: s.modes,
-            // An agent's request waits for a human: in the demo no one answers before the deadline.
-            approval: options.agentRequest ? 'unanswered' : s.approval,
-            ...(cluster ? { kubernetes: cluster.kubernetes } : {}),
-          }).finally(() => cluster?.stop())
-        : undefined;
-      const out = (r?.output ?? {}) as WorkflowOutput;
-      // Read now: the next scenario starts from a fresh table of the same name.
-      const records = r ? { rows: await r.table.scan(), evidence: r.evidence, evidenceBucket } : undefined;
-      const findings = (out.plan?.findings ?? []).map((f) => ({ id: f.id, status: f.status, summary: f.summary }));
-      const failing = findings.filter((f) => f.status === 'fail');
-      const summary = out.summary ?? {
-        subject: r?.sns.at(-1)?.subject ?? '',
-        message: r?.sns.at(-1)?.message ?? '',
-        outcome: r ? 'workflow failed' : 'no incident',
-      };
-      results.push({
-        scenario: s.name,
-        title: s.title,
-        class: String(main?.class ?? 'unknown'),
-        expected: s.expect,
-        incidents,
-        findings,
-        actions: actionsOf(out),
-        approval: r?.states.some((x) => /^Request (remedy )?approval$/.test(x))
-          ? options.agentRequest
-            ? 'asked, unanswered: no one approved before the deadline'
-            : `${s.approval ?? 'none'}: given by the demo (scripted answer to the signed link, no human)`
-          : undefined,
-        outcome: summary.outcome,
-        rootCause: failing.length ? failing.map((f) => f.id).join(', ') : String(main?.cause ?? ''),
-        summary: { subject: summary.subject, message: summary.message },
-        states: r?.states ?? [],
-        node: kind,
-        ms: Math.round(performance.now() - t0),
-        notices: records ? await runNotices(records, NOTICE_TIME) : [],
-        ...(options.keepRecords && records ? { records } : {}),
-      });
-    }
+    const ctx = {
+      stage,
+      template,
+      definition,
+      evidenceBucket,
+      keepRecords: options.keepRecords === true,
+      agentRequest: options.agentRequest,
+    };
+    for (const s of scenarios) results.push(await runScenario(s, ctx));
   } finally {
     stage.stop();
   }
   return results;
+}
+
+interface DemoContext {
+  readonly stage: NodeStage;
+  readonly template: ResolvedTemplate;
+  readonly definition: Record<string, unknown>;
+  readonly evidenceBucket: string;
+  /** Keep each run's incident table rows and evidence in its result (`pod-doctor mcp --demo`). */
+  readonly keepRecords: boolean;
+  /** An agent asked for the runs (MCP `request_action`): every change waits for a human. */
+  readonly agentRequest?: AgentRequest;
+}
+
+/** What detection made of a scenario: the executions started, the incidents recorded, its cluster. */
+interface Detected {
+  readonly started: Record<string, unknown>[];
+  readonly incidents: DemoIncident[];
+  readonly cluster?: LocalCluster;
+}
+
+/**
+ * The scenario's signals through detection as deployed: its cluster's Warning events through the
+ * events reader (when watched), its log lines and CloudTrail events through the ingest function.
+ */
+async function detect(s: Scenario, table: LocalTable, template: ResolvedTemplate): Promise<Detected> {
+  const seeded = s.cluster ? seededCluster(s.cluster) : undefined;
+  const started: Record<string, unknown>[] = [];
+  let cluster: LocalCluster | undefined;
+  if (seeded && s.eventsWatched) {
+    const watched = watchedEvents(seeded);
+    cluster = await LocalCluster.start(seeded);
+    for (const e of watched) cluster.server.coreEvents.write(e);
+    const reader = localEvents(template, table, {
+      server: cluster.server,
+      endpoint: cluster.endpoint,
+      watchSeconds: 2,
+    });
+    await reader.invoke(`demo-${s.name}-events`);
+    started.push(...reader.starts.started);
+  }
+  started.push(...(await ingestAll(eventsOf(s), table, `demo-${s.name}`, template)));
+  const incidents = (await table.scan())
+    .filter((i) => i.sk === 'OPEN')
+    .sort((a, b) => Number(a.firstSeen) - Number(b.firstSeen))
+    .map((i) => ({
+      class: String(i.class),
+      scope: String(i.scope),
+      scopeValue: String(i.scopeValue),
+      count: Number(i.occurrences),
+      signals: orderSignals((i.signals as Iterable<string> | undefined) ?? []),
+    }));
+  if (!cluster && seeded && started.length) cluster = await LocalCluster.start(seeded);
+  return { started, incidents, cluster };
+}
+
+async function runScenario(s: Scenario, ctx: DemoContext): Promise<ScenarioResult> {
+  const t0 = performance.now();
+  const account = healthyAccount();
+  s.account?.(account);
+  const table = await freshIncidentTable(ctx.template);
+  const { started, incidents, cluster } = await detect(s, table, ctx.template);
+  const main = started.find((x) => x.class === s.expect.class) ?? started[0];
+  const { behaviour, kind, sandboxImagePresent } = await nodeFor(s, ctx.stage, account);
+  const stopKubelet =
+    cluster && sandboxImagePresent ? startKubelet(cluster.server, NODE_DNS, sandboxImagePresent) : undefined;
+  const r: RunResult | undefined = main
+    ? await runWorkflow(ctx.agentRequest ? { ...main, agentRequest: ctx.agentRequest } : main, {
+        account,
+        node: behaviour,
+        definition: ctx.definition,
+        template: ctx.template,
+        table,
+        modes: s.modes,
+        // An agent's request waits for a human: in the demo no one answers before the deadline.
+        approval: ctx.agentRequest ? 'unanswered' : s.approval,
+        ...(cluster ? { kubernetes: cluster.kubernetes } : {}),
+      }).finally(() => {
+        stopKubelet?.();
+        return cluster?.stop();
+      })
+    : await cluster?.stop().then(() => undefined);
+  const out = (r?.output ?? {}) as WorkflowOutput;
+  // Read now: the next scenario starts from a fresh table of the same name.
+  const records = r ? { rows: await r.table.scan(), evidence: r.evidence, evidenceBucket: ctx.evidenceBucket } : undefined;
+  const findings = (out.plan?.findings ?? []).map((f) => ({ id: f.id, status: f.status, summary: f.summary }));
+  const failing = findings.filter((f) => f.status === 'fail');
+  const summary = out.summary ?? {
+    subject: r?.sns.at(-1)?.subject ?? '',
+    message: r?.sns.at(-1)?.message ?? '',
+    outcome: r ? 'workflow failed' : 'no incident',
+  };
+  return {
+    scenario: s.name,
+    title: s.title,
+    class: String(main?.class ?? 'unknown'),
+    expected: s.expect,
+    incidents,
+    signals: incidents.find((i) => i.class === main?.class && i.scopeValue === main?.scopeValue)?.signals ?? [],
+    findings,
+    actions: actionsOf(out),
+    approval: r?.states.some((x) => /^Request (remedy )?approval$/.test(x))
+      ? ctx.agentRequest
+        ? 'asked, unanswered: no one approved before the deadline'
+        : `${s.approval ?? 'none'}: given by the demo (scripted answer to the signed link, no human)`
+      : undefined,
+    outcome: summary.outcome,
+    rootCause: failing.length ? failing.map((f) => f.id).join(', ') : String(main?.cause ?? ''),
+    summary: { subject: summary.subject, message: summary.message },
+    states: r?.states ?? [],
+    node: kind,
+    ms: Math.round(performance.now() - t0),
+    notices: records ? await runNotices(records, NOTICE_TIME) : [],
+    ...(ctx.keepRecords && records ? { records } : {}),
+  };
 }
 
 /**
@@ -296,12 +380,13 @@ export function renderTable(results: readonly ScenarioResult[]): string {
   const rows = results.map((r) => [
     r.scenario,
     r.class,
+    r.signals.join(', ') || '—',
     r.rootCause.length > 48 ? `${r.rootCause.slice(0, 47)}…` : r.rootCause,
     r.actions.map((a) => `${a.id}: ${a.status}`).join(', ') || '—',
     r.outcome.length > 40 ? `${r.outcome.slice(0, 39)}…` : r.outcome,
     `${(r.ms / 1000).toFixed(1)} s`,
   ]);
-  const head = ['scenario', 'class', 'root cause found', 'action', 'outcome', 'time'];
+  const head = ['scenario', 'class', 'signals', 'root cause found', 'action', 'outcome', 'time'];
   const widths = head.map((h, c) => Math.max(h.length, ...rows.map((row) => row[c].length)));
   const line = (cells: string[]) => cells.map((x, c) => x.padEnd(widths[c])).join('  ');
   return [line(head), widths.map((w) => '─'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
@@ -321,7 +406,7 @@ export function renderHtml(results: readonly ScenarioResult[]): string {
   return `<!doctype html><html><head><meta charset="utf-8"><title>pod-doctor demo</title><style>
 body{font:14px/1.45 system-ui,sans-serif;margin:2em;max-width:1100px}pre{background:#f6f8fa;padding:1em;overflow:auto;white-space:pre-wrap}
 table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:4px 8px;text-align:left}.timeline{columns:3;font-size:12px}
-</style></head><body><h1>pod-doctor demo</h1><table><tr><th>scenario</th><th>class</th><th>root cause found</th><th>action</th><th>outcome</th><th>time</th></tr>
-${results.map((r) => `<tr><td>${esc(r.scenario)}</td><td>${esc(r.class)}</td><td>${esc(r.rootCause)}</td><td>${esc(r.actions.map((a) => `${a.id}: ${a.status}`).join(', ') || '—')}</td><td>${esc(r.outcome)}</td><td>${(r.ms / 1000).toFixed(1)} s</td></tr>`).join('\n')}
+</style></head><body><h1>pod-doctor demo</h1><table><tr><th>scenario</th><th>class</th><th>signals</th><th>root cause found</th><th>action</th><th>outcome</th><th>time</th></tr>
+${results.map((r) => `<tr><td>${esc(r.scenario)}</td><td>${esc(r.class)}</td><td>${esc(r.signals.join(', '))}</td><td>${esc(r.rootCause)}</td><td>${esc(r.actions.map((a) => `${a.id}: ${a.status}`).join(', ') || '—')}</td><td>${esc(r.outcome)}</td><td>${(r.ms / 1000).toFixed(1)} s</td></tr>`).join('\n')}
 </table>${sections}</body></html>`;
 }

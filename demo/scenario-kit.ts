@@ -1,5 +1,6 @@
 /** What the demo scenarios are made of: their type, the log line builders, the demo deployment's configuration. */
 import type { ClassMode, FailureClass } from '../lambdas/core/failure-classes.js';
+import type { Signal } from '../lambdas/core/signals.js';
 import {
   ACCOUNT,
   type AccountSnapshot,
@@ -37,6 +38,11 @@ export interface Scenario {
   readonly approval?: 'approve' | 'reject' | 'timeout';
   /** The cluster's Kubernetes API on this machine, seeded so; absent: the cluster does not accept pod-doctor. */
   readonly cluster?: ClusterSeed;
+  /**
+   * The seeded pods' kubelet events are Warning events in the API server's event collection, read by
+   * the events reader (as deployed: its role and environment) before the log path runs.
+   */
+  readonly eventsWatched?: boolean;
   /** What the demo must find (the tests hold it to this). */
   readonly expect: {
     readonly class: FailureClass;
@@ -47,6 +53,8 @@ export interface Scenario {
     readonly nodeAction?: string | readonly string[];
     /** The remedy run, if any (several: the remedy, then its follow-up). */
     readonly remedy?: string | readonly string[];
+    /** The signals the incident comes from. @default ['dataplane-logs'] */
+    readonly signals?: readonly Signal[];
   };
 }
 

@@ -23,6 +23,7 @@ import {
   pull,
   type Scenario,
 } from './scenario-kit.js';
+import { SIGNAL_SCENARIOS } from './scenarios-signals.js';
 
 export type { DemoNode, Scenario } from './scenario-kit.js';
 export { CNI_ROLE, DEMO_CONFIG, DOCKER_HUB_SECRET } from './scenario-kit.js';
@@ -33,7 +34,7 @@ export { CNI_ROLE, DEMO_CONFIG, DOCKER_HUB_SECRET } from './scenario-kit.js';
  * scenario-kit.ts). Log lines are real field strings (see test/fixtures/corpus.jsonl for sources);
  * CloudTrail events are in test/fixtures/events.
  */
-export const SCENARIOS: readonly Scenario[] = [
+const FIELD_SCENARIOS: readonly Scenario[] = [
   {
     name: 'pause-image-deleted-al2023',
     title: 'AL2023 node: the baked pause image was removed; every new pod sits in ContainerCreating',
@@ -54,11 +55,7 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     name: 'pause-image-gc-401',
     title: 'AL2 node: image GC removed the ECR pause image; containerd re-pulls it without credentials (401)',
-    lines: [
-      kubelet(
-        `failed to get sandbox image "${ECR_PAUSE}": failed to pull image "${ECR_PAUSE}": failed to pull and unpack image "${ECR_PAUSE}": failed to resolve reference "${ECR_PAUSE}": pulling from host 602401143452.dkr.ecr.${REGION}.amazonaws.com failed with status code [manifests 3.5]: 401 Unauthorized`,
-      ),
-    ],
+    lines: [kubelet(k8s.PAUSE_GC_401_ERROR(ECR_PAUSE))],
     repeat: 250,
     node: { kind: 'local', variant: 'al2' },
     expect: {
@@ -395,3 +392,6 @@ export const SCENARIOS: readonly Scenario[] = [
 ];
 
 export const DEMO_CLUSTER = CLUSTER;
+
+/** Every demo scenario: the log-line field scenarios, then those of the other signals. */
+export const SCENARIOS: readonly Scenario[] = [...FIELD_SCENARIOS, ...SIGNAL_SCENARIOS];

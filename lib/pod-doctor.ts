@@ -28,6 +28,7 @@ import { EvidenceBucket } from './constructs/evidence-bucket.js';
 import { IncidentStore } from './constructs/incident-store.js';
 import { IncidentWorkflow } from './constructs/incident-workflow.js';
 import { KubernetesAccess, KubernetesSweep } from './constructs/kubernetes-access.js';
+import { KubernetesEvents } from './constructs/kubernetes-events.js';
 import { NodeCommands } from './constructs/node-commands.js';
 import { Notifications } from './constructs/notifications.js';
 import { OperationsDashboard } from './constructs/operations-dashboard.js';
@@ -89,6 +90,8 @@ export class PodDoctor extends Construct {
   readonly operations: OperationsDashboard;
   /** Where every function reads the deployment's configuration (a document in the incident table). */
   readonly configStore: ConfigStore;
+  /** The Kubernetes Warning events reader, every minute (absent without clusters). */
+  readonly kubernetesEvents?: KubernetesEvents;
 
   constructor(scope: Construct, id: string, props: PodDoctorProps = {}) {
     super(scope, id);
@@ -142,7 +145,10 @@ export class PodDoctor extends Construct {
     this.workflow = this.createWorkflow(logRetention);
     this.stateMachine = this.workflow.stateMachine;
     this.detection = this.createDetection(logRetention);
-    if (this.apiClusters.length > 0) this.kubernetesSweep = this.createKubernetesSweep(logRetention);
+    if (this.apiClusters.length > 0) {
+      this.kubernetesSweep = this.createKubernetesSweep(logRetention);
+      this.kubernetesEvents = this.createKubernetesEvents(logRetention);
+    }
     this.ingestDeadLetterQueue = this.detection.deadLetterQueue;
     const alarms = this.createAlarms();
     this.operations = new OperationsDashboard(this, 'Operations', {
@@ -244,6 +250,20 @@ export class PodDoctor extends Construct {
       workflow: this.stateMachine,
       incidentWindow: Duration.minutes(config.limits.incidentWindowMinutes),
       historyRetentionDays: config.historyRetentionDays,
+      logRetention,
+    });
+  }
+
+  private createKubernetesEvents(logRetention: RetentionDays): KubernetesEvents {
+    const { config } = this;
+    return new KubernetesEvents(this, 'KubernetesEvents', {
+      clusters: this.apiClusters,
+      incidentTable: this.incidentTable,
+      evidenceBucket: this.evidenceBucket,
+      workflow: this.stateMachine,
+      incidentWindow: Duration.minutes(config.limits.incidentWindowMinutes),
+      historyRetentionDays: config.historyRetentionDays,
+      trustedSandboxImages: config.trustedSandboxImages,
       logRetention,
     });
   }

@@ -17,15 +17,74 @@ import { REGION, type ResolvedTemplate } from './template.js';
 
 const CREDENTIALS = { accessKeyId: 'AKIDLOCAL', secretAccessKey: 'local' };
 
-/** The function of a template running `handler` (default: the first with an incident table): its role and environment. */
-function ingestFunction(template: ResolvedTemplate, handler?: string): { role: string; env: Record<string, string> } {
-  for (const [id, r] of Object.entries(template.Resources)) {
+/** A function of a template by its handler (metadata PodDoctorHandler): its role and environment. */
+export function deployedFunction(
+  template: ResolvedTemplate,
+  handler: string,
+): { role: string; env: Record<string, string> } {
+  for (const r of Object.values(template.Resources)) {
     const env = (r.Properties?.Environment as { Variables?: Record<string, string> } | undefined)?.Variables;
-    const named = (template.raw[id] as { Metadata?: { PodDoctorHandler?: string } }).Metadata?.PodDoctorHandler;
-    if (r.Type === 'AWS::Lambda::Function' && env?.INCIDENT_TABLE_NAME && (!handler || named === handler))
-      return { role: String(r.Properties?.Role), env };
+    if (r.Type === 'AWS::Lambda::Function' && r.Metadata?.PodDoctorHandler === handler)
+      return { role: String(r.Properties?.Role), env: env ?? {} };
   }
-  throw new Error(`no ${handler ?? 'ingest'} function in the template`);
+  throw new Error(`no ${handler} function in the template`);
+}
+
+/** The DynamoDB document client of a deployed function: dynalite, every call authorised for its role. */
+export function guardedDocumentClient(table: LocalTable, authz: TemplateAuthorizer): DynamoDBDocumentClient {
+  return guard(
+    DynamoDBDocumentClient.from(
+      new DynamoDBClient({ region: REGION, endpoint: table.endpoint, credentials: CREDENTIALS, maxAttempts: 1 }),
+      { marshallOptions: { removeUndefinedValues: true } },
+    ),
+    'dynamodb',
+    authz,
+  );
+}
+
+/** S3 as a deployed function sees it: every call authorised, objects kept in `objects` (key → body; create-only puts as S3 answers them). */
+export function guardedS3(authz: TemplateAuthorizer): { s3: S3Client; objects: Map<string, string> } {
+  const s3 = new S3Client({ region: REGION, credentials: CREDENTIALS });
+  const objects = s3Objects(s3);
+  return { s3: guard(s3, 's3', authz), objects };
+}
+
+/** Executions a deployed function starts, with Step Functions' name and input rules on StartExecution. */
+export interface LocalStarts {
+  readonly sfn: SFNClient;
+  /** Workflow inputs of the executions started (one per execution name). */
+  readonly started: Record<string, unknown>[];
+  /** When each was started (epoch ms, same order). */
+  readonly startedAt: number[];
+  /** StartExecution requests made, including ones that returned an existing execution. */
+  calls(): number;
+}
+
+export function localStarts(authz: TemplateAuthorizer): LocalStarts {
+  const started: Record<string, unknown>[] = [];
+  const startedAt: number[] = [];
+  const inputs = new Map<string, string>();
+  let calls = 0;
+  const sfn = new SFNClient({ region: REGION, credentials: CREDENTIALS });
+  mockClient(sfn)
+    .on(StartExecutionCommand)
+    .callsFake((i) => {
+      calls++;
+      checkExecutionName(String(i.name));
+      checkExecutionInput(String(i.input));
+      const executionArn = `${String(i.stateMachineArn).replace(':stateMachine:', ':execution:')}:${i.name}`;
+      // Step Functions: the same name and input return the running execution; another input is refused.
+      const earlier = inputs.get(String(i.name));
+      if (earlier === String(i.input)) return { executionArn };
+      if (earlier !== undefined)
+        throw new ExecutionAlreadyExists({ message: `Execution Already Exists: '${executionArn}'`, $metadata: {} });
+      inputs.set(String(i.name), String(i.input));
+      started.push(JSON.parse(String(i.input)) as Record<string, unknown>);
+      startedAt.push(Date.now());
+      return { executionArn };
+    });
+  guard(sfn, 'states', authz);
+  return { sfn, started, startedAt, calls: () => calls };
 }
 
 export interface LocalIngest {
@@ -69,40 +128,11 @@ export function localIngestDeps(
   table: LocalTable,
   o: { config: IngestConfig; now: () => number; windowMinutes?: number; retentionDays?: number; handler?: string },
 ): Omit<LocalIngest, 'invoke'> & { role: string; env: Record<string, string>; deps: IngestDeps } {
-  const { role, env } = ingestFunction(template, o.handler);
+  const { role, env } = deployedFunction(template, o.handler ?? 'ingest');
   const authz = new TemplateAuthorizer(template);
-  const ddb = guard(
-    DynamoDBDocumentClient.from(
-      new DynamoDBClient({ region: REGION, endpoint: table.endpoint, credentials: CREDENTIALS, maxAttempts: 1 }),
-      { marshallOptions: { removeUndefinedValues: true } },
-    ),
-    'dynamodb',
-    authz,
-  );
-  const s3 = new S3Client({ region: REGION, credentials: CREDENTIALS });
-  const objects = s3Objects(s3);
-  guard(s3, 's3', authz);
-  const started: Record<string, unknown>[] = [];
-  const inputs = new Map<string, string>();
-  let startCalls = 0;
-  const sfn = new SFNClient({ region: REGION, credentials: CREDENTIALS });
-  mockClient(sfn)
-    .on(StartExecutionCommand)
-    .callsFake((i) => {
-      startCalls++;
-      checkExecutionName(String(i.name));
-      checkExecutionInput(String(i.input));
-      const executionArn = `${String(i.stateMachineArn).replace(':stateMachine:', ':execution:')}:${i.name}`;
-      // Step Functions: the same name and input return the running execution; another input is refused.
-      const earlier = inputs.get(String(i.name));
-      if (earlier === String(i.input)) return { executionArn };
-      if (earlier !== undefined)
-        throw new ExecutionAlreadyExists({ message: `Execution Already Exists: '${executionArn}'`, $metadata: {} });
-      inputs.set(String(i.name), String(i.input));
-      started.push(JSON.parse(String(i.input)) as Record<string, unknown>);
-      return { executionArn };
-    });
-  guard(sfn, 'states', authz);
+  const ddb = guardedDocumentClient(table, authz);
+  const { s3, objects } = guardedS3(authz);
+  const starts = localStarts(authz);
   const deps = {
     incidents: new IncidentStore(ddb, {
       tableName: env.INCIDENT_TABLE_NAME,
@@ -110,9 +140,9 @@ export function localIngestDeps(
       retentionDays: Number(env.HISTORY_RETENTION_DAYS ?? o.retentionDays ?? 365),
     }),
     rejects: new RejectStore(s3, env.EVIDENCE_BUCKET_NAME),
-    workflow: env.WORKFLOW_ARN ? new WorkflowStarter(sfn, env.WORKFLOW_ARN) : undefined,
+    workflow: env.WORKFLOW_ARN ? new WorkflowStarter(starts.sfn, env.WORKFLOW_ARN) : undefined,
     config: o.config,
     now: o.now,
   };
-  return { started, objects, startCalls: () => startCalls, authz, role, env, deps };
+  return { started: starts.started, objects, startCalls: starts.calls, authz, role, env, deps };
 }

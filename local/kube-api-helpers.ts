@@ -60,14 +60,16 @@ export function labelsMatch(obj: Record<string, unknown>, selector: string | nul
   });
 }
 
+/** Field selector terms (`a=b`, `a==b`, `a!=b`), ANDed, as the API server reads them. */
 export function fieldMatches(obj: Record<string, unknown>, selector: string | null): boolean {
   if (!selector) return true;
   return selector.split(',').every((term) => {
-    const [path, value] = term.split('=');
+    const negated = term.includes('!=');
+    const [path, value] = term.split(negated ? '!=' : /==?/);
     const actual = (path ?? '')
       .split('.')
       .reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], obj);
-    return String(actual) === value;
+    return (String(actual) === value) !== negated;
   });
 }
 

@@ -8,6 +8,7 @@ import { accessKeyOfToken } from './eks-token.js';
 import { LocalEvents } from './kube-api-events.js';
 import { fieldMatches, labelsMatch, page, REASONS, selfSignedCertificate, status } from './kube-api-helpers.js';
 import { ClusterWrites, type ControllerBehaviour, mergePatch } from './kube-api-writes.js';
+import { EventLog } from './kube-events.js';
 import { allowed, attributesOf, forbiddenMessage, type Grant, groupGrants, type RequestAttributes } from './rbac.js';
 
 /**
@@ -95,6 +96,8 @@ export class KubeApiServer {
   cluster: RecordedCluster = recordedCluster();
   /** Events the next watches send; a watch closes after its `timeoutSeconds` (as the API server does). */
   watchSteps: WatchStep[] = [];
+  /** The cluster-wide core/v1 Event collection (list and watch with resourceVersions, 410 after compaction). */
+  readonly coreEvents = new EventLog();
   /** The authorizer: the RBAC manifest's grants to the caller's groups (403 otherwise). */
   readonly grants: Grant[];
   readonly groups: readonly string[];
@@ -180,7 +183,8 @@ export class KubeApiServer {
       return;
     }
     if (attributes.verb === 'watch' && !this.faultFor(url)) {
-      this.streamWatch(url, res);
+      if (url.pathname === '/api/v1/events') this.coreEvents.watch(url.searchParams, res);
+      else this.streamWatch(url, res);
       return;
     }
     const [code, answer, headers] = this.answer(url, req.method ?? 'GET', body, contentType);
@@ -266,6 +270,7 @@ export class KubeApiServer {
 
   async stop(): Promise<void> {
     for (const t of this.writes.timers) clearTimeout(t);
+    this.coreEvents.dropWatches();
     await new Promise<void>((r) => this.server.close(() => r()));
   }
 
@@ -321,6 +326,19 @@ export class KubeApiServer {
     ];
   }
 
+  /**
+   * Event lists: cluster-wide from the event collection; of one namespace, the recorded events of a
+   * pod (the field selector names it) and the collection's events there.
+   */
+  private eventList(p: string, q: URLSearchParams): [number, unknown] | undefined {
+    if (p === '/api/v1/events') return this.coreEvents.list(q);
+    const ns = /^\/api\/v1\/namespaces\/([^/]+)\/events$/.exec(p)?.[1];
+    if (!ns) return undefined;
+    const name = /involvedObject\.name=([^,]+)/.exec(q.get('fieldSelector') ?? '')?.[1];
+    const recorded = this.cluster.events[`${ns}/${name}`] ?? [];
+    return [200, page([...recorded, ...this.coreEvents.inNamespace(ns, q.get('fieldSelector'))], q, 'EventList')];
+  }
+
   private answer(
     url: URL,
     method: string,
@@ -347,11 +365,8 @@ export class KubeApiServer {
         ),
         {},
       ];
-    const events = /^\/api\/v1\/namespaces\/([^/]+)\/events$/.exec(p);
-    if (events) {
-      const name = /involvedObject\.name=([^,]+)/.exec(q.get('fieldSelector') ?? '')?.[1];
-      return [200, page(this.cluster.events[`${events[1]}/${name}`] ?? [], q, 'EventList'), {}];
-    }
+    const events = this.eventList(p, q);
+    if (events) return [...events, {}];
     const pod = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)$/.exec(p);
     if (pod) {
       const found = this.allPods().find((o) => fieldMatches(o, `metadata.namespace=${pod[1]},metadata.name=${pod[2]}`));

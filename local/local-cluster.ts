@@ -36,6 +36,8 @@ export class LocalCluster {
   private constructor(
     readonly server: KubeApiServer,
     readonly kubernetes: LocalKubernetes,
+    /** `https://127.0.0.1:<port>` of the API server. */
+    readonly endpoint: string,
   ) {}
 
   static async start(
@@ -45,7 +47,7 @@ export class LocalCluster {
     const server = new KubeApiServer({}, { awsNodeReadyAfterMs: 200, ...o.behaviour });
     server.cluster = cluster;
     const endpoint = await server.start();
-    return new LocalCluster(server, localKubernetes(server, endpoint, o.watchSeconds ?? 2));
+    return new LocalCluster(server, localKubernetes(server, endpoint, o.watchSeconds ?? 2), endpoint);
   }
 
   /** The aws-node pod on the node, as the API server holds it now. */

@@ -23,6 +23,7 @@ export const LOCAL_ENV: LocalEnv = { account: ACCOUNT, region: REGION, stackName
 export interface CfnResource {
   readonly Type: string;
   readonly Properties?: Record<string, unknown>;
+  readonly Metadata?: Record<string, unknown>;
 }
 
 /** A synthesized template whose intrinsics are all resolved to concrete names and ARNs. */

@@ -70,8 +70,10 @@ export class IncidentStore {
     };
     const workflowInput = boundedInput({
       ...about,
+      signals: c.signals,
       incidentKey: c.key,
       entities: c.entities,
+      ...(c.factSources ? { factSources: c.factSources } : {}),
       firstSeen: new Date(c.firstSeen).toISOString(),
     });
     const expiresAt = Math.floor(now / 1000) + this.options.retentionDays * 86_400;
@@ -87,6 +89,8 @@ export class IncidentStore {
             lastSeen: c.lastSeen,
             workflowInput,
             workflowStarted: false,
+            // A string set: every signal that later joins the incident is added to it.
+            ...(c.signals.length ? { signals: new Set(c.signals) } : {}),
             expiresAt,
           },
           ConditionExpression: 'attribute_not_exists(pk) OR firstSeen < :windowStart',
@@ -106,9 +110,9 @@ export class IncidentStore {
       new UpdateCommand({
         TableName: this.options.tableName,
         Key: openIncidentKey(c.key),
-        UpdateExpression: 'ADD occurrences :n',
+        UpdateExpression: c.signals.length ? 'ADD occurrences :n, signals :s' : 'ADD occurrences :n',
         ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':n': c.count },
+        ExpressionAttributeValues: { ':n': c.count, ...(c.signals.length ? { ':s': new Set(c.signals) } : {}) },
         ReturnValues: 'ALL_NEW',
       }),
     );

@@ -14,14 +14,17 @@ export const TTL_ATTRIBUTE = 'expiresAt';
 /** A primary key of the incident table (a type alias, so it fits `Record<string, unknown>` items). */
 export type TableKey = { readonly pk: string; readonly sk: string };
 
+/** Partition key prefix of an incident's rows (the open row and its history rows). */
+export const INCIDENT_PREFIX = 'INCIDENT#';
+
 /** The open incident row of one incident key (aggregation, dedupe, workflow input). */
 export function openIncidentKey(incidentKey: string): TableKey {
-  return { pk: `INCIDENT#${incidentKey}`, sk: 'OPEN' };
+  return { pk: `${INCIDENT_PREFIX}${incidentKey}`, sk: 'OPEN' };
 }
 
 /** The history row of one workflow run of an incident. */
 export function incidentRunKey(incidentKey: string, openedAt: number, executionName: string): TableKey {
-  return { pk: `INCIDENT#${incidentKey}`, sk: `${RUN_PREFIX}${openedAt}#${executionName}` };
+  return { pk: `${INCIDENT_PREFIX}${incidentKey}`, sk: `${RUN_PREFIX}${openedAt}#${executionName}` };
 }
 
 /** Sort key prefix of history rows. */
@@ -131,4 +134,19 @@ export function ledgerPartition(executionArn: string): string {
 /** One ledger row: a request of an execution, at the time the door decided. */
 export function ledgerKey(executionArn: string, at: number, slot: string): TableKey {
   return { pk: ledgerPartition(executionArn), sk: `${new Date(at).toISOString()}#${slot}` };
+}
+
+/** Partition key prefix of the Kubernetes events reader's per-cluster state (lease, resourceVersion). */
+export const EVENTS_STATE_PREFIX = 'EVENTS#';
+/** Partition key prefix of the events the reader counted (one item per event uid, per incident window). */
+export const EVENT_SEEN_PREFIX = 'EVENTSEEN#';
+
+/** The events reader's state of one cluster: the resourceVersion read up to, the lease, the last read. */
+export function eventsStateKey(cluster: string): TableKey {
+  return { pk: `${EVENTS_STATE_PREFIX}${cluster}`, sk: 'STATE' };
+}
+
+/** One Kubernetes event (by uid) the reader counted in a cluster. */
+export function eventSeenKey(cluster: string, uid: string): TableKey {
+  return { pk: `${EVENT_SEEN_PREFIX}${cluster}#${uid}`, sk: 'SEEN' };
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Entities } from './entities.js';
 import { CLASS_SCOPE, type FailureClass, type IncidentScope } from './failure-classes.js';
 import { outboundFields, outboundText } from './outbound.js';
+import { orderSignals, type Signal } from './signals.js';
 
 /** One classified failure (or breaking change) with where and when it was seen. */
 export interface Occurrence {
@@ -15,7 +16,18 @@ export interface Occurrence {
   readonly at: number;
   /** The evidence line (truncated). */
   readonly evidence: string;
+  /** Where it was seen (log group kind, Kubernetes events, CloudTrail, the sweep). */
+  readonly signal: Signal;
+  /**
+   * Where each entity came from when the source says (a Kubernetes event: its involvedObject, the
+   * reporting kubelet's host, its message; the Node object). Absent: the log path's rules (node and
+   * instance from the record envelope, the rest from the text).
+   */
+  readonly factSources?: FactSources;
 }
+
+/** Entity → where it was read (e.g. `node: 'event-source'`). */
+export type FactSources = Readonly<Partial<Record<keyof Entities, string>>>;
 
 /** Occurrences of one (cluster, scope, class), folded together. */
 export interface IncidentCandidate {
@@ -31,6 +43,8 @@ export interface IncidentCandidate {
   readonly lastSeen: number;
   /** Entities of the first occurrence (node, image, subnet ...). */
   readonly entities: Entities;
+  /** Where the first occurrence's entities came from, when its source says. */
+  readonly factSources?: FactSources;
   /** Distinct pods seen (at most MAX_PODS). */
   readonly pods: readonly string[];
   /** Distinct evidence lines (at most MAX_SAMPLES). */
@@ -39,6 +53,8 @@ export interface IncidentCandidate {
   readonly account?: string;
   /** The Region of a fleet member the incident is in (absent: the hub's own Region). */
   readonly region?: string;
+  /** The signals its occurrences came from, in contract order. */
+  readonly signals: readonly Signal[];
 }
 
 export const MAX_SAMPLES = 5;
@@ -102,7 +118,10 @@ export function incidentId(key: string, firstSeen: number): string {
  * event, Kubernetes sweep) produced them. Evidence is cleaned only when kept (at most MAX_SAMPLES).
  */
 export function aggregate(occurrences: readonly Occurrence[]): IncidentCandidate[] {
-  const byKey = new Map<string, { c: IncidentCandidate; pods: Set<string>; samples: Set<string> }>();
+  const byKey = new Map<
+    string,
+    { c: IncidentCandidate; pods: Set<string>; samples: Set<string>; signals: Set<Signal> }
+  >();
   for (const o of occurrences) {
     const cluster = outboundText(o.cluster);
     const entities = outboundFields(o.entities);
@@ -125,11 +144,14 @@ export function aggregate(occurrences: readonly Occurrence[]): IncidentCandidate
           firstSeen: o.at,
           lastSeen: o.at,
           entities,
+          ...(o.factSources ? { factSources: o.factSources } : {}),
           pods: [],
           samples: [],
+          signals: [],
         },
         pods: new Set(pod ? [pod] : []),
         samples: new Set([evidence()]),
+        signals: new Set([o.signal]),
       });
       continue;
     }
@@ -141,6 +163,12 @@ export function aggregate(occurrences: readonly Occurrence[]): IncidentCandidate
     };
     if (pod && seen.pods.size < MAX_PODS) seen.pods.add(pod);
     if (seen.samples.size < MAX_SAMPLES) seen.samples.add(evidence());
+    seen.signals.add(o.signal);
   }
-  return [...byKey.values()].map(({ c, pods, samples }) => ({ ...c, pods: [...pods], samples: [...samples] }));
+  return [...byKey.values()].map(({ c, pods, samples, signals }) => ({
+    ...c,
+    pods: [...pods],
+    samples: [...samples],
+    signals: orderSignals(signals),
+  }));
 }

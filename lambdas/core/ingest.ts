@@ -6,8 +6,9 @@ import { classifyEach, classifyStream } from './context.js';
 import { capValue } from './entities.js';
 import type { Occurrence } from './incidents.js';
 import { outboundFields, outboundText } from './outbound.js';
+import { logGroupSignal } from './signals.js';
 import { MAX_TIMESTAMP, readLogEvent, readSubscription } from './subscription.js';
-import { untrustedPauseImage } from './trust.js';
+import { trustedSandboxClass } from './trust.js';
 
 /** A record pod-doctor could not read. Kept as evidence, counted, never dropped. */
 export interface Reject {
@@ -84,20 +85,10 @@ function truncate(s: string): string {
     : s;
 }
 
-/**
- * A sandbox-image line whose image is not a trusted pause reference is a workload image named like
- * one (`x.io/eks/pause:1`) or tenant text quoting one: it is not about the node's sandbox image.
- */
+/** The line's class, a sandbox-image failure only for a trusted pause image ({@link trustedSandboxClass}). */
 function trustedClass(c: Classification, config: IngestConfig): Pick<Occurrence, 'class' | 'cause'> {
-  const cause = c.cause ?? c.class;
   const image = c.entities.sandboxImage ?? c.entities.image;
-  if (c.class !== 'sandbox-image' || !image) return { class: c.class as Occurrence['class'], cause };
-  const why = untrustedPauseImage(image, config.trustedSandboxImages);
-  if (!why) return { class: 'sandbox-image', cause };
-  return {
-    class: 'image-pull-failed',
-    cause: `an image named like a pause image failed, but it is not a trusted sandbox image (${why}): treated as a workload image`,
-  };
+  return trustedSandboxClass(c.class as Occurrence['class'], c.cause ?? c.class, image, config.trustedSandboxImages);
 }
 
 /**
@@ -137,6 +128,7 @@ export function readEvent(event: unknown, config: IngestConfig, now: number, fac
     return { occurrences, rejects, stats };
   }
   const cluster = capValue(clusterOf(batch.logGroup, config));
+  const signal = logGroupSignal(batch.logGroup);
   const where = { logGroup: batch.logGroup, logStream: batch.logStream };
   const events: { message: string; timestamp: number }[] = [];
   for (const raw of batch.logEvents) {
@@ -181,6 +173,7 @@ export function readEvent(event: unknown, config: IngestConfig, now: number, fac
       at: le.timestamp,
       // What a human reads: the envelope's message, not the Fluent Bit JSON around it.
       evidence: c.message,
+      signal,
     });
   }
   return { occurrences, rejects, stats };
@@ -224,6 +217,7 @@ function readCloudTrail(
       entities: scope.entities,
       at: Number.isFinite(at) && at >= 0 && at <= MAX_TIMESTAMP ? at : now,
       evidence: `${e.detail.eventName}${e.detail.errorCode ? ` ${e.detail.errorCode}` : ''} by ${c.actor ?? 'unknown'}: ${cause}`,
+      signal: 'cloudtrail',
     }),
   };
 }

@@ -127,9 +127,18 @@ function textHeader(s: SummaryInput): string[] {
   ];
   if (i.pods.length) lines.push(`PODS          ${i.pods.join(', ')}`);
   if (i.entities.image) lines.push(`IMAGE         ${i.entities.image}`);
+  if (signalsOf(i).length) lines.push(`SIGNALS       ${signalsOf(i).join(', ')}`);
   lines.push(`FIRST SEEN    ${i.firstSeen}`, `OUTCOME       ${s.outcome}`, `NEXT STEP     ${s.nextStep}`);
   if (s.approvals?.length) lines.push(`APPROVAL      ${approvalsText(s.approvals)}`);
   return lines;
+}
+
+/**
+ * The signals the incident came from; none for an input that predates them (an execution started by
+ * an older ingest function reaches Summarize without the field when no schema filled the default).
+ */
+function signalsOf(i: IncidentInput): readonly string[] {
+  return i.signals ?? [];
 }
 
 /** ", node <dns name> (<instance id>)" when the node was resolved, else the node the logs named, else nothing. */
@@ -205,6 +214,7 @@ function markdownFacts(s: SummaryInput): string[] {
     `- **Cluster:** ${inlineText(i.cluster)}${s.node?.instanceId ? ` · **node** ${inlineText(s.node.privateDnsName ?? '')} (${codeSpan(s.node.instanceId)})` : ''}`,
     ...(i.pods.length ? [`- **Pods:** ${i.pods.map(codeSpan).join(', ')}`] : []),
     ...(i.entities.image ? [`- **Image:** ${codeSpan(i.entities.image)}`] : []),
+    ...(signalsOf(i).length ? [`- **Signals:** ${signalsOf(i).map(codeSpan).join(', ')}`] : []),
     `- **Outcome:** ${s.outcome}`,
     `- **Next step:** ${s.nextStep}`,
     ...(s.approvals?.length ? [`- **Approval:** ${approvalsText(s.approvals, codeSpan)}`] : []),
@@ -227,6 +237,7 @@ function jsonOf(s: SummaryInput, link: string): Record<string, unknown> {
     node: s.node ?? null,
     pods: i.pods,
     entities: i.entities,
+    signals: signalsOf(i),
     evidence: i.samples,
     findings: s.findings,
     plannedActions: s.plannedActions,

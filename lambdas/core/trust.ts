@@ -93,3 +93,23 @@ export function isTrustedPauseImage(image: string, configured: readonly string[]
 export function sandboxRepositories(region: string, configured: readonly string[] = []): string[] {
   return [eksPauseRepository(region), LOCAL_PAUSE_REPOSITORY, ...configured.map(repositoryOf)];
 }
+
+/**
+ * A sandbox-image failure counts only for a trusted pause image: one whose image is not a trusted
+ * pause reference is a workload image named like one (`x.io/eks/pause:1`) or tenant text quoting one,
+ * so it is read as a failed pull of a workload image.
+ */
+export function trustedSandboxClass<C extends string>(
+  cls: C,
+  cause: string,
+  image: string | undefined,
+  configured: readonly string[] = [],
+): { class: C | 'image-pull-failed'; cause: string } {
+  if (cls !== 'sandbox-image' || !image) return { class: cls, cause };
+  const why = untrustedPauseImage(image, configured);
+  if (!why) return { class: cls, cause };
+  return {
+    class: 'image-pull-failed',
+    cause: `an image named like a pause image failed, but it is not a trusted sandbox image (${why}): treated as a workload image`,
+  };
+}

@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { agentRequestSchema } from './agent-request.js';
 import { CLASS_MODES, FAILURE_CLASSES } from './failure-classes.js';
 import { REMEDY_TIERS } from './remedy/apply-path.js';
+import { SIGNALS } from './signals.js';
 import './zod-english.js';
 
 const strings = () => z._default(z.array(z.string()), []);
@@ -107,11 +108,15 @@ export const incidentInputSchema = z.object({
   scopeValue: z.string(),
   cause: z.string(),
   entities: z._default(z.record(z.string(), z.string()), {}),
+  /** Where each entity came from when its source says (Kubernetes events); the action door reads it. */
+  factSources: z.optional(z.record(z.string(), z.string())),
   firstSeen: z.string(),
   samples: strings(),
   pods: strings(),
   /** Set when an agent asked for this run (MCP `request_action`): every change asks a human first. */
   agentRequest: z.optional(agentRequestSchema),
+  /** The signals the incident was seen on when it opened (kubernetes-events, dataplane-logs …). */
+  signals: z._default(z.array(z.enum(SIGNALS)), []),
 });
 
 export type IncidentInput = z.output<typeof incidentInputSchema>;

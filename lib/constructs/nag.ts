@@ -181,11 +181,11 @@ export function acknowledgeStateMachine(stateMachine: IConstruct, invoked: reado
 }
 
 /** A scheduler role's invoke grant (the LambdaInvoke target grants the function and its versions). */
-export function acknowledgeScheduleTarget(role: IConstruct, fn: IFunction): void {
+export function acknowledgeScheduleTarget(role: IConstruct, fn: IFunction, what = 'sweep'): void {
   acknowledgeWildcardResources(
     role,
     [`${fn.functionArn}:*`],
-    'EventBridge Scheduler invokes pod-doctor’s own sweep function (the target grants its versions too).',
+    `EventBridge Scheduler invokes pod-doctor’s own ${what} function (the target grants its versions too).`,
   );
 }
 

@@ -74,6 +74,7 @@ describe('pod-doctor demo', () => {
   type Rec = {
     scenario: string;
     class: string;
+    signals: string[];
     outcome: string;
     node: string;
     approval?: string;
@@ -110,6 +111,8 @@ describe('pod-doctor demo', () => {
       const r = records[s.name];
       expect(r.class, s.name).toBe(s.expect.class);
       expect(r.outcome, s.name).toBe(s.expect.outcome);
+      // Every scenario with log lines ships them through the dataplane group.
+      expect(r.signals, s.name).toEqual(s.expect.signals ?? ['dataplane-logs']);
       expect(failing(s.name), s.name).toEqual(expect.arrayContaining([...s.expect.failing]));
       expect(
         r.actions.map((a) => a.id),

@@ -140,6 +140,18 @@ describe('ingest handler', () => {
     });
   });
 
+  it('names the signal of each log group on the incident: the first in the workflow input, every one on the row', async () => {
+    await handler(subscriptionEvent([pauseLine]), ctx('r1'));
+    await handler(
+      subscriptionEvent([pauseLine], { logGroup: '/aws/containerinsights/prod-eu/application' }),
+      ctx('r2'),
+    );
+    const input = JSON.parse(sfn.commandCalls(StartExecutionCommand)[0].args[0].input.input ?? '{}');
+    expect(input.signals).toEqual(['dataplane-logs']);
+    const [row] = await table.scan();
+    expect(row.signals).toEqual(new Set(['dataplane-logs', 'application-logs']));
+  });
+
   it('keeps unreadable records in the evidence bucket and still processes the rest', async () => {
     const out = await handler(subscriptionEvent(['{"broken', pauseLine]), ctx('req-42'));
     expect(out.stats.rejected).toBe(1);

@@ -18,7 +18,7 @@ import { EVENT_OPERATIONS } from '../../lambdas/aws/door/events-api.js';
 import { buildRequest, OPERATIONS, type Operation, readResponse } from '../../lambdas/aws/kubernetes/generated-api.js';
 
 /**
- * pod-doctor sends the eleven Kubernetes operations it calls from descriptions (generated-api.ts)
+ * pod-doctor sends the twelve Kubernetes operations it calls from descriptions (generated-api.ts)
  * instead of @kubernetes/client-node's generated classes (485 KB a bundle). Each request and each
  * answer must be exactly what the library's generated request factory and response processor make
  * of them: the library's own code is the oracle here, method by method.

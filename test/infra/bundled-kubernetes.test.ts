@@ -180,7 +180,7 @@ describe('what the Kubernetes bundles leave out', () => {
     // A top-level statement: a line at column 0 that is not a function declaration.
     const builtAtTopLevel =
       /^(?!function |async function )(?=\S).*(?:anchorIndex|anchorCatalogue|new AnchorGroupAutomaton|prepareAnchorIndex)\(/m;
-    for (const h of ['kubernetes', 'kubernetes-sweep', 'ingest']) {
+    for (const h of ['kubernetes', 'kubernetes-sweep', 'kubernetes-events', 'ingest']) {
       const code = handlerCode(h);
       expect(code, h).toContain('automaton: new AnchorGroupAutomaton(groups)');
       if (h === 'ingest') expect(code, h).toMatch(builtAtTopLevel);
@@ -204,7 +204,7 @@ describe('what the Kubernetes bundles leave out', () => {
     expect(map.sources.filter((s) => s.includes('@kubernetes/client-node/')).length).toBeGreaterThan(100);
   });
 
-  it.each(['kubernetes', 'kubernetes-sweep'])(
+  it.each(['kubernetes', 'kubernetes-sweep', 'kubernetes-events'])(
     "%s: the library's serializer and HTTP, none of the unused parts",
     (h) => {
       const inputs = Object.values(handlerMetafile(h).outputs).flatMap((o) =>

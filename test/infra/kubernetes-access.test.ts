@@ -7,18 +7,24 @@ import { synth } from '../support/synth.js';
 describe('Kubernetes access (EKS access entries)', () => {
   const { template, templateJson } = synth({ clusters: [{ name: 'prod-eu' }, { name: 'prod-eu-2' }] });
 
-  it('creates one STANDARD access entry per cluster mapping the Kubernetes function role to groups pod-doctor and pod-doctor-actions, the sweep to pod-doctor only, with no access policy', () => {
+  it('creates one STANDARD access entry per cluster mapping the Kubernetes function role to groups pod-doctor and pod-doctor-actions, the sweep and the events reader to pod-doctor only, with no access policy', () => {
     const entries = Object.values(template.findResources('AWS::EKS::AccessEntry')) as {
       Properties: { ClusterName: string; PrincipalArn: { 'Fn::GetAtt': string[] }; KubernetesGroups: string[] };
     }[];
-    const ofSweep = (e: (typeof entries)[number]) => /Sweep/.test(e.Properties.PrincipalArn['Fn::GetAtt'][0] ?? '');
-    const ofInspect = entries.filter((e) => !ofSweep(e));
+    const of = (re: RegExp) => (e: (typeof entries)[number]) =>
+      re.test(e.Properties.PrincipalArn['Fn::GetAtt'][0] ?? '');
+    const ofSweep = of(/Sweep/);
+    const ofInspect = entries.filter((e) => !ofSweep(e) && !of(/KubernetesEvents/)(e));
     expect(ofInspect.map((e) => e.Properties.ClusterName)).toEqual(['prod-eu', 'prod-eu-2']);
     expect(ofInspect.map((e) => e.Properties.KubernetesGroups)).toEqual([
       ['pod-doctor', 'pod-doctor-actions'],
       ['pod-doctor', 'pod-doctor-actions'],
     ]);
     expect(entries.filter(ofSweep).map((e) => e.Properties.KubernetesGroups)).toEqual([['pod-doctor'], ['pod-doctor']]);
+    expect(entries.filter(of(/KubernetesEvents/)).map((e) => e.Properties.KubernetesGroups)).toEqual([
+      ['pod-doctor'],
+      ['pod-doctor'],
+    ]);
     template.allResourcesProperties('AWS::EKS::AccessEntry', {
       Type: 'STANDARD',
       PrincipalArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('Kubernetes'), 'Arn'] },
@@ -28,7 +34,7 @@ describe('Kubernetes access (EKS access entries)', () => {
 
   it('lets the function describe only the configured clusters (endpoint and CA)', () => {
     const eks = identityStatements(templateJson).filter(
-      (s) => /Kubernetes/.test(s.logicalId) && !/Sweep/.test(s.logicalId),
+      (s) => /Kubernetes/.test(s.logicalId) && !/Sweep|KubernetesEvents/.test(s.logicalId),
     );
     expect(eks.flatMap((s) => s.Action).filter((a) => !/^(logs|xray):/.test(a))).toEqual(['eks:DescribeCluster']);
     const text = JSON.stringify(eks.map((s) => s.Resource));
@@ -90,13 +96,14 @@ describe('scheduled sweep', () => {
 
   it('runs every 5 minutes through EventBridge Scheduler, without retries piling up', () => {
     template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      Description: Match.stringLikeRegexp('sweep'),
       ScheduleExpression: 'rate(5 minutes)',
       Target: Match.objectLike({ RetryPolicy: Match.objectLike({ MaximumRetryAttempts: 0 }) }),
     });
   });
 
   it('gives the sweep its own access entry, open-or-join writes, StartExecution and the read of its configuration', () => {
-    template.resourceCountIs('AWS::EKS::AccessEntry', 2);
+    template.resourceCountIs('AWS::EKS::AccessEntry', 3);
     const sweep = identityStatements(templateJson).filter((s) => /KubernetesSweepFunction/.test(s.logicalId));
     const actions = sweep
       .flatMap((s) => s.Action)
@@ -109,5 +116,42 @@ describe('scheduled sweep', () => {
       'eks:DescribeCluster',
       'states:StartExecution',
     ]);
+  });
+});
+
+describe('Kubernetes events reader', () => {
+  const { template, templateJson } = synth({ clusters: [{ name: 'prod-eu' }] });
+  const fn = () =>
+    Object.values(template.findResources('AWS::Lambda::Function')).find(
+      (r) => r.Metadata?.PodDoctorHandler === 'kubernetes-events',
+    ) as { Properties: { Timeout: number; Environment: { Variables: Record<string, string> } } };
+
+  it('watches each minute (the shortest EventBridge Scheduler rate) for 50 s, its timeout a margin beyond, no retries', () => {
+    template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      Description: Match.stringLikeRegexp('Warning events'),
+      ScheduleExpression: 'rate(1 minute)',
+      Target: Match.objectLike({ RetryPolicy: Match.objectLike({ MaximumRetryAttempts: 0 }) }),
+    });
+    expect(fn().Properties.Timeout).toBe(75);
+    expect(fn().Properties.Environment.Variables).toMatchObject({ WATCH_SECONDS: '50', CLUSTERS: '["prod-eu"]' });
+  });
+
+  it('writes only incident rows and its own state items (leading keys), starts executions, keeps rejected events', () => {
+    const own = identityStatements(templateJson).filter(
+      (s) => /KubernetesEventsFunction/.test(s.logicalId) && !/^(logs|xray):/.test(s.Action[0] ?? ''),
+    );
+    expect(own.flatMap((s) => s.Action).sort()).toEqual([
+      'dynamodb:DeleteItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'eks:DescribeCluster',
+      's3:PutObject',
+      'states:StartExecution',
+    ]);
+    const ddb = own.find((s) => s.Action.includes('dynamodb:PutItem'));
+    expect(ddb?.Condition).toEqual({
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['INCIDENT#*', 'EVENTS#*', 'EVENTSEEN#*'] },
+    });
+    expect(JSON.stringify(own.find((s) => s.Action.includes('s3:PutObject'))?.Resource)).toContain('/rejected/*');
   });
 });

@@ -29,6 +29,7 @@ const CLIENTS: Record<string, readonly string[]> = {
   door: ['dynamodb', 'ec2-query', 'ecr', 'eks', 'iam', 's3', 'ssm'],
   ingest: ['dynamodb', 'ec2-query', 'eks', 's3', 'sfn'],
   kubernetes: ['eks'],
+  'kubernetes-events': ['dynamodb', 'eks', 's3', 'sfn'],
   'kubernetes-sweep': ['dynamodb', 'eks', 'sfn'],
   'log-group-prerequisites': ['cloudwatch-logs'],
   notices: ['s3'],

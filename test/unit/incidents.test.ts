@@ -15,6 +15,7 @@ const base: Occurrence = {
   },
   at: 1_000,
   evidence: 'line',
+  signal: 'dataplane-logs',
 };
 
 describe('incident aggregation', () => {
@@ -30,6 +31,16 @@ describe('incident aggregation', () => {
       scopeValue: 'i-0a',
       samples: ['line'],
     });
+  });
+
+  it('names every signal an incident came from, once each and in contract order', () => {
+    const [c] = aggregate([
+      { ...base, signal: 'sweep' },
+      base,
+      { ...base, signal: 'kubernetes-events' },
+      { ...base, signal: 'kubernetes-events' },
+    ]);
+    expect(c.signals).toEqual(['kubernetes-events', 'dataplane-logs', 'sweep']);
   });
 
   it('keeps one incident per node for node classes, and lists the pods', () => {

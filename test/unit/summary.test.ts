@@ -16,6 +16,7 @@ const base = {
     firstSeen: '2026-11-29T10:00:00.000Z',
     samples: ['line one'],
     pods: ['default/web-1'],
+    signals: ['kubernetes-events' as const, 'cloudtrail' as const],
   },
   findings: [
     {
@@ -37,6 +38,15 @@ const base = {
 };
 
 describe('incident summary', () => {
+  it('names the signals the incident came from in the e-mail, the Markdown and the JSON', () => {
+    const s = renderSummary(base);
+    expect(s.markdown).toContain('- **Signals:** `kubernetes-events`, `cloudtrail`');
+    expect(s.json.signals).toEqual(['kubernetes-events', 'cloudtrail']);
+    const none = renderSummary({ ...base, incident: { ...base.incident, signals: [] } });
+    expect(none.text).not.toContain('SIGNALS');
+    expect(none.markdown).not.toContain('Signals');
+  });
+
   it('keeps the subject under 100 characters (SNS refuses 100) when the raw subject is exactly 100', () => {
     const raw = `[pod-doctor] sandbox-image on prod-eu/i-0a1b2c3d4e5f60718: `;
     const s = renderSummary({ ...base, outcome: 'x'.repeat(100 - raw.length) });
@@ -62,6 +72,7 @@ describe('incident summary', () => {
       'WHAT FAILED   sandbox-image: pause image gone',
       'PODS          default/web-1',
       'IMAGE         localhost/kubernetes/pause:latest',
+      'SIGNALS       kubernetes-events, cloudtrail',
       '  line one',
       'FAIL  iam.node-role.ecr-read: cannot pull',
       'repair-pause-image: Success (SSM command c-1)',

@@ -22,6 +22,7 @@ export function incident(over: Record<string, unknown> = {}) {
       'E1129 10:00:01.000001    3412 log.go:32] "RunPodSandbox from runtime service failed" err="rpc error: code = NotFound desc = failed to get sandbox image "localhost/kubernetes/pause": failed to pull image "localhost/kubernetes/pause": not found" pod="default/web-7d9c8-x2k4q"',
     ],
     pods: ['default/web-7d9c8-x2k4q'],
+    signals: ['dataplane-logs'],
     ...over,
   };
 }

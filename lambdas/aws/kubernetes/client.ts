@@ -20,6 +20,20 @@ export { setHeaderOptions } from '@kubernetes/client-node/dist/middleware.js';
 export { PatchStrategy } from '@kubernetes/client-node/dist/patch.js';
 export { AppsV1Api, CoreV1Api } from './generated-api.js';
 
+/** Reads one page of a list (`cont`: the previous page's continue token). */
+export type PageReader<T> = (
+  kc: ClusterConnection,
+  cont?: string,
+) => Promise<{ items: T[]; metadata?: { _continue?: string; resourceVersion?: string } }>;
+
+/** Every page of a list, read at one resourceVersion. */
+export interface PagedList<T> {
+  readonly items: T[];
+  readonly resourceVersion?: string;
+  /** False when the page bound (`maxPages`) ended the read before the last page. */
+  readonly complete: boolean;
+}
+
 /** An API server, its CA and a bearer token: all pod-doctor's access entry needs. */
 export interface ClusterCredentials {
   /** A name for the cluster (Watch reports it). */

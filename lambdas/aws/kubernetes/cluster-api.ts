@@ -17,6 +17,8 @@ import {
   CoreV1Api,
   isTimeout,
   KubernetesUnreachableError,
+  type PagedList,
+  type PageReader,
 } from './client.js';
 
 export { KubernetesUnreachableError } from './client.js';
@@ -169,21 +171,28 @@ export class ClusterApi {
   }
 
   /** Reads every page of a list, restarting once from the first page when `continue` expired (410). */
-  async listAll<T>(
-    what: string,
-    page: (kc: ClusterConnection, cont?: string) => Promise<{ items: T[]; metadata?: { _continue?: string } }>,
-  ): Promise<T[]> {
+  async listAll<T>(what: string, page: PageReader<T>): Promise<T[]> {
+    return (await this.listPaged(what, page)).items;
+  }
+
+  /**
+   * {@link listAll} with what a watch needs after it: the list's resourceVersion (every page is
+   * served at the first page's version) and whether the page bound cut the list short.
+   */
+  async listPaged<T>(what: string, page: PageReader<T>): Promise<PagedList<T>> {
     for (let restart = 0; ; restart += 1) {
       try {
         const items: T[] = [];
         let cont: string | undefined;
+        let resourceVersion: string | undefined;
         for (let n = 0; n < this.opts.maxPages; n += 1) {
           const r = await this.call(what, (kc) => page(kc, cont));
           items.push(...r.items);
+          resourceVersion ??= r.metadata?.resourceVersion;
           cont = r.metadata?._continue || undefined;
           if (!cont) break;
         }
-        return items;
+        return { items, resourceVersion, complete: cont === undefined };
       } catch (e) {
         if (statusOf(e) === 410 && restart === 0) continue;
         throw e;

@@ -28,6 +28,7 @@ import {
 import { HttpMethod, type RequestContext, type ResponseContext } from '@kubernetes/client-node/dist/gen/http/http.js';
 import { ObjectSerializer } from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js';
 import type {
+  CoreV1ApiListEventForAllNamespacesRequest as ListAllEvents,
   CoreV1ApiListPodForAllNamespacesRequest as ListAllPods,
   CoreV1ApiListNamespacedEventRequest as ListEvents,
   CoreV1ApiListNodeRequest as ListNodes,
@@ -101,6 +102,11 @@ const list = (name: string, path: string, returns: string): Operation => ({
 export const OPERATIONS = {
   listPodForAllNamespaces: {
     ...list('listPodForAllNamespaces', '/api/v1/pods', 'V1PodList'),
+    required: [],
+    query: [...LIST_HEAD, PRETTY, ...LIST_TAIL],
+  },
+  listEventForAllNamespaces: {
+    ...list('listEventForAllNamespaces', '/api/v1/events', 'CoreV1EventList'),
     required: [],
     query: [...LIST_HEAD, PRETTY, ...LIST_TAIL],
   },
@@ -181,6 +187,9 @@ export class CoreV1Api {
 
   listPodForAllNamespaces(p: ListAllPods = {}, options?: ConfigurationOptions) {
     return send<V1PodList>(OPERATIONS.listPodForAllNamespaces, p, this.configuration, options);
+  }
+  listEventForAllNamespaces(p: ListAllEvents = {}, options?: ConfigurationOptions) {
+    return send<CoreV1EventList>(OPERATIONS.listEventForAllNamespaces, p, this.configuration, options);
   }
   listNamespacedEvent(p: ListEvents, options?: ConfigurationOptions) {
     return send<CoreV1EventList>(OPERATIONS.listNamespacedEvent, p, this.configuration, options);

@@ -109,6 +109,7 @@ export function occurrenceOf(
     entities,
     at: now,
     evidence: `[kubernetes sweep] ${pod.reason} ${pod.namespace}/${pod.name}: ${evidence?.message ?? ''}`,
+    signal: 'sweep',
   };
 }
 

@@ -1,0 +1,93 @@
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EKSClient } from '@aws-sdk/client-eks';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SFNClient } from '@aws-sdk/client-sfn';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod/mini';
+import { RejectStore } from '../aws/evidence-store.js';
+import { IncidentStore } from '../aws/incident-store.js';
+import { ClusterApi } from '../aws/kubernetes/cluster-api.js';
+import { endpointCache } from '../aws/kubernetes/endpoint.js';
+import { type ClusterEventsOutcome, type EventsDeps, readAllClusters } from '../aws/kubernetes/events-service.js';
+import { EventsStateStore } from '../aws/kubernetes/events-state.js';
+import { EksTokenCache } from '../aws/kubernetes/token.js';
+import { logger, metrics, withPowertools } from '../aws/powertools.js';
+import { WorkflowStarter } from '../aws/workflow-starter.js';
+import { incidentStoreVariables, jsonVariable, trustedSandboxImagesVariable } from '../core/env-variables.js';
+import '../core/zod-english.js';
+
+/** The events function's environment, validated once at cold start. */
+export const eventsEnvSchema = z.object({
+  AWS_REGION: z._default(z.string(), 'us-east-1'),
+  CLUSTERS: jsonVariable(z.array(z.string().check(z.minLength(1)))),
+  ...incidentStoreVariables,
+  EVIDENCE_BUCKET_NAME: z.string().check(z.minLength(1)),
+  WORKFLOW_ARN: z.string().check(z.minLength(1)),
+  TRUSTED_SANDBOX_IMAGES: trustedSandboxImagesVariable(),
+  /** Seconds each invocation reads (the function's timeout leaves a margin after it). */
+  WATCH_SECONDS: z.coerce.number().check(z.int(), z.minimum(5), z.maximum(840)),
+});
+
+/**
+ * The EventBridge Scheduler invocation: the schedule sets no input, and nothing in the event decides
+ * what the reader does (the configured clusters do).
+ */
+export const eventsEventSchema = z.unknown();
+
+function publish(outcomes: readonly ClusterEventsOutcome[]): void {
+  for (const o of outcomes) {
+    if (o.skipped) continue;
+    const m = metrics.singleMetric();
+    m.addDimension('cluster', o.cluster);
+    // A metric per signal and cluster (the self-check's alarm and the dashboards read it).
+    m.addMetric('EventsReadable', MetricUnit.Count, o.readable ? 1 : 0);
+    m.addMetric('EventsReceived', MetricUnit.Count, o.counts.received);
+    m.addMetric('EventsClassified', MetricUnit.Count, o.counts.classified);
+    m.addMetric('EventsRejected', MetricUnit.Count, o.counts.rejected);
+    m.addMetric('EventsRelisted', MetricUnit.Count, o.counts.relists);
+    m.addMetric('EventsApiErrors', MetricUnit.Count, o.counts.apiErrors);
+    if (o.counts.rejected > 0) logger.warn('events rejected and kept', { cluster: o.cluster, keys: o.rejectKeys });
+    if (!o.readable) logger.warn('events not readable', { cluster: o.cluster, error: o.error });
+  }
+  logger.info('kubernetes events read', { clusters: outcomes });
+}
+
+/** Kubernetes Warning events of every configured cluster → incidents, through the ingest path's catalogue. */
+export const createHandler = (deps: () => EventsDeps) =>
+  withPowertools(eventsEventSchema, async (_event, context) => {
+    const outcomes = await readAllClusters(deps(), context.awsRequestId);
+    publish(outcomes);
+    return { clusters: outcomes };
+  });
+
+/** The function's clients and configuration, from its environment. */
+function liveDeps(): EventsDeps {
+  const env = eventsEnvSchema.parse(process.env);
+  const eks = new EKSClient({ maxAttempts: 6 });
+  const endpoint = endpointCache(eks, env.AWS_REGION);
+  const tokens = new EksTokenCache(() => eks.config.credentials());
+  const ddb = DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } });
+  return {
+    clusters: env.CLUSTERS,
+    api: async (cluster) => new ClusterApi(await endpoint(cluster), tokens),
+    state: new EventsStateStore(ddb, env.INCIDENT_TABLE_NAME),
+    incidents: new IncidentStore(ddb, {
+      tableName: env.INCIDENT_TABLE_NAME,
+      windowMs: env.INCIDENT_WINDOW_MINUTES * 60_000,
+      retentionDays: env.HISTORY_RETENTION_DAYS,
+    }),
+    workflow: new WorkflowStarter(new SFNClient({}), env.WORKFLOW_ARN),
+    rejects: new RejectStore(new S3Client({}), env.EVIDENCE_BUCKET_NAME),
+    now: Date.now,
+    windowMs: env.INCIDENT_WINDOW_MINUTES * 60_000,
+    trustedSandboxImages: env.TRUSTED_SANDBOX_IMAGES,
+    reader: { watchSeconds: env.WATCH_SECONDS },
+  };
+}
+
+let live: EventsDeps | undefined;
+export const handler = createHandler(() => {
+  live ??= liveDeps();
+  return live;
+});

@@ -1,0 +1,117 @@
+import { Duration, Stack } from 'aws-cdk-lib';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { type IRole, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
+import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
+import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
+import { Construct } from 'constructs';
+import { EVENT_SEEN_PREFIX, EVENTS_STATE_PREFIX, INCIDENT_PREFIX } from '../../lambdas/aws/incident-table.js';
+import { grantClusterAccess } from './kubernetes-access.js';
+import { acknowledgeEvidencePrefix, acknowledgeScheduleTarget } from './nag.js';
+import { lambdaEntry } from './paths.js';
+import { PodDoctorFunction } from './pod-doctor-function.js';
+
+/** Props of {@link KubernetesEvents}. */
+export interface KubernetesEventsProps {
+  /** Clusters whose Warning events are read (same account and region as the stack). */
+  readonly clusters: readonly { readonly name: string }[];
+  /** The incident table: incidents (open or join), the reader's per-cluster state and counted events. */
+  readonly incidentTable: ITableV2;
+  /** Events that cannot be read are kept under `rejected/`. */
+  readonly evidenceBucket: IBucket;
+  /** The incident workflow the reader starts. */
+  readonly workflow: IStateMachine;
+  /** Repeats of one (cluster, scope, class) within this window join one incident; an event counts once in it. */
+  readonly incidentWindow: Duration;
+  /** DynamoDB TTL of incident rows, in days. */
+  readonly historyRetentionDays: number;
+  readonly logRetention: RetentionDays;
+  /**
+   * How long each invocation watches. The schedule runs every minute (EventBridge Scheduler's
+   * shortest rate), so a watch of most of that minute reads events within seconds of their creation;
+   * a shorter one costs less and waits longer for events that arrive between watches.
+   * @default Duration.seconds(50)
+   */
+  readonly watchDuration?: Duration;
+  /**
+   * Sandbox image repositories trusted beyond the EKS pause repositories.
+   * @default []
+   */
+  readonly trustedSandboxImages?: readonly string[];
+}
+
+/** The function's timeout beyond its watch (final batches, saving the state). */
+const TIMEOUT_MARGIN = Duration.seconds(25);
+
+/**
+ * Kubernetes Warning events as a detection source: every minute, one invocation watches the Warning
+ * events of every configured cluster (from the resourceVersion the last one saved) and sends them
+ * through the ingest path's catalogue and incident keys. Its role: access entries mapped to the
+ * read-only group (list and watch events, get nodes), the incident table's open-or-join writes and
+ * its own state items only (leading keys), StartExecution on the workflow, rejected records.
+ */
+export class KubernetesEvents extends Construct {
+  readonly function: IFunction;
+
+  constructor(scope: Construct, id: string, props: KubernetesEventsProps) {
+    super(scope, id);
+    const watch = props.watchDuration ?? Duration.seconds(50);
+    const fn = new PodDoctorFunction(this, 'Function', {
+      entry: lambdaEntry('kubernetes-events'),
+      description: 'pod-doctor: Kubernetes Warning events of the configured clusters (watched each minute)',
+      logRetention: props.logRetention,
+      timeout: watch.plus(TIMEOUT_MARGIN),
+      memorySize: 256,
+      synchronousOnly: true,
+      environment: {
+        CLUSTERS: JSON.stringify(props.clusters.map((c) => c.name)),
+        INCIDENT_TABLE_NAME: props.incidentTable.tableName,
+        INCIDENT_WINDOW_MINUTES: String(props.incidentWindow.toMinutes()),
+        HISTORY_RETENTION_DAYS: String(props.historyRetentionDays),
+        EVIDENCE_BUCKET_NAME: props.evidenceBucket.bucketName,
+        WORKFLOW_ARN: props.workflow.stateMachineArn,
+        TRUSTED_SANDBOX_IMAGES: JSON.stringify(props.trustedSandboxImages ?? []),
+        WATCH_SECONDS: String(watch.toSeconds()),
+      },
+    });
+    grantClusterAccess(this, fn, props.clusters);
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+        resources: [props.incidentTable.tableArn],
+        conditions: {
+          'ForAllValues:StringLike': {
+            'dynamodb:LeadingKeys': [`${INCIDENT_PREFIX}*`, `${EVENTS_STATE_PREFIX}*`, `${EVENT_SEEN_PREFIX}*`],
+          },
+        },
+      }),
+    );
+    props.incidentTable.encryptionKey?.grantEncryptDecrypt(fn);
+    props.workflow.grantStartExecution(fn);
+    fn.addToRolePolicy(
+      new PolicyStatement({ actions: ['s3:PutObject'], resources: [props.evidenceBucket.arnForObjects('rejected/*')] }),
+    );
+    acknowledgeEvidencePrefix(fn.role as IRole, props.evidenceBucket, 'rejected', 'Unreadable Kubernetes events');
+    this.schedule(fn);
+    this.function = fn;
+  }
+
+  /** Every minute; a missed run is superseded by the next one (no retries piling up). */
+  private schedule(fn: IFunction): void {
+    const role = new Role(this, 'ScheduleRole', {
+      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
+        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
+      }),
+      description: 'pod-doctor: EventBridge Scheduler invokes the Kubernetes events reader',
+    });
+    new Schedule(this, 'Schedule', {
+      description: 'pod-doctor: watch the Warning events of the configured clusters',
+      schedule: ScheduleExpression.rate(Duration.minutes(1)),
+      target: new LambdaInvoke(fn, { role, retryAttempts: 0, maxEventAge: Duration.minutes(1) }),
+    });
+    acknowledgeScheduleTarget(role, fn, 'Kubernetes events reader');
+  }
+}

@@ -1,0 +1,64 @@
+import { RejectStore } from '../lambdas/aws/evidence-store.js';
+import { IncidentStore } from '../lambdas/aws/incident-store.js';
+import { ClusterApi } from '../lambdas/aws/kubernetes/cluster-api.js';
+import {
+  type ClusterEventsOutcome,
+  type EventsDeps,
+  readAllClusters,
+} from '../lambdas/aws/kubernetes/events-service.js';
+import { EventsStateStore } from '../lambdas/aws/kubernetes/events-state.js';
+import { EksTokenCache } from '../lambdas/aws/kubernetes/token.js';
+import { WorkflowStarter } from '../lambdas/aws/workflow-starter.js';
+import type { LocalTable } from './dynamo.js';
+import { asRole } from './guard.js';
+import { TemplateAuthorizer } from './iam.js';
+import { deployedFunction, guardedDocumentClient, guardedS3, type LocalStarts, localStarts } from './ingest-runtime.js';
+import type { KubeApiServer } from './kube-api-server.js';
+import { REGION, type ResolvedTemplate } from './template.js';
+
+export interface LocalEvents {
+  /** One scheduled invocation: every configured cluster read for the watch budget. */
+  invoke(requestId: string): Promise<ClusterEventsOutcome[]>;
+  readonly starts: LocalStarts;
+  readonly authz: TemplateAuthorizer;
+}
+
+export interface LocalEventsOptions {
+  /** The cluster's API server (the shipped RBAC; the reader's access entry maps to group pod-doctor). */
+  readonly server: KubeApiServer;
+  readonly endpoint: string;
+  /** The watch budget of each invocation (the deployed one reads 50 s). @default the template's WATCH_SECONDS */
+  readonly watchSeconds?: number;
+  readonly now?: () => number;
+}
+
+/**
+ * The events reader as deployed: its role (every DynamoDB, S3 and StartExecution call authorised
+ * against the template), its environment (clusters, window, table), against a local API server.
+ */
+export function localEvents(template: ResolvedTemplate, table: LocalTable, o: LocalEventsOptions): LocalEvents {
+  const { role, env } = deployedFunction(template, 'kubernetes-events');
+  const authz = new TemplateAuthorizer(template);
+  const ddb = guardedDocumentClient(table, authz);
+  const starts = localStarts(authz);
+  const tokens = new EksTokenCache({ accessKeyId: 'AKIDLOCAL', secretAccessKey: 'local-secret' });
+  const windowMs = Number(env.INCIDENT_WINDOW_MINUTES) * 60_000;
+  const deps: EventsDeps = {
+    clusters: JSON.parse(env.CLUSTERS ?? '[]') as string[],
+    api: async (name) =>
+      new ClusterApi({ name, region: REGION, endpoint: o.endpoint, certificateAuthorityData: o.server.caData }, tokens),
+    state: new EventsStateStore(ddb, env.INCIDENT_TABLE_NAME),
+    incidents: new IncidentStore(ddb, {
+      tableName: env.INCIDENT_TABLE_NAME,
+      windowMs,
+      retentionDays: Number(env.HISTORY_RETENTION_DAYS),
+    }),
+    workflow: new WorkflowStarter(starts.sfn, env.WORKFLOW_ARN),
+    rejects: new RejectStore(guardedS3(authz).s3, env.EVIDENCE_BUCKET_NAME),
+    now: o.now ?? Date.now,
+    windowMs,
+    trustedSandboxImages: JSON.parse(env.TRUSTED_SANDBOX_IMAGES ?? '[]') as string[],
+    reader: { watchSeconds: o.watchSeconds ?? Number(env.WATCH_SECONDS), flushMs: 100 },
+  };
+  return { starts, authz, invoke: (requestId) => asRole(role, () => readAllClusters(deps, requestId)) };
+}
