@@ -15,9 +15,9 @@ import { PROJECT_ROOT } from '../lib/constructs/paths.js';
 import { compileFilterPattern } from '../test/support/cloudwatch-filter.js';
 import { labelledCorpus } from '../test/support/corpus.js';
 
-/** arm64 Lambda list prices (us-east-1): per GB-second and per request. */
-const LAMBDA_GB_SECOND_USD = 0.0000133334;
-const LAMBDA_REQUEST_USD = 0.2 / 1_000_000;
+/** arm64 Lambda list prices (us-east-1): per GB-second and per request. https://aws.amazon.com/lambda/pricing/ */
+export const LAMBDA_GB_SECOND_USD = 0.0000133334;
+export const LAMBDA_REQUEST_USD = 0.2 / 1_000_000;
 const INGEST_MEMORY_GB = 0.5;
 /** CloudWatch Logs delivers subscription data in batches; one invocation per 256 KB is the conservative case. */
 const BATCH_BYTES = 256 * 1024;
@@ -31,13 +31,17 @@ function envelope(line: string, i: number): string {
   });
 }
 
-/** Filter pass rate on healthy lines and the Lambda cost per GB of node logs it implies. */
-export function benchFilter(healthy: readonly string[], ingestMbPerSecond: number): void {
+/**
+ * Filter pass rate on healthy lines and the Lambda cost per GB of node logs it implies; returns that
+ * cost (US$ per GB) for node lines inside Container Insights envelopes (what a cluster ships).
+ */
+export function benchFilter(healthy: readonly string[], ingestMbPerSecond: number): number {
   const passes = compileFilterPattern(buildFilterPattern());
   const sets: [string, readonly string[]][] = [
     ['raw journal/ipamd lines', healthy],
     ['Container Insights envelopes', healthy.map(envelope)],
   ];
+  let perGb = 0;
   for (const [name, lines] of sets) {
     const through = lines.filter((l) => passes(l));
     const bytes = lines.reduce((n: number, l) => n + Buffer.byteLength(l), 0);
@@ -46,10 +50,12 @@ export function benchFilter(healthy: readonly string[], ingestMbPerSecond: numbe
     const gbSeconds = ((share * 1024) / ingestMbPerSecond) * INGEST_MEMORY_GB;
     const requests = (share * 1024 ** 3) / BATCH_BYTES;
     const usd = gbSeconds * LAMBDA_GB_SECOND_USD + requests * LAMBDA_REQUEST_USD;
+    perGb = usd;
     console.log(
       `filter, healthy ${name}: ${((through.length / lines.length) * 100).toFixed(1)}% of lines, ${(share * 100).toFixed(1)}% of bytes pass → per GB of node logs ${(share * 1024).toFixed(0)} MB reach the ingest function: ${gbSeconds.toFixed(2)} GB-s + ${requests.toFixed(0)} requests ≈ $${usd.toFixed(5)}`,
     );
   }
+  return perGb;
 }
 
 /**

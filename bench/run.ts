@@ -11,6 +11,8 @@
  * (issue 29): its cost against the single-line fast path on the lines the filter delivers, as a ratio.
  * Lean Lambdas (issue 15): each handler bundle's size, SDK clients and module import time, target
  * <= 150 ms (bench/init.ts; `npm run bench:init` alone).
+ * Kubernetes events (issue 29): first Warning event → StartExecution p50/p95 and cost per cluster-month,
+ * next to the log path's (bench/events.ts).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,6 +25,7 @@ import { PROJECT_ROOT } from '../lib/constructs/paths.js';
 import { synthesizedDefinition } from '../local/local-workflow.js';
 import { labelledCorpus } from '../test/support/corpus.js';
 import { benchCli, benchContext, benchFilter, healthyMix } from './detection.js';
+import { benchEvents } from './events.js';
 import { benchFleetStorm } from './fleet-storm.js';
 import { benchInit } from './init.js';
 import { benchLatency } from './latency.js';
@@ -158,7 +161,10 @@ console.log(
 console.log(`realistic mix keeps ${((real / parse) * 100).toFixed(0)}% of the record-reading baseline throughput`);
 console.log(`1 MB batch ${bestBatch < 100 ? 'meets' : 'MISSES'} the < 100 ms target`);
 console.log('');
-benchFilter(healthyMix(everyday), Buffer.byteLength(oneMb.join('\n')) / 1024 / 1024 / (bestBatch / 1000));
+const logCostPerGb = benchFilter(
+  healthyMix(everyday),
+  Buffer.byteLength(oneMb.join('\n')) / 1024 / 1024 / (bestBatch / 1000),
+);
 benchCli(mix.split('\n'));
 console.log('');
 const workflowOk = await benchWorkflow();
@@ -169,6 +175,17 @@ const fleetStormOk = await benchFleetStorm();
 console.log('');
 const latencyOk = await benchLatency(synthesizedDefinition());
 console.log('');
+const eventsOk = await benchEvents(logCostPerGb);
+console.log('');
 const initOk = benchInit();
-if (bestBatch >= 100 || bestBlocks >= 100 || !workflowOk || !stormOk || !fleetStormOk || !latencyOk || !initOk)
+if (
+  bestBatch >= 100 ||
+  bestBlocks >= 100 ||
+  !workflowOk ||
+  !stormOk ||
+  !fleetStormOk ||
+  !latencyOk ||
+  !eventsOk ||
+  !initOk
+)
   process.exitCode = 1;

@@ -1,4 +1,4 @@
-import { type CloudTrailClient, DescribeTrailsCommand, GetTrailStatusCommand } from '@aws-sdk/client-cloudtrail';
+import type { CloudTrailClient } from '@aws-sdk/client-cloudtrail';
 import {
   type CloudWatchLogsClient,
   DescribeLogGroupsCommand,
@@ -14,6 +14,7 @@ import {
   paginateDescribeInstances,
   paginateDescribeVpcEndpoints,
 } from '../lambdas/aws/ec2/commands.js';
+import { dataplaneLogGroup, trailSignal } from '../lambdas/aws/signal-readers.js';
 import { CLUSTER_NAME_TAGS, CLUSTER_OWNERSHIP_TAG_PREFIX, clusterOfTags } from '../lambdas/core/node-tags.js';
 import { authenticationModeRow, endpointAccessRow } from './preflight-cluster.js';
 import type { PreflightRow } from './preflight-row.js';
@@ -40,9 +41,6 @@ export interface PreflightOptions {
 export const MIN_SSM_AGENT = '3.3.2746.0';
 /** The interface endpoints Run Command needs where nodes have no route to the internet. */
 export const SSM_ENDPOINT_SERVICES = ['ssm', 'ssmmessages', 'ec2messages'] as const;
-
-/** The Container Insights log group of node and aws-node logs. */
-export const dataplaneLogGroup = (cluster: string) => `/aws/containerinsights/${cluster}/dataplane`;
 
 /** A cluster's nodes as preflight sees them: the cluster's VPC and its running nodes. */
 interface ClusterNodes {
@@ -114,19 +112,12 @@ async function checkRegion(c: PreflightClients, o: PreflightOptions): Promise<Pr
 }
 
 async function checkTrail(c: PreflightClients, o: PreflightOptions): Promise<PreflightRow> {
-  const trails = (await c.cloudtrail.send(new DescribeTrailsCommand({ includeShadowTrails: true }))).trailList ?? [];
-  const here = trails.filter((t) => t.IsMultiRegionTrail || t.HomeRegion === o.region);
-  for (const t of here) {
-    const status = await c.cloudtrail.send(new GetTrailStatusCommand({ Name: t.TrailARN ?? t.Name }));
-    if (status.IsLogging)
-      return { id: 'cloudtrail.trail', status: 'pass', detail: `trail ${t.Name} is logging in ${o.region}` };
-  }
+  const reading = await trailSignal(c.cloudtrail, o.region);
+  if (reading.status === 'ok') return { id: 'cloudtrail.trail', status: 'pass', detail: reading.detail };
   return {
     id: 'cloudtrail.trail',
     status: 'fail',
-    detail: here.length
-      ? `trail(s) ${here.map((t) => t.Name).join(', ')} cover ${o.region} but none is logging`
-      : `no trail covers ${o.region}`,
+    detail: reading.detail,
     fix: 'EventBridge receives "AWS API Call via CloudTrail" events only from a trail that logs management events: aws cloudtrail create-trail --name pod-doctor --s3-bucket-name BUCKET --is-multi-region-trail && aws cloudtrail start-logging --name pod-doctor',
   };
 }

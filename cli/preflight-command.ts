@@ -1,13 +1,17 @@
 import { parseArgs } from 'node:util';
+import type { SignalReading } from '../lambdas/core/signal-health.js';
 import type { PreflightRow } from './preflight-checks.js';
 
-const HELP = `Usage: pod-doctor preflight --cluster NAME [--region R] [--profile P] [--json]
+const HELP = `Usage: pod-doctor preflight --cluster NAME [--cluster NAME ...] [--region R] [--profile P] [--json]
 
 Read-only checks of an account before deploying pod-doctor, with the standard AWS credential chain:
 the cluster in the region, a CloudTrail trail logging in the region (EventBridge API-call events),
 the Container Insights dataplane log group and its subscription filters (CloudWatch Logs allows 2),
 ipamd logs shipped (AWS_VPC_K8S_CNI_LOG_FILE=stdout), the SSM agent on the nodes, the node tags
-SendCommand requires, and the SSM VPC endpoints where nodes have no internet route.
+SendCommand requires, and the SSM VPC endpoints where nodes have no internet route. Then each detection
+signal of each cluster: Kubernetes events readable, a kubelet line in the dataplane group and an aws-node
+line in the application group in the last 24 h, a trail delivering CloudTrail events.
+--json prints one line per cluster: {cluster, region, rows, signals}.
 Nothing is changed in the account. Exit code 3 when a check fails.`;
 
 const LABEL: Record<string, string> = { pass: 'PASS', warn: 'WARN', fail: 'FAIL', unknown: '?   ' };
@@ -29,8 +33,17 @@ export function renderPreflight(cluster: string, region: string, rows: readonly 
   return lines.join('\n');
 }
 
+/** The signals of a cluster under its table: signal, status, what was found. */
+export function renderSignals(signals: readonly SignalReading[]): string {
+  const width = Math.max(6, ...signals.map((s) => s.signal.length));
+  return [
+    `${'SIGNAL'.padEnd(width)}  STATUS   DETAIL`,
+    ...signals.map((s) => `${s.signal.padEnd(width)}  ${s.status.toUpperCase().padEnd(7)}  ${s.detail}`),
+  ].join('\n');
+}
+
 interface Values {
-  cluster?: string;
+  cluster?: string[];
   region?: string;
   profile?: string;
   json?: boolean;
@@ -42,7 +55,7 @@ function parse(args: readonly string[]): Values | string {
     return parseArgs({
       args: [...args],
       options: {
-        cluster: { type: 'string' },
+        cluster: { type: 'string', multiple: true },
         region: { type: 'string' },
         profile: { type: 'string' },
         json: { type: 'boolean' },
@@ -64,7 +77,7 @@ export async function runPreflightCommand(args: readonly string[]): Promise<numb
     process.stdout.write(`${HELP}\n`);
     return 0;
   }
-  if (!values.cluster) {
+  if (!values.cluster?.length) {
     process.stderr.write(`pod-doctor preflight: --cluster is required\n\n${HELP}\n`);
     return 2;
   }
@@ -84,13 +97,19 @@ export async function runPreflightCommand(args: readonly string[]): Promise<numb
     return 1;
   }
   const { preflight } = await import('./preflight-checks.js');
-  const rows = await preflight(clients, { cluster: values.cluster, region });
-  process.stdout.write(
-    values.json
-      ? `${JSON.stringify({ cluster: values.cluster, region, rows })}\n`
-      : `${renderPreflight(values.cluster, region, rows)}\n`,
-  );
-  return rows.some((r) => r.status === 'fail') ? 3 : 0;
+  const { preflightSignals } = await import('./preflight-signals.js');
+  let failed = false;
+  for (const cluster of values.cluster) {
+    const rows = await preflight(clients, { cluster, region });
+    const signals = await preflightSignals(clients, { cluster, region });
+    failed ||= rows.some((r) => r.status === 'fail');
+    process.stdout.write(
+      values.json
+        ? `${JSON.stringify({ cluster, region, rows, signals })}\n`
+        : `${renderPreflight(cluster, region, rows)}\n\n${renderSignals(signals)}\n\n`,
+    );
+  }
+  return failed ? 3 : 0;
 }
 
 /** The same credential chain and retry settings as `diagnose`, plus SSM and CloudWatch Logs. */
@@ -100,7 +119,14 @@ async function realClients() {
   const { CloudTrailClient } = await import('@aws-sdk/client-cloudtrail');
   const { CloudWatchLogsClient } = await import('@aws-sdk/client-cloudwatch-logs');
   const checks = accountClients();
+  const { ClusterApi } = await import('../lambdas/aws/kubernetes/cluster-api.js');
+  const { endpointCache } = await import('../lambdas/aws/kubernetes/endpoint.js');
+  const { EksTokenCache } = await import('../lambdas/aws/kubernetes/token.js');
+  const endpoint = endpointCache(checks.eks, process.env.AWS_REGION ?? '');
+  const tokens = new EksTokenCache(() => checks.eks.config.credentials());
   return {
+    kubernetes: async (cluster: string) =>
+      new ClusterApi(await endpoint(cluster), tokens, { maxAttempts: 1, maxPages: 1 }),
     ec2: checks.ec2,
     eks: checks.eks,
     cloudtrail: new CloudTrailClient({ maxAttempts: 6 }),

@@ -33,6 +33,7 @@ import { NodeCommands } from './constructs/node-commands.js';
 import { Notifications } from './constructs/notifications.js';
 import { OperationsDashboard } from './constructs/operations-dashboard.js';
 import { EnvironmentSizeCheck } from './constructs/resolved-size.js';
+import { SignalCheck } from './constructs/signal-check.js';
 import { configFromProps, type PodDoctorProps } from './pod-doctor-props.js';
 import { requireClustersInStackRegion, warnIamEventsNotSeen } from './regions.js';
 
@@ -92,6 +93,8 @@ export class PodDoctor extends Construct {
   readonly configStore: ConfigStore;
   /** The Kubernetes Warning events reader, every minute (absent without clusters). */
   readonly kubernetesEvents?: KubernetesEvents;
+  /** The hourly check of each cluster's detection signals (absent without clusters). */
+  readonly signalCheck?: SignalCheck;
 
   constructor(scope: Construct, id: string, props: PodDoctorProps = {}) {
     super(scope, id);
@@ -148,6 +151,12 @@ export class PodDoctor extends Construct {
     if (this.apiClusters.length > 0) {
       this.kubernetesSweep = this.createKubernetesSweep(logRetention);
       this.kubernetesEvents = this.createKubernetesEvents(logRetention);
+      this.signalCheck = new SignalCheck(this, 'SignalCheck', {
+        clusters: config.clusters,
+        incidentTable: this.incidentTable,
+        topic: this.topic,
+        logRetention,
+      });
     }
     this.ingestDeadLetterQueue = this.detection.deadLetterQueue;
     const alarms = this.createAlarms();

@@ -56,6 +56,21 @@ export interface PreflightSnapshot {
 }
 
 const DATAPLANE = `/aws/containerinsights/${CLUSTER}/dataplane`;
+const APPLICATION = `/aws/containerinsights/${CLUSTER}/application`;
+
+/** A log group as DescribeLogGroups returns it. */
+function logGroup(name: string, created: string): LogGroup {
+  return {
+    logGroupName: name,
+    creationTime: Date.parse(created),
+    retentionInDays: 7,
+    metricFilterCount: 0,
+    arn: `arn:aws:logs:${REGION}:${ACCOUNT}:log-group:${name}:*`,
+    storedBytes: 0,
+    logGroupClass: 'STANDARD',
+    logGroupArn: `arn:aws:logs:${REGION}:${ACCOUNT}:log-group:${name}`,
+  };
+}
 const TRAIL_ARN = `arn:aws:cloudtrail:${REGION}:${ACCOUNT}:trail/management-events`;
 
 /** An SSM interface endpoint in the node subnet, as DescribeVpcEndpoints returns it. */
@@ -115,21 +130,13 @@ function loggingTrail(t: number): Pick<PreflightSnapshot, 'trails' | 'trailStatu
   };
 }
 
-/** The dataplane log group, one foreign subscription filter, an ipamd line from aws-node two minutes ago. */
+/**
+ * The dataplane log group (one foreign subscription filter, an ipamd line from aws-node two minutes
+ * ago, a kubelet journal line a minute ago) and the application group (aws-node's stdout).
+ */
 function dataplaneLogs(t: number): Pick<PreflightSnapshot, 'logGroups' | 'subscriptionFilters' | 'logEvents'> {
   return {
-    logGroups: [
-      {
-        logGroupName: DATAPLANE,
-        creationTime: Date.parse('2026-03-01T10:05:00Z'),
-        retentionInDays: 7,
-        metricFilterCount: 0,
-        arn: `arn:aws:logs:${REGION}:${ACCOUNT}:log-group:${DATAPLANE}:*`,
-        storedBytes: 0,
-        logGroupClass: 'STANDARD',
-        logGroupArn: `arn:aws:logs:${REGION}:${ACCOUNT}:log-group:${DATAPLANE}`,
-      },
-    ],
+    logGroups: [logGroup(DATAPLANE, '2026-03-01T10:05:00Z'), logGroup(APPLICATION, '2026-03-01T10:05:00Z')],
     subscriptionFilters: {
       [DATAPLANE]: [
         {
@@ -160,6 +167,32 @@ function dataplaneLogs(t: number): Pick<PreflightSnapshot, 'logGroups' | 'subscr
               container_name: 'aws-node',
               host: 'ip-10-0-12-34.eu-west-1.compute.internal',
             },
+          }),
+        },
+        {
+          logStreamName: 'kubelet.service-ip-10-0-12-34.eu-west-1.compute.internal',
+          timestamp: t - 60_000,
+          ingestionTime: t - 58_000,
+          eventId: '38294012945512334567890123456789012345678901234567890124',
+          // A kubelet journal line as the add-on's Fluent Bit ships it (systemd input, aws filter).
+          message: JSON.stringify({
+            hostname: 'ip-10-0-12-34.eu-west-1.compute.internal',
+            systemd_unit: 'kubelet.service',
+            ec2_instance_id: NODE_ID,
+            message: 'I1129 09:59:00.000000    3412 kubelet.go:2431] "SyncLoop (PLEG): event for pod"',
+          }),
+        },
+      ],
+      [APPLICATION]: [
+        {
+          logStreamName: `aws-node-7xk2p_kube-system_aws-node-0f1e2d3c4b5a69788776655443322110ffeeddccbbaa99887766554433221100`,
+          timestamp: t - 90_000,
+          ingestionTime: t - 88_000,
+          eventId: '38294012945512334567890123456789012345678901234567890125',
+          message: JSON.stringify({
+            log: '{"level":"info","ts":"2026-11-29T09:58:30.114Z","caller":"ipamd/ipamd.go:1421","msg":"Successfully Reconciled ENI/IP pool"}',
+            stream: 'stdout',
+            kubernetes: { pod_name: 'aws-node-7xk2p', namespace_name: 'kube-system', container_name: 'aws-node' },
           }),
         },
       ],
@@ -245,6 +278,8 @@ export function mockPreflightAccount(
   });
   lg.on(FilterLogEventsCommand).callsFake(
     async (input: { logGroupName?: string; filterPattern?: string; startTime?: number; limit?: number }) => {
+      if (!s.logGroups.some((g) => g.logGroupName === input.logGroupName))
+        throw new ResourceNotFoundException({ message: 'The specified log group does not exist.', $metadata: meta });
       const term = (input.filterPattern ?? '').replace(/^"|"$/g, '');
       const events = (s.logEvents[input.logGroupName ?? ''] ?? []).filter(
         (e) => (e.timestamp ?? 0) >= (input.startTime ?? 0) && (e.message ?? '').includes(term),

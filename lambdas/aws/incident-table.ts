@@ -150,3 +150,11 @@ export function eventsStateKey(cluster: string): TableKey {
 export function eventSeenKey(cluster: string, uid: string): TableKey {
   return { pk: `${EVENT_SEEN_PREFIX}${cluster}#${uid}`, sk: 'SEEN' };
 }
+
+/** Partition key prefix of the signal self-check's per-cluster state. */
+export const SIGNAL_STATE_PREFIX = 'SIGNAL#';
+
+/** The last status the self-check recorded for one signal of one cluster (notifications on change). */
+export function signalStateKey(cluster: string, signal: string): TableKey {
+  return { pk: `${SIGNAL_STATE_PREFIX}${cluster}`, sk: signal };
+}

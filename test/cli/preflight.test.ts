@@ -4,9 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compareVersions, type PreflightRow, preflight } from '../../cli/preflight-checks.js';
-import { renderPreflight } from '../../cli/preflight-command.js';
+import { renderPreflight, renderSignals } from '../../cli/preflight-command.js';
+import { preflightSignals } from '../../cli/preflight-signals.js';
+import { ClusterApi } from '../../lambdas/aws/kubernetes/cluster-api.js';
+import { EksTokenCache } from '../../lambdas/aws/kubernetes/token.js';
 import { PROJECT_ROOT } from '../../lib/constructs/paths.js';
 import { CLUSTER, NODE_ID, REGION } from '../../local/account-snapshot.js';
+import { KubeApiServer } from '../../local/kube-api-server.js';
 import { mockPreflightAccount, type PreflightSnapshot, readyPreflightAccount } from '../../local/preflight-account.js';
 
 const NOW = new Date('2026-11-29T10:00:00Z');
@@ -223,5 +227,75 @@ describe('pod-doctor preflight command', () => {
     });
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('--cluster is required');
+  });
+});
+
+describe('pod-doctor preflight: each signal of the cluster', () => {
+  /** The signals of the recorded account, the cluster's API answering as `groups` allow. */
+  async function signals(change: (s: PreflightSnapshot) => void = () => {}, groups = ['pod-doctor']) {
+    const s = readyPreflightAccount(NOW);
+    change(s);
+    const clients = mockPreflightAccount(s, REGION);
+    const server = new KubeApiServer({ groups });
+    const endpoint = await server.start();
+    const tokens = new EksTokenCache({ accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'x' });
+    try {
+      return await preflightSignals(
+        {
+          ...clients,
+          kubernetes: async (name) =>
+            new ClusterApi({ name, region: REGION, endpoint, certificateAuthorityData: server.caData }, tokens, {
+              maxAttempts: 1,
+            }),
+        },
+        { cluster: CLUSTER, region: REGION, now: NOW },
+      );
+    } finally {
+      clients.restore();
+      await server.stop();
+    }
+  }
+
+  it('reports the four signals alive on an account ready for pod-doctor', { timeout: 60_000 }, async () => {
+    const r = await signals();
+    expect(r.map((x) => [x.signal, x.status])).toEqual([
+      ['kubernetes-events', 'ok'],
+      ['dataplane-logs', 'ok'],
+      ['application-logs', 'ok'],
+      ['cloudtrail', 'ok'],
+    ]);
+    expect(renderSignals(r)).toMatch(
+      /^dataplane-logs\s+OK\s+kubelet line in \/aws\/containerinsights\/.*\/dataplane at /m,
+    );
+  });
+
+  it('a cluster with Kubernetes events and CloudTrail only: the log groups absent, the others alive', {
+    timeout: 60_000,
+  }, async () => {
+    const r = await signals((s) => {
+      s.logGroups = [];
+    });
+    expect(Object.fromEntries(r.map((x) => [x.signal, x.status]))).toEqual({
+      'kubernetes-events': 'ok',
+      'dataplane-logs': 'absent',
+      'application-logs': 'absent',
+      cloudtrail: 'ok',
+    });
+  });
+
+  it('a dataplane group without a kubelet line in 24 h is silent; credentials the cluster refuses leave events unknown', {
+    timeout: 60_000,
+  }, async () => {
+    const r = await signals(
+      (s) => {
+        s.logEvents[DATAPLANE] = s.logEvents[DATAPLANE].filter((e) => !(e.message ?? '').includes('kubelet'));
+      },
+      ['nobody'],
+    );
+    expect(r.find((x) => x.signal === 'dataplane-logs')).toMatchObject({ status: 'silent' });
+    expect(r.find((x) => x.signal === 'kubernetes-events')).toMatchObject({
+      status: 'unknown',
+      detail: expect.stringContaining('KubernetesForbiddenError'),
+    });
   });
 });

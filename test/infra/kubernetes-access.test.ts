@@ -155,3 +155,37 @@ describe('Kubernetes events reader', () => {
     expect(JSON.stringify(own.find((s) => s.Action.includes('s3:PutObject'))?.Resource)).toContain('/rejected/*');
   });
 });
+
+describe('signal self-check', () => {
+  const { template, templateJson } = synth({ clusters: [{ name: 'prod-eu' }] });
+
+  it('checks every hour, without retries piling up', () => {
+    template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      Description: Match.stringLikeRegexp('detection signals'),
+      ScheduleExpression: 'rate(1 hour)',
+      Target: Match.objectLike({ RetryPolicy: Match.objectLike({ MaximumRetryAttempts: 0 }) }),
+    });
+  });
+
+  it('reads the two Container Insights groups of each cluster, the trails, the reader state; writes signal states; publishes', () => {
+    const own = identityStatements(templateJson)
+      .filter((s) => /SignalCheckFunction/.test(s.logicalId))
+      .map((s) => ({ ...s, Action: s.Action.filter((a) => !/^(logs:(Create|Put)|xray:)/.test(a)) }));
+    const text = (a: string) => JSON.stringify(own.find((s) => s.Action.includes(a))?.Resource);
+    expect(own.flatMap((s) => s.Action).sort()).toEqual([
+      'cloudtrail:DescribeTrails',
+      'cloudtrail:GetTrailStatus',
+      'dynamodb:GetItem',
+      'dynamodb:UpdateItem',
+      'kms:Decrypt',
+      'kms:GenerateDataKey*',
+      'logs:FilterLogEvents',
+      'sns:Publish',
+    ]);
+    expect(text('logs:FilterLogEvents')).toContain('/aws/containerinsights/prod-eu/dataplane:*');
+    expect(text('logs:FilterLogEvents')).toContain('/aws/containerinsights/prod-eu/application:*');
+    expect(own.find((s) => s.Action.includes('dynamodb:UpdateItem'))?.Condition).toEqual({
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['EVENTS#*', 'SIGNAL#*'] },
+    });
+  });
+});

@@ -35,6 +35,7 @@ const CLIENTS: Record<string, readonly string[]> = {
   notices: ['s3'],
   'open-incident': ['dynamodb', 'ssm'],
   'resolve-node': ['ec2-query', 'iam'],
+  'signal-check': ['cloudtrail', 'cloudwatch-logs', 'dynamodb', 'sns'],
   'spoke-ingest': ['eventbridge'],
   summarize: ['dynamodb', 's3'],
   verify: ['dynamodb'],
@@ -42,6 +43,7 @@ const CLIENTS: Record<string, readonly string[]> = {
 
 /** The IAM service prefix of each SDK client (what the function's role must be allowed to call). */
 const IAM_SERVICE: Record<string, string> = {
+  cloudtrail: 'cloudtrail',
   'cloudwatch-logs': 'logs',
   dynamodb: 'dynamodb',
   ec2: 'ec2',

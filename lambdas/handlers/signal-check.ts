@@ -1,0 +1,66 @@
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { CloudTrailClient } from '@aws-sdk/client-cloudtrail';
+import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod/mini';
+import { logger, metrics, withPowertools } from '../aws/powertools.js';
+import { type ClusterSignals, checkSignals, type SignalCheckDeps } from '../aws/signal-check.js';
+import { jsonVariable } from '../core/env-variables.js';
+import '../core/zod-english.js';
+
+/** The self-check's environment, validated once at cold start. */
+export const signalCheckEnvSchema = z.object({
+  AWS_REGION: z._default(z.string(), 'us-east-1'),
+  CLUSTERS: jsonVariable(z.array(z.string().check(z.minLength(1)))),
+  INCIDENT_TABLE_NAME: z.string().check(z.minLength(1)),
+  TOPIC_ARN: z.string().check(z.minLength(1)),
+});
+
+/** The EventBridge Scheduler invocation: no input decides anything (the configured clusters do). */
+export const signalCheckEventSchema = z.unknown();
+
+/** One metric per cluster and signal: 1 alive, 0 silent or absent (unknown: none, it was not seen). */
+function publish(results: readonly ClusterSignals[]): void {
+  for (const c of results) {
+    for (const r of c.readings) {
+      if (r.status === 'unknown') continue;
+      const m = metrics.singleMetric();
+      m.addDimensions({ cluster: c.cluster, signal: r.signal });
+      m.addMetric('SignalAlive', MetricUnit.Count, r.status === 'ok' ? 1 : 0);
+    }
+  }
+  logger.info('signals checked', { clusters: results });
+}
+
+/** Hourly: each cluster's signals (events, dataplane, application, CloudTrail); a change notifies once. */
+export const createHandler = (deps: () => SignalCheckDeps) =>
+  withPowertools(signalCheckEventSchema, async () => {
+    const results = await checkSignals(deps());
+    publish(results);
+    return { clusters: results };
+  });
+
+function liveDeps(): SignalCheckDeps {
+  const env = signalCheckEnvSchema.parse(process.env);
+  const sns = new SNSClient({ maxAttempts: 6 });
+  return {
+    clusters: env.CLUSTERS,
+    region: env.AWS_REGION,
+    logs: new CloudWatchLogsClient({ maxAttempts: 6 }),
+    cloudtrail: new CloudTrailClient({ maxAttempts: 6 }),
+    ddb: DynamoDBDocumentClient.from(new DynamoDBClient({})),
+    tableName: env.INCIDENT_TABLE_NAME,
+    notify: async (subject, message) => {
+      await sns.send(new PublishCommand({ TopicArn: env.TOPIC_ARN, Subject: subject, Message: message }));
+    },
+    now: Date.now,
+  };
+}
+
+let live: SignalCheckDeps | undefined;
+export const handler = createHandler(() => {
+  live ??= liveDeps();
+  return live;
+});

@@ -1,0 +1,112 @@
+import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { type IRole, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
+import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { Construct } from 'constructs';
+import { EVENTS_STATE_PREFIX, SIGNAL_STATE_PREFIX } from '../../lambdas/aws/incident-table.js';
+import { applicationLogGroup, dataplaneLogGroup } from '../../lambdas/aws/signal-readers.js';
+import {
+  acknowledgeLogGroupArns,
+  acknowledgeScheduleTarget,
+  acknowledgeTopicKey,
+  acknowledgeWildcardResources,
+} from './nag.js';
+import { lambdaEntry } from './paths.js';
+import { PodDoctorFunction } from './pod-doctor-function.js';
+
+/** Props of {@link SignalCheck}. */
+export interface SignalCheckProps {
+  /** Clusters whose signals are checked (same account and region as the stack). */
+  readonly clusters: readonly { readonly name: string }[];
+  /** The incident table: the events reader's state (read) and the signal states (written). */
+  readonly incidentTable: ITableV2;
+  /** Where a signal going silent or coming back is notified. */
+  readonly topic: ITopic;
+  readonly logRetention: RetentionDays;
+  /**
+   * How often the signals are checked. A silence is notified once whatever the interval.
+   * @default Duration.hours(1)
+   */
+  readonly interval?: Duration;
+}
+
+/**
+ * The signal self-check: per cluster, whether Kubernetes events are readable, the dataplane group
+ * carried a kubelet line and the application group aws-node lines in the last 24 h, and a trail
+ * delivers CloudTrail events; a metric per signal (`PodDoctor/SignalAlive`, dimensions cluster and
+ * signal) and one notification when a signal goes silent or comes back.
+ */
+export class SignalCheck extends Construct {
+  readonly function: IFunction;
+
+  constructor(scope: Construct, id: string, props: SignalCheckProps) {
+    super(scope, id);
+    const fn = new PodDoctorFunction(this, 'Function', {
+      entry: lambdaEntry('signal-check'),
+      description: 'pod-doctor: are the detection signals of each cluster alive (events, logs, CloudTrail)',
+      logRetention: props.logRetention,
+      timeout: Duration.minutes(2),
+      synchronousOnly: true,
+      environment: {
+        CLUSTERS: JSON.stringify(props.clusters.map((c) => c.name)),
+        INCIDENT_TABLE_NAME: props.incidentTable.tableName,
+        TOPIC_ARN: props.topic.topicArn,
+      },
+    });
+    this.grant(fn, props);
+    this.schedule(fn, props.interval ?? Duration.hours(1));
+    this.function = fn;
+  }
+
+  private grant(fn: PodDoctorFunction, props: SignalCheckProps): void {
+    const stack = Stack.of(this);
+    const groups = props.clusters.flatMap((c) =>
+      [dataplaneLogGroup(c.name), applicationLogGroup(c.name)].map(
+        (name) =>
+          `${stack.formatArn({ service: 'logs', resource: 'log-group', resourceName: name, arnFormat: ArnFormat.COLON_RESOURCE_NAME })}:*`,
+      ),
+    );
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['logs:FilterLogEvents'], resources: groups }));
+    acknowledgeLogGroupArns(fn.role as IRole, groups);
+    // DescribeTrails has no resource type; the trail covering the Region may be an organization trail of another account.
+    fn.addToRolePolicy(
+      new PolicyStatement({ actions: ['cloudtrail:DescribeTrails', 'cloudtrail:GetTrailStatus'], resources: ['*'] }),
+    );
+    acknowledgeWildcardResources(
+      fn.role as IRole,
+      ['*'],
+      'cloudtrail:DescribeTrails has no resource type, and the trail that covers the Region (multi-Region, or an organization trail of the management account) is not known in advance: GetTrailStatus reads whichever it is.',
+    );
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+        resources: [props.incidentTable.tableArn],
+        conditions: {
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${EVENTS_STATE_PREFIX}*`, `${SIGNAL_STATE_PREFIX}*`] },
+        },
+      }),
+    );
+    props.incidentTable.encryptionKey?.grantEncryptDecrypt(fn);
+    props.topic.grantPublish(fn);
+    acknowledgeTopicKey(fn.role as IRole);
+  }
+
+  private schedule(fn: IFunction, interval: Duration): void {
+    const role = new Role(this, 'ScheduleRole', {
+      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
+        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
+      }),
+      description: 'pod-doctor: EventBridge Scheduler invokes the signal self-check',
+    });
+    new Schedule(this, 'Schedule', {
+      description: 'pod-doctor: check the detection signals of the configured clusters',
+      schedule: ScheduleExpression.rate(interval),
+      target: new LambdaInvoke(fn, { role, retryAttempts: 0, maxEventAge: Duration.minutes(5) }),
+    });
+    acknowledgeScheduleTarget(role, fn, 'signal self-check');
+  }
+}
