@@ -247,12 +247,22 @@ describe('cluster inspection: findings for the incident', () => {
       nodeName: 'i-0a1b2c3d4e5f60718',
       failureClass: 'sandbox-image',
     });
-    expect(auto.find((x) => x.id === 'k8s.node')?.evidence.hostAccess).toBe('eks-auto-mode');
+    expect(auto.find((x) => x.id === 'k8s.node')).toMatchObject({
+      status: 'warn',
+      summary: expect.stringMatching(
+        /^EKS Auto Mode node: pod-doctor can read its pods, events and Node object; .*; pod-doctor cannot probe the host or repair the pause image: EKS Auto Mode allows no SSM/,
+      ),
+      evidence: { hostAccess: 'eks-auto-mode', logs: 'by-hand' },
+    });
     const { findings: br } = await inspectCluster(api(), {
       nodeName: 'ip-192-168-153-54.us-east-2.compute.internal',
       failureClass: 'sandbox-image',
     });
-    expect(br.find((x) => x.id === 'k8s.node')?.evidence.hostAccess).toBe('bottlerocket');
+    expect(br.find((x) => x.id === 'k8s.node')).toMatchObject({
+      summary: expect.stringContaining("Run Command runs in Bottlerocket's control container"),
+      evidence: { hostAccess: 'bottlerocket', logs: 'by-hand' },
+      remediation: expect.stringContaining('apiclient exec admin sheltie'),
+    });
   });
 
   it('turns a forbidden read into an error finding, never a pass', async () => {

@@ -1,5 +1,6 @@
 import type { FailureClass } from '../../core/failure-classes.js';
 import { type Finding, finding, runCheck } from '../../core/findings.js';
+import { capabilitiesLine, nodeCapabilities } from '../../core/node-access.js';
 import { dominantClass, nodeHostAccess, type StuckPod } from '../../core/stuck-pods.js';
 import type { ClusterApi } from './cluster-api.js';
 
@@ -121,6 +122,7 @@ async function nodeFinding(api: ClusterApi, nodeName: string): Promise<Finding> 
     return finding('k8s.node', 'warn', `node ${nodeName} is not in the cluster (deleted or replaced)`, { nodeName });
   const access = nodeHostAccess(node);
   const info = node.status?.nodeInfo ?? {};
+  const capabilities = nodeCapabilities(access);
   const evidence = {
     nodeName,
     hostAccess: access,
@@ -128,19 +130,13 @@ async function nodeFinding(api: ClusterApi, nodeName: string): Promise<Finding> 
     runtime: info.containerRuntimeVersion,
     kubelet: info.kubeletVersion,
     cordoned: node.spec?.unschedulable === true,
+    can: capabilities.can,
+    cannot: capabilities.cannot,
+    logs: capabilities.logs,
   };
   if (access === 'ssm') return finding('k8s.node', 'pass', `node runs ${info.osImage ?? 'an unknown OS'}`, evidence);
-  return finding(
-    'k8s.node',
-    'warn',
-    access === 'eks-auto-mode'
-      ? 'EKS Auto Mode node: no SSM access to the host; pod-doctor diagnoses from the account and the API only'
-      : 'Bottlerocket node: Run Command runs in the control container and cannot see the host containerd',
-    evidence,
-    access === 'eks-auto-mode'
-      ? 'let Auto Mode replace the node (delete its NodeClaim) after approval'
-      : 'use the admin container (apiclient exec admin sheltie) to inspect the host, or replace the node',
-  );
+  const what = access === 'eks-auto-mode' ? 'EKS Auto Mode node' : 'Bottlerocket node';
+  return finding('k8s.node', 'warn', `${what}: ${capabilitiesLine(capabilities)}`, evidence, capabilities.byHand);
 }
 
 async function awsNodeFinding(api: ClusterApi, nodeName: string): Promise<Finding> {
