@@ -14,8 +14,9 @@ import {
   paginateDescribeInstances,
   paginateDescribeVpcEndpoints,
 } from '../lambdas/aws/ec2/commands.js';
-import { dataplaneLogGroup, trailSignal } from '../lambdas/aws/signal-readers.js';
+import { trailSignal } from '../lambdas/aws/signal-readers.js';
 import { CLUSTER_NAME_TAGS, CLUSTER_OWNERSHIP_TAG_PREFIX, clusterOfTags } from '../lambdas/core/node-tags.js';
+import { dataplaneLogGroup } from '../lambdas/core/signals.js';
 import { authenticationModeRow, endpointAccessRow } from './preflight-cluster.js';
 import type { PreflightRow } from './preflight-row.js';
 

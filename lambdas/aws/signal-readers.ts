@@ -5,11 +5,7 @@ import {
   type FilterLogEventsCommandOutput,
 } from '@aws-sdk/client-cloudwatch-logs';
 import { logReading, type SignalReading, trailReading } from '../core/signal-health.js';
-
-/** The Container Insights log group of node (kubelet, containerd) lines. */
-export const dataplaneLogGroup = (cluster: string) => `/aws/containerinsights/${cluster}/dataplane`;
-/** The Container Insights log group of container stdout (aws-node, ipamd). */
-export const applicationLogGroup = (cluster: string) => `/aws/containerinsights/${cluster}/application`;
+import { applicationLogGroups, dataplaneLogGroup } from '../core/signals.js';
 
 const DAY_MS = 24 * 3_600_000;
 /** FilterLogEvents searches a time range in slices; it may answer empty pages before a match. */
@@ -63,13 +59,25 @@ export async function dataplaneSignal(
   return logSignal(logs, 'dataplane-logs', dataplaneLogGroup(cluster), '"kubelet"', 'kubelet', now);
 }
 
-/** `application-logs`: an aws-node line (its pod and container names are in every record) in 24 h. */
+/**
+ * `application-logs`: an aws-node line (its pod and container names are in every record) in 24 h, in
+ * Fluent Bit's application group or the OpenTelemetry mode's: the first that exists is read.
+ */
 export async function applicationSignal(
   logs: CloudWatchLogsClient,
   cluster: string,
   now: number,
 ): Promise<SignalReading> {
-  return logSignal(logs, 'application-logs', applicationLogGroup(cluster), '"aws-node"', 'aws-node', now);
+  let reading: SignalReading | undefined;
+  for (const group of applicationLogGroups(cluster)) {
+    reading = await logSignal(logs, 'application-logs', group, '"aws-node"', 'aws-node', now);
+    if (reading.status !== 'absent') return reading;
+  }
+  return {
+    signal: 'application-logs',
+    status: 'absent',
+    detail: `neither ${applicationLogGroups(cluster).join(' nor ')} exists`,
+  };
 }
 
 async function logSignal(

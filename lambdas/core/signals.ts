@@ -26,3 +26,15 @@ export function orderSignals(signals: Iterable<string>): Signal[] {
   const set = new Set(signals);
   return SIGNALS.filter((s) => set.has(s));
 }
+
+/** The Container Insights log group of node (kubelet, containerd) lines. */
+export const dataplaneLogGroup = (cluster: string) => `/aws/containerinsights/${cluster}/dataplane`;
+
+/**
+ * The log groups of container stdout (aws-node, ipamd): Fluent Bit's, then the OpenTelemetry mode's
+ * (`/aws/otel/containerinsights/<cluster>/…`, see CI_LOG_GROUP in ingest.ts).
+ */
+export const applicationLogGroups = (cluster: string) => [
+  `/aws/containerinsights/${cluster}/application`,
+  `/aws/otel/containerinsights/${cluster}/application`,
+];

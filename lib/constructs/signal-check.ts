@@ -8,7 +8,7 @@ import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { EVENTS_STATE_PREFIX, SIGNAL_STATE_PREFIX } from '../../lambdas/aws/incident-table.js';
-import { applicationLogGroup, dataplaneLogGroup } from '../../lambdas/aws/signal-readers.js';
+import { applicationLogGroups, dataplaneLogGroup } from '../../lambdas/core/signals.js';
 import {
   acknowledgeLogGroupArns,
   acknowledgeScheduleTarget,
@@ -65,7 +65,7 @@ export class SignalCheck extends Construct {
   private grant(fn: PodDoctorFunction, props: SignalCheckProps): void {
     const stack = Stack.of(this);
     const groups = props.clusters.flatMap((c) =>
-      [dataplaneLogGroup(c.name), applicationLogGroup(c.name)].map(
+      [dataplaneLogGroup(c.name), ...applicationLogGroups(c.name)].map(
         (name) =>
           `${stack.formatArn({ service: 'logs', resource: 'log-group', resourceName: name, arnFormat: ArnFormat.COLON_RESOURCE_NAME })}:*`,
       ),

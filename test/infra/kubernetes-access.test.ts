@@ -184,6 +184,7 @@ describe('signal self-check', () => {
     ]);
     expect(text('logs:FilterLogEvents')).toContain('/aws/containerinsights/prod-eu/dataplane:*');
     expect(text('logs:FilterLogEvents')).toContain('/aws/containerinsights/prod-eu/application:*');
+    expect(text('logs:FilterLogEvents')).toContain('/aws/otel/containerinsights/prod-eu/application:*');
     expect(own.find((s) => s.Action.includes('dynamodb:UpdateItem'))?.Condition).toEqual({
       'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['EVENTS#*', 'SIGNAL#*'] },
     });
