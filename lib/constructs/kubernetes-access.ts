@@ -1,18 +1,16 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { CfnAccessEntry } from 'aws-cdk-lib/aws-eks';
-import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
-import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import type { ConfigStore } from './config-store.js';
 import { eksArn } from './eks-arn.js';
-import { acknowledgeScheduleTarget } from './nag.js';
 import { lambdaEntry } from './paths.js';
 import { PodDoctorFunction } from './pod-doctor-function.js';
+import { scheduleFunction } from './schedule.js';
 
 /** The Kubernetes group pod-doctor's access entry maps its role to (bound by k8s/pod-doctor-rbac.yaml). */
 export const POD_DOCTOR_KUBERNETES_GROUP = 'pod-doctor';
@@ -136,21 +134,12 @@ export class KubernetesSweep extends Construct {
     props.configStore.attach(fn);
     props.incidentTable.grant(fn, 'dynamodb:PutItem', 'dynamodb:UpdateItem');
     props.workflow.grantStartExecution(fn);
-    // The schedule's own role (the target grants it invoke), assumable only by EventBridge
-    // Scheduler on behalf of this account.
-    const role = new Role(this, 'ScheduleRole', {
-      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
-        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
-      }),
-      description: 'pod-doctor: EventBridge Scheduler invokes the Kubernetes sweep',
-    });
-    new Schedule(this, 'Schedule', {
+    scheduleFunction(this, fn, {
+      rate: props.interval ?? Duration.minutes(5),
       description: 'pod-doctor: sweep the configured clusters for stuck pods',
-      schedule: ScheduleExpression.rate(props.interval ?? Duration.minutes(5)),
-      // A missed sweep is superseded by the next one: no retries piling up.
-      target: new LambdaInvoke(fn, { role, retryAttempts: 0, maxEventAge: Duration.minutes(5) }),
+      what: 'Kubernetes sweep',
+      maxEventAge: Duration.minutes(5),
     });
-    acknowledgeScheduleTarget(role, fn);
     this.function = fn;
   }
 }

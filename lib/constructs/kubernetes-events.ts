@@ -1,18 +1,17 @@
-import { Duration, Stack } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { type IRole, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
-import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
-import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { EVENT_SEEN_PREFIX, EVENTS_STATE_PREFIX, INCIDENT_PREFIX } from '../../lambdas/aws/incident-table.js';
 import { grantClusterAccess } from './kubernetes-access.js';
-import { acknowledgeEvidencePrefix, acknowledgeScheduleTarget } from './nag.js';
+import { acknowledgeEvidencePrefix } from './nag.js';
 import { lambdaEntry } from './paths.js';
 import { PodDoctorFunction } from './pod-doctor-function.js';
+import { scheduleFunction } from './schedule.js';
 
 /** Props of {@link KubernetesEvents}. */
 export interface KubernetesEventsProps {
@@ -95,23 +94,12 @@ export class KubernetesEvents extends Construct {
       new PolicyStatement({ actions: ['s3:PutObject'], resources: [props.evidenceBucket.arnForObjects('rejected/*')] }),
     );
     acknowledgeEvidencePrefix(fn.role as IRole, props.evidenceBucket, 'rejected', 'Unreadable Kubernetes events');
-    this.schedule(fn);
-    this.function = fn;
-  }
-
-  /** Every minute; a missed run is superseded by the next one (no retries piling up). */
-  private schedule(fn: IFunction): void {
-    const role = new Role(this, 'ScheduleRole', {
-      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
-        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
-      }),
-      description: 'pod-doctor: EventBridge Scheduler invokes the Kubernetes events reader',
-    });
-    new Schedule(this, 'Schedule', {
+    scheduleFunction(this, fn, {
+      rate: Duration.minutes(1),
       description: 'pod-doctor: watch the Warning events of the configured clusters',
-      schedule: ScheduleExpression.rate(Duration.minutes(1)),
-      target: new LambdaInvoke(fn, { role, retryAttempts: 0, maxEventAge: Duration.minutes(1) }),
+      what: 'Kubernetes events reader',
+      maxEventAge: Duration.minutes(1),
     });
-    acknowledgeScheduleTarget(role, fn, 'Kubernetes events reader');
+    this.function = fn;
   }
 }

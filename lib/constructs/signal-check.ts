@@ -1,22 +1,16 @@
 import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { type IRole, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
-import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { EVENTS_STATE_PREFIX, SIGNAL_STATE_PREFIX } from '../../lambdas/aws/incident-table.js';
 import { applicationLogGroups, dataplaneLogGroup } from '../../lambdas/core/signals.js';
-import {
-  acknowledgeLogGroupArns,
-  acknowledgeScheduleTarget,
-  acknowledgeTopicKey,
-  acknowledgeWildcardResources,
-} from './nag.js';
+import { acknowledgeLogGroupArns, acknowledgeTopicKey, acknowledgeWildcardResources } from './nag.js';
 import { lambdaEntry } from './paths.js';
 import { PodDoctorFunction } from './pod-doctor-function.js';
+import { scheduleFunction } from './schedule.js';
 
 /** Props of {@link SignalCheck}. */
 export interface SignalCheckProps {
@@ -58,7 +52,12 @@ export class SignalCheck extends Construct {
       },
     });
     this.grant(fn, props);
-    this.schedule(fn, props.interval ?? Duration.hours(1));
+    scheduleFunction(this, fn, {
+      rate: props.interval ?? Duration.hours(1),
+      description: 'pod-doctor: check the detection signals of the configured clusters',
+      what: 'signal self-check',
+      maxEventAge: Duration.minutes(5),
+    });
     this.function = fn;
   }
 
@@ -93,20 +92,5 @@ export class SignalCheck extends Construct {
     props.incidentTable.encryptionKey?.grantEncryptDecrypt(fn);
     props.topic.grantPublish(fn);
     acknowledgeTopicKey(fn.role as IRole);
-  }
-
-  private schedule(fn: IFunction, interval: Duration): void {
-    const role = new Role(this, 'ScheduleRole', {
-      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
-        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
-      }),
-      description: 'pod-doctor: EventBridge Scheduler invokes the signal self-check',
-    });
-    new Schedule(this, 'Schedule', {
-      description: 'pod-doctor: check the detection signals of the configured clusters',
-      schedule: ScheduleExpression.rate(interval),
-      target: new LambdaInvoke(fn, { role, retryAttempts: 0, maxEventAge: Duration.minutes(5) }),
-    });
-    acknowledgeScheduleTarget(role, fn, 'signal self-check');
   }
 }
