@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
-import { renderHtml, renderTable, runScenarios } from '../demo/run.js';
+import { renderHtml, renderTable } from '../demo/render.js';
+import { runScenarios } from '../demo/run.js';
 import { SCENARIOS } from '../demo/scenarios.js';
 import { renderNotices } from '../demo/voices.js';
 
