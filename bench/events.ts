@@ -176,11 +176,11 @@ export async function measureEventsPath(trials = 12): Promise<{ inWatch: number[
     for (let i = 0; i < trials; i += 1) {
       await sleep(400);
       written.push(Date.now());
-      server.events.write(benchEvent(i, recorded));
+      server.coreEvents.write(benchEvent(i, recorded));
     }
     await run;
     const inWatch = reader.starts.startedAt.map((t, i) => (t - (written[i] ?? t)) / 1000);
-    for (let i = 0; i < trials; i += 1) server.events.write(benchEvent(100 + i, recorded));
+    for (let i = 0; i < trials; i += 1) server.coreEvents.write(benchEvent(100 + i, recorded));
     const next = localEvents(template, table, { server, endpoint, watchSeconds: 1.5 });
     const t0 = Date.now();
     await next.invoke('bench-catch-up');

@@ -83,7 +83,12 @@ const state = async () => (await table.get(eventsStateKey('prod'))) ?? {};
 describe('Kubernetes events reader (local API server, dynalite)', { timeout: 60_000 }, () => {
   it('lists the Warning events there are, opens their incident with the node instance, and saves where it read to', async () => {
     server.coreEvents.write(pauseEvent());
-    server.coreEvents.write({ ...pauseEvent('web-1'), type: 'Normal', reason: 'Pulled', message: 'Successfully pulled' });
+    server.coreEvents.write({
+      ...pauseEvent('web-1'),
+      type: 'Normal',
+      reason: 'Pulled',
+      message: 'Successfully pulled',
+    });
     const [r] = await readAllClusters(deps(), 'req-1');
     expect(r).toMatchObject({ cluster: 'prod', readable: true, counts: { listed: 1, classified: 1 } });
     expect(started).toHaveLength(1);
@@ -119,7 +124,12 @@ describe('Kubernetes events reader (local API server, dynalite)', { timeout: 60_
     expect(open.map((i) => i.occurrences)).toEqual([1]);
     // Unrelated writes, then etcd compacts them away: the saved version is too old (410), and the
     // fresh list reads the same event again: still counted once.
-    server.coreEvents.write({ ...pauseEvent('web-9'), type: 'Normal', reason: 'Pulled', message: 'Successfully pulled' });
+    server.coreEvents.write({
+      ...pauseEvent('web-9'),
+      type: 'Normal',
+      reason: 'Pulled',
+      message: 'Successfully pulled',
+    });
     server.coreEvents.compact();
     const [again] = await readAllClusters(deps(), 'req-2');
     expect(again.counts).toMatchObject({ expired: 1, relists: 1, listed: 1, classified: 0, duplicates: 1 });
@@ -170,7 +180,9 @@ describe('Kubernetes events reader (local API server, dynalite)', { timeout: 60_
       involvedObject: { kind: 'Pod', namespace: 'kube-system', name: 'coredns-1', apiVersion: 'v1' },
     });
     server.coreEvents.write(forged);
-    server.coreEvents.write(pauseEvent('web-3', { message: `${String(pauseEvent().message)} ${'y'.repeat(1024 * 1024)}` }));
+    server.coreEvents.write(
+      pauseEvent('web-3', { message: `${String(pauseEvent().message)} ${'y'.repeat(1024 * 1024)}` }),
+    );
     const [r] = await readAllClusters(deps(), 'req-1');
     expect(r.counts).toMatchObject({ received: 2, rejected: 1, truncated: 1, classified: 1 });
     expect(kept.flat()).toEqual([
