@@ -7,6 +7,7 @@ import {
   MAX_EVENT_MESSAGE,
   readKubeEvent,
 } from '../../lambdas/core/kube-events.js';
+import { eventDrafts, REPORTING_CONTROLLER } from '../../lambdas/core/voices/cluster-events.js';
 import { recordedCluster } from '../../local/kube-api-server.js';
 import { subscriptionEvent } from '../support/fixtures.js';
 
@@ -125,6 +126,31 @@ describe('Kubernetes Warning events as occurrences', () => {
       kind: 'rejected',
       reason: 'event has no metadata.uid',
     });
+  });
+
+  it("never reads pod-doctor's own write-back events as a failure, though they are Warnings quoting one", () => {
+    // What the core/v1 API shows of pod-doctor's events.k8s.io write-back (the same objects; note → message).
+    const quoted = String(pauseEvent().message);
+    const drafts = eventDrafts({
+      incidentId: 'prod/sandbox-image/i-0a1b2c3d4e5f60718',
+      class: 'sandbox-image',
+      cause: 'sandbox-image: the node cannot pull its pause image',
+      evidence: [quoted],
+      actions: ['repair-pause-image: failed'],
+      links: [],
+    });
+    const warnings = drafts.filter((d) => d.type === 'Warning');
+    expect(warnings.map((d) => d.reason)).toEqual(['Diagnosed', 'ActionFailed']);
+    expect(warnings[0].note).toContain('failed to get sandbox image');
+    for (const d of warnings) {
+      const seen = pauseEvent({
+        reason: d.reason,
+        type: d.type,
+        message: d.note,
+        reportingComponent: REPORTING_CONTROLLER,
+      });
+      expect(readKubeEvent(seen, ctx)).toEqual({ kind: 'ignored', why: 'reason' });
+    }
   });
 
   it('reads a node event (involvedObject kind Node) with the node from involvedObject', () => {
