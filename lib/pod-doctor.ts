@@ -151,12 +151,7 @@ export class PodDoctor extends Construct {
     if (this.apiClusters.length > 0) {
       this.kubernetesSweep = this.createKubernetesSweep(logRetention);
       this.kubernetesEvents = this.createKubernetesEvents(logRetention);
-      this.signalCheck = new SignalCheck(this, 'SignalCheck', {
-        clusters: config.clusters,
-        incidentTable: this.incidentTable,
-        topic: this.topic,
-        logRetention,
-      });
+      this.signalCheck = this.createSignalCheck(logRetention);
     }
     this.ingestDeadLetterQueue = this.detection.deadLetterQueue;
     const alarms = this.createAlarms();
@@ -272,7 +267,17 @@ export class PodDoctor extends Construct {
       workflow: this.stateMachine,
       incidentWindow: Duration.minutes(config.limits.incidentWindowMinutes),
       historyRetentionDays: config.historyRetentionDays,
-      trustedSandboxImages: config.trustedSandboxImages,
+      configStore: this.configStore,
+      logRetention,
+    });
+  }
+
+  private createSignalCheck(logRetention: RetentionDays): SignalCheck {
+    return new SignalCheck(this, 'SignalCheck', {
+      clusters: this.config.clusters,
+      configStore: this.configStore,
+      incidentTable: this.incidentTable,
+      topic: this.topic,
       logRetention,
     });
   }

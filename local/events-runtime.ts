@@ -9,6 +9,7 @@ import {
 import { EventsStateStore } from '../lambdas/aws/kubernetes/events-state.js';
 import { EksTokenCache } from '../lambdas/aws/kubernetes/token.js';
 import { WorkflowStarter } from '../lambdas/aws/workflow-starter.js';
+import { deployConfig, loadConfigAs } from './config-store.js';
 import type { LocalTable } from './dynamo.js';
 import { asRole } from './guard.js';
 import { TemplateAuthorizer } from './iam.js';
@@ -34,7 +35,8 @@ export interface LocalEventsOptions {
 
 /**
  * The events reader as deployed: its role (every DynamoDB, S3 and StartExecution call authorised
- * against the template), its environment (clusters, window, table), against a local API server.
+ * against the template), its environment (window, table), its configuration read from the table as
+ * deployed (clusters, trusted sandbox images), against a local API server.
  */
 export function localEvents(template: ResolvedTemplate, table: LocalTable, o: LocalEventsOptions): LocalEvents {
   const { role, env } = deployedFunction(template, 'kubernetes-events');
@@ -43,22 +45,33 @@ export function localEvents(template: ResolvedTemplate, table: LocalTable, o: Lo
   const starts = localStarts(authz);
   const tokens = new EksTokenCache({ accessKeyId: 'AKIDLOCAL', secretAccessKey: 'local-secret' });
   const windowMs = Number(env.INCIDENT_WINDOW_MINUTES) * 60_000;
-  const deps: EventsDeps = {
-    clusters: JSON.parse(env.CLUSTERS ?? '[]') as string[],
-    api: async (name) =>
-      new ClusterApi({ name, region: REGION, endpoint: o.endpoint, certificateAuthorityData: o.server.caData }, tokens),
-    state: new EventsStateStore(ddb, env.INCIDENT_TABLE_NAME),
-    incidents: new IncidentStore(ddb, {
-      tableName: env.INCIDENT_TABLE_NAME,
+  /** The deps as the deployed function builds them: its clusters and trusted images from the stored configuration. */
+  const deps = async (): Promise<EventsDeps> => {
+    const config = await loadConfigAs(role, await deployConfig(template, table, authz), table, authz);
+    return {
+      clusters: config.clusters.map((c) => c.name),
+      api: async (name) =>
+        new ClusterApi(
+          { name, region: REGION, endpoint: o.endpoint, certificateAuthorityData: o.server.caData },
+          tokens,
+        ),
+      state: new EventsStateStore(ddb, env.INCIDENT_TABLE_NAME),
+      incidents: new IncidentStore(ddb, {
+        tableName: env.INCIDENT_TABLE_NAME,
+        windowMs,
+        retentionDays: Number(env.HISTORY_RETENTION_DAYS),
+      }),
+      workflow: new WorkflowStarter(starts.sfn, env.WORKFLOW_ARN),
+      rejects: new RejectStore(guardedS3(authz).s3, env.EVIDENCE_BUCKET_NAME),
+      now: o.now ?? Date.now,
       windowMs,
-      retentionDays: Number(env.HISTORY_RETENTION_DAYS),
-    }),
-    workflow: new WorkflowStarter(starts.sfn, env.WORKFLOW_ARN),
-    rejects: new RejectStore(guardedS3(authz).s3, env.EVIDENCE_BUCKET_NAME),
-    now: o.now ?? Date.now,
-    windowMs,
-    trustedSandboxImages: JSON.parse(env.TRUSTED_SANDBOX_IMAGES ?? '[]') as string[],
-    reader: { watchSeconds: o.watchSeconds ?? Number(env.WATCH_SECONDS), flushMs: 100 },
+      trustedSandboxImages: config.trustedSandboxImages ?? [],
+      reader: { watchSeconds: o.watchSeconds ?? Number(env.WATCH_SECONDS), flushMs: 100 },
+    };
   };
-  return { starts, authz, invoke: (requestId) => asRole(role, () => readAllClusters(deps, requestId)) };
+  return {
+    starts,
+    authz,
+    invoke: async (requestId) => asRole(role, async () => readAllClusters(await deps(), requestId)),
+  };
 }

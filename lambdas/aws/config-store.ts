@@ -99,10 +99,18 @@ export function configLoader(
   ddb: () => DynamoDBDocumentClient,
   location: () => ConfigLocation = () => configLocation(),
 ): () => Promise<WorkflowConfig> {
-  let cached: Promise<WorkflowConfig> | undefined;
+  return untilSucceeded(() => readConfig(ddb(), location()));
+}
+
+/**
+ * `make` run on first use and its result kept; a failure is not kept: it fails this call with its
+ * error, and the next call runs `make` again (a handler's dependencies built from its configuration).
+ */
+export function untilSucceeded<T>(make: () => Promise<T>): () => Promise<T> {
+  let cached: Promise<T> | undefined;
   return () => {
     cached ??= Promise.resolve()
-      .then(() => readConfig(ddb(), location()))
+      .then(make)
       .catch((e: unknown) => {
         cached = undefined;
         throw e;

@@ -7,7 +7,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { AccountFactsLookup } from '../aws/account-facts.js';
 import { ChangeIndex } from '../aws/change-index.js';
-import { configLoader } from '../aws/config-store.js';
+import { configLoader, untilSucceeded } from '../aws/config-store.js';
 import { Ec2QueryClient } from '../aws/ec2/client.js';
 import { RejectStore } from '../aws/evidence-store.js';
 import { IncidentStore } from '../aws/incident-store.js';
@@ -95,14 +95,7 @@ async function liveDeps(): Promise<IngestDeps> {
   };
 }
 
-let live: Promise<IngestDeps> | undefined;
-export const handler = createHandler(() => {
-  live ??= liveDeps().catch((e: unknown) => {
-    live = undefined;
-    throw e;
-  });
-  return live;
-});
+export const handler = createHandler(untilSucceeded(liveDeps));
 
 // Every invocation reads log lines: the pre-filter's index is built in the init phase, not at the first event.
 prepareAnchorIndex();

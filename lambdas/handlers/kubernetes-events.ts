@@ -5,6 +5,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
+import { configLocation, readConfig, untilSucceeded } from '../aws/config-store.js';
 import { RejectStore } from '../aws/evidence-store.js';
 import { IncidentStore } from '../aws/incident-store.js';
 import { ClusterApi } from '../aws/kubernetes/cluster-api.js';
@@ -14,17 +15,15 @@ import { EventsStateStore } from '../aws/kubernetes/events-state.js';
 import { EksTokenCache } from '../aws/kubernetes/token.js';
 import { logger, metrics, withPowertools } from '../aws/powertools.js';
 import { WorkflowStarter } from '../aws/workflow-starter.js';
-import { incidentStoreVariables, jsonVariable, trustedSandboxImagesVariable } from '../core/env-variables.js';
+import { incidentStoreVariables } from '../core/env-variables.js';
 import '../core/zod-english.js';
 
 /** The events function's environment, validated once at cold start. */
 export const eventsEnvSchema = z.object({
   AWS_REGION: z._default(z.string(), 'us-east-1'),
-  CLUSTERS: jsonVariable(z.array(z.string().check(z.minLength(1)))),
   ...incidentStoreVariables,
   EVIDENCE_BUCKET_NAME: z.string().check(z.minLength(1)),
   WORKFLOW_ARN: z.string().check(z.minLength(1)),
-  TRUSTED_SANDBOX_IMAGES: trustedSandboxImagesVariable(),
   /** Seconds each invocation reads (the function's timeout leaves a margin after it). */
   WATCH_SECONDS: z.coerce.number().check(z.int(), z.minimum(5), z.maximum(840)),
 });
@@ -54,40 +53,41 @@ function publish(outcomes: readonly ClusterEventsOutcome[]): void {
 }
 
 /** Kubernetes Warning events of every configured cluster → incidents, through the ingest path's catalogue. */
-export const createHandler = (deps: () => EventsDeps) =>
+export const createHandler = (deps: () => Promise<EventsDeps>) =>
   withPowertools(eventsEventSchema, async (_event, context) => {
-    const outcomes = await readAllClusters(deps(), context.awsRequestId);
+    const outcomes = await readAllClusters(await deps(), context.awsRequestId);
     publish(outcomes);
     return { clusters: outcomes };
   });
 
-/** The function's clients and configuration, from its environment. */
-function liveDeps(): EventsDeps {
+/**
+ * The function's clients, from its environment, and the clusters and trusted images of the
+ * deployment's configuration (built on the first invocation; a failed build is tried again).
+ */
+async function liveDeps(): Promise<EventsDeps> {
   const env = eventsEnvSchema.parse(process.env);
   const eks = new EKSClient({ maxAttempts: 6 });
   const endpoint = endpointCache(eks, env.AWS_REGION);
   const tokens = new EksTokenCache(() => eks.config.credentials());
   const ddb = DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } });
+  const config = await readConfig(ddb, configLocation());
+  const windowMs = env.INCIDENT_WINDOW_MINUTES * 60_000;
   return {
-    clusters: env.CLUSTERS,
+    clusters: config.clusters.map((c) => c.name),
     api: async (cluster) => new ClusterApi(await endpoint(cluster), tokens),
     state: new EventsStateStore(ddb, env.INCIDENT_TABLE_NAME),
     incidents: new IncidentStore(ddb, {
       tableName: env.INCIDENT_TABLE_NAME,
-      windowMs: env.INCIDENT_WINDOW_MINUTES * 60_000,
+      windowMs,
       retentionDays: env.HISTORY_RETENTION_DAYS,
     }),
     workflow: new WorkflowStarter(new SFNClient({}), env.WORKFLOW_ARN),
     rejects: new RejectStore(new S3Client({}), env.EVIDENCE_BUCKET_NAME),
     now: Date.now,
-    windowMs: env.INCIDENT_WINDOW_MINUTES * 60_000,
-    trustedSandboxImages: env.TRUSTED_SANDBOX_IMAGES,
+    windowMs,
+    trustedSandboxImages: config.trustedSandboxImages ?? [],
     reader: { watchSeconds: env.WATCH_SECONDS },
   };
 }
 
-let live: EventsDeps | undefined;
-export const handler = createHandler(() => {
-  live ??= liveDeps();
-  return live;
-});
+export const handler = createHandler(untilSucceeded(liveDeps));

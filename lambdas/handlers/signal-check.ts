@@ -5,15 +5,14 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
+import { configLocation, readConfig, untilSucceeded } from '../aws/config-store.js';
 import { logger, metrics, withPowertools } from '../aws/powertools.js';
 import { type ClusterSignals, checkSignals, type SignalCheckDeps } from '../aws/signal-check.js';
-import { jsonVariable } from '../core/env-variables.js';
 import '../core/zod-english.js';
 
 /** The self-check's environment, validated once at cold start. */
 export const signalCheckEnvSchema = z.object({
   AWS_REGION: z._default(z.string(), 'us-east-1'),
-  CLUSTERS: jsonVariable(z.array(z.string().check(z.minLength(1)))),
   INCIDENT_TABLE_NAME: z.string().check(z.minLength(1)),
   TOPIC_ARN: z.string().check(z.minLength(1)),
 });
@@ -35,22 +34,25 @@ function publish(results: readonly ClusterSignals[]): void {
 }
 
 /** Hourly: each cluster's signals (events, dataplane, application, CloudTrail); a change notifies once. */
-export const createHandler = (deps: () => SignalCheckDeps) =>
+export const createHandler = (deps: () => Promise<SignalCheckDeps>) =>
   withPowertools(signalCheckEventSchema, async () => {
-    const results = await checkSignals(deps());
+    const results = await checkSignals(await deps());
     publish(results);
     return { clusters: results };
   });
 
-function liveDeps(): SignalCheckDeps {
+/** The check's clients, from its environment, and the clusters of the deployment's configuration. */
+async function liveDeps(): Promise<SignalCheckDeps> {
   const env = signalCheckEnvSchema.parse(process.env);
+  const ddb = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+  const config = await readConfig(ddb, configLocation());
   const sns = new SNSClient({ maxAttempts: 6 });
   return {
-    clusters: env.CLUSTERS,
+    clusters: config.clusters.map((c) => c.name),
     region: env.AWS_REGION,
     logs: new CloudWatchLogsClient({ maxAttempts: 6 }),
     cloudtrail: new CloudTrailClient({ maxAttempts: 6 }),
-    ddb: DynamoDBDocumentClient.from(new DynamoDBClient({})),
+    ddb,
     tableName: env.INCIDENT_TABLE_NAME,
     notify: async (subject, message) => {
       await sns.send(new PublishCommand({ TopicArn: env.TOPIC_ARN, Subject: subject, Message: message }));
@@ -59,8 +61,4 @@ function liveDeps(): SignalCheckDeps {
   };
 }
 
-let live: SignalCheckDeps | undefined;
-export const handler = createHandler(() => {
-  live ??= liveDeps();
-  return live;
-});
+export const handler = createHandler(untilSucceeded(liveDeps));

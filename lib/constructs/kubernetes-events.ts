@@ -7,6 +7,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { EVENT_SEEN_PREFIX, EVENTS_STATE_PREFIX, INCIDENT_PREFIX } from '../../lambdas/aws/incident-table.js';
+import type { ConfigStore } from './config-store.js';
 import { grantClusterAccess } from './kubernetes-access.js';
 import { acknowledgeEvidencePrefix } from './nag.js';
 import { lambdaEntry } from './paths.js';
@@ -35,11 +36,8 @@ export interface KubernetesEventsProps {
    * @default Duration.seconds(50)
    */
   readonly watchDuration?: Duration;
-  /**
-   * Sandbox image repositories trusted beyond the EKS pause repositories.
-   * @default []
-   */
-  readonly trustedSandboxImages?: readonly string[];
+  /** Where the reader reads the clusters and the trusted sandbox images (the deployment's configuration). */
+  readonly configStore: ConfigStore;
 }
 
 /** The function's timeout beyond its watch (final batches, saving the state). */
@@ -66,17 +64,16 @@ export class KubernetesEvents extends Construct {
       memorySize: 256,
       synchronousOnly: true,
       environment: {
-        CLUSTERS: JSON.stringify(props.clusters.map((c) => c.name)),
         INCIDENT_TABLE_NAME: props.incidentTable.tableName,
         INCIDENT_WINDOW_MINUTES: String(props.incidentWindow.toMinutes()),
         HISTORY_RETENTION_DAYS: String(props.historyRetentionDays),
         EVIDENCE_BUCKET_NAME: props.evidenceBucket.bucketName,
         WORKFLOW_ARN: props.workflow.stateMachineArn,
-        TRUSTED_SANDBOX_IMAGES: JSON.stringify(props.trustedSandboxImages ?? []),
         WATCH_SECONDS: String(watch.toSeconds()),
       },
     });
     grantClusterAccess(this, fn, props.clusters);
+    props.configStore.attach(fn);
     fn.addToRolePolicy(
       new PolicyStatement({
         actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],

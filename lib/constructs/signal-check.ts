@@ -7,6 +7,7 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { EVENTS_STATE_PREFIX, SIGNAL_STATE_PREFIX } from '../../lambdas/aws/incident-table.js';
 import { applicationLogGroups, dataplaneLogGroup } from '../../lambdas/core/signals.js';
+import type { ConfigStore } from './config-store.js';
 import { acknowledgeLogGroupArns, acknowledgeTopicKey, acknowledgeWildcardResources } from './nag.js';
 import { lambdaEntry } from './paths.js';
 import { PodDoctorFunction } from './pod-doctor-function.js';
@@ -14,8 +15,10 @@ import { scheduleFunction } from './schedule.js';
 
 /** Props of {@link SignalCheck}. */
 export interface SignalCheckProps {
-  /** Clusters whose signals are checked (same account and region as the stack). */
+  /** Clusters whose signals are checked (same account and region as the stack): the policies name their log groups. */
   readonly clusters: readonly { readonly name: string }[];
+  /** Where the check reads the clusters (the deployment's configuration). */
+  readonly configStore: ConfigStore;
   /** The incident table: the events reader's state (read) and the signal states (written). */
   readonly incidentTable: ITableV2;
   /** Where a signal going silent or coming back is notified. */
@@ -46,12 +49,12 @@ export class SignalCheck extends Construct {
       timeout: Duration.minutes(2),
       synchronousOnly: true,
       environment: {
-        CLUSTERS: JSON.stringify(props.clusters.map((c) => c.name)),
         INCIDENT_TABLE_NAME: props.incidentTable.tableName,
         TOPIC_ARN: props.topic.topicArn,
       },
     });
     this.grant(fn, props);
+    props.configStore.attach(fn);
     scheduleFunction(this, fn, {
       rate: props.interval ?? Duration.hours(1),
       description: 'pod-doctor: check the detection signals of the configured clusters',

@@ -133,15 +133,19 @@ describe('Kubernetes events reader', () => {
       Target: Match.objectLike({ RetryPolicy: Match.objectLike({ MaximumRetryAttempts: 0 }) }),
     });
     expect(fn().Properties.Timeout).toBe(75);
-    expect(fn().Properties.Environment.Variables).toMatchObject({ WATCH_SECONDS: '50', CLUSTERS: '["prod-eu"]' });
+    expect(fn().Properties.Environment.Variables).toMatchObject({ WATCH_SECONDS: '50' });
+    // The clusters come from the configuration store, not the environment.
+    expect(fn().Properties.Environment.Variables).toHaveProperty('CONFIG_VERSION');
+    expect(fn().Properties.Environment.Variables).not.toHaveProperty('CLUSTERS');
   });
 
-  it('writes only incident rows and its own state items (leading keys), starts executions, keeps rejected events', () => {
+  it('writes only incident rows and its own state items (leading keys), reads its configuration, starts executions, keeps rejected events', () => {
     const own = identityStatements(templateJson).filter(
       (s) => /KubernetesEventsFunction/.test(s.logicalId) && !/^(logs|xray):/.test(s.Action[0] ?? ''),
     );
     expect(own.flatMap((s) => s.Action).sort()).toEqual([
       'dynamodb:DeleteItem',
+      'dynamodb:GetItem',
       'dynamodb:PutItem',
       'dynamodb:UpdateItem',
       'eks:DescribeCluster',
@@ -153,6 +157,9 @@ describe('Kubernetes events reader', () => {
       'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['INCIDENT#*', 'EVENTS#*', 'EVENTSEEN#*'] },
     });
     expect(JSON.stringify(own.find((s) => s.Action.includes('s3:PutObject'))?.Resource)).toContain('/rejected/*');
+    expect(own.find((s) => s.Action.includes('dynamodb:GetItem'))?.Condition).toEqual({
+      'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['CONFIG'] },
+    });
   });
 });
 
@@ -176,6 +183,7 @@ describe('signal self-check', () => {
       'cloudtrail:DescribeTrails',
       'cloudtrail:GetTrailStatus',
       'dynamodb:GetItem',
+      'dynamodb:GetItem',
       'dynamodb:UpdateItem',
       'kms:Decrypt',
       'kms:GenerateDataKey*',
@@ -188,5 +196,9 @@ describe('signal self-check', () => {
     expect(own.find((s) => s.Action.includes('dynamodb:UpdateItem'))?.Condition).toEqual({
       'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['EVENTS#*', 'SIGNAL#*'] },
     });
+    // Its clusters: the configuration partition only.
+    expect(
+      own.filter((s) => s.Action.includes('dynamodb:GetItem') && !s.Action.includes('dynamodb:UpdateItem')),
+    ).toMatchObject([{ Condition: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['CONFIG'] } } }]);
   });
 });

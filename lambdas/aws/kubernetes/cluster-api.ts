@@ -20,6 +20,7 @@ import {
   type PagedList,
   type PageReader,
 } from './client.js';
+import { readPages } from './paged-list.js';
 
 export { KubernetesUnreachableError } from './client.js';
 
@@ -175,29 +176,9 @@ export class ClusterApi {
     return (await this.listPaged(what, page)).items;
   }
 
-  /**
-   * {@link listAll} with what a watch needs after it: the list's resourceVersion (every page is
-   * served at the first page's version) and whether the page bound cut the list short.
-   */
-  async listPaged<T>(what: string, page: PageReader<T>): Promise<PagedList<T>> {
-    for (let restart = 0; ; restart += 1) {
-      try {
-        const items: T[] = [];
-        let cont: string | undefined;
-        let resourceVersion: string | undefined;
-        for (let n = 0; n < this.opts.maxPages; n += 1) {
-          const r = await this.call(what, (kc) => page(kc, cont));
-          items.push(...r.items);
-          resourceVersion ??= r.metadata?.resourceVersion;
-          cont = r.metadata?._continue || undefined;
-          if (!cont) break;
-        }
-        return { items, resourceVersion, complete: cont === undefined };
-      } catch (e) {
-        if (statusOf(e) === 410 && restart === 0) continue;
-        throw e;
-      }
-    }
+  /** {@link listAll} with what a watch needs after it (see {@link readPages}). */
+  listPaged<T>(what: string, page: PageReader<T>): Promise<PagedList<T>> {
+    return readPages((cont) => this.call(what, (kc) => page(kc, cont)), this.opts.maxPages);
   }
 
   /** Pods stuck in ContainerCreating / ErrImagePull / ImagePullBackOff, on one node or cluster-wide. */
