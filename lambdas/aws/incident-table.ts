@@ -1,3 +1,8 @@
+import { EVENT_SEEN_PREFIX, EVENTS_STATE_PREFIX, INCIDENT_PREFIX, SIGNAL_STATE_PREFIX } from '../core/table-keys.js';
+
+/** The prefixes lib/ scopes grants by are defined in lambdas/core/table-keys.ts. */
+export { EVENT_SEEN_PREFIX, EVENTS_STATE_PREFIX, INCIDENT_PREFIX, SIGNAL_STATE_PREFIX };
+
 /**
  * The one description of the incident table's layout: key attributes, the TTL attribute and every
  * key prefix. Writers and readers (ingest, workflow functions, the local runtime, the CDK table)
@@ -13,9 +18,6 @@ export const TTL_ATTRIBUTE = 'expiresAt';
 
 /** A primary key of the incident table (a type alias, so it fits `Record<string, unknown>` items). */
 export type TableKey = { readonly pk: string; readonly sk: string };
-
-/** Partition key prefix of an incident's rows (the open row and its history rows). */
-export const INCIDENT_PREFIX = 'INCIDENT#';
 
 /** The open incident row of one incident key (aggregation, dedupe, workflow input). */
 export function openIncidentKey(incidentKey: string): TableKey {
@@ -136,11 +138,6 @@ export function ledgerKey(executionArn: string, at: number, slot: string): Table
   return { pk: ledgerPartition(executionArn), sk: `${new Date(at).toISOString()}#${slot}` };
 }
 
-/** Partition key prefix of the Kubernetes events reader's per-cluster state (lease, resourceVersion). */
-export const EVENTS_STATE_PREFIX = 'EVENTS#';
-/** Partition key prefix of the events the reader counted (one item per event uid, per incident window). */
-export const EVENT_SEEN_PREFIX = 'EVENTSEEN#';
-
 /** The events reader's state of one cluster: the resourceVersion read up to, the lease, the last read. */
 export function eventsStateKey(cluster: string): TableKey {
   return { pk: `${EVENTS_STATE_PREFIX}${cluster}`, sk: 'STATE' };
@@ -150,9 +147,6 @@ export function eventsStateKey(cluster: string): TableKey {
 export function eventSeenKey(cluster: string, uid: string): TableKey {
   return { pk: `${EVENT_SEEN_PREFIX}${cluster}#${uid}`, sk: 'SEEN' };
 }
-
-/** Partition key prefix of the signal self-check's per-cluster state. */
-export const SIGNAL_STATE_PREFIX = 'SIGNAL#';
 
 /** The last status the self-check recorded for one signal of one cluster (notifications on change). */
 export function signalStateKey(cluster: string, signal: string): TableKey {
