@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { FAILURE_CLASSES, type FailureClass } from './failure-classes.js';
 import type { IncidentCandidate } from './incidents.js';
+import { SIGNALS } from './signals.js';
 
 // The fleet's contracts, shared by lib/ (the hub and spoke constructs) and lambdas/ (the spoke's
 // forwarder, the hub's intake, the hub's credentials per account/Region): names, event shapes and
@@ -52,6 +53,8 @@ const candidateSchema = z.object({
   entities: z.record(z.string(), text(2000)),
   pods: z.array(text(400)).check(z.maxLength(20)),
   samples: z.array(text(2000)).check(z.maxLength(5)),
+  /** The detection sources its occurrences came from (absent from an older spoke: none known). */
+  signals: z._default(z.array(z.enum(SIGNALS)).check(z.maxLength(SIGNALS.length)), []),
 });
 
 /** What a spoke's forwarder puts in `detail`: where it is, its candidates and what it could not read. */

@@ -31,6 +31,7 @@ const candidate: IncidentCandidate = {
   lastSeen: 1_764_410_060_000,
   entities: { instanceId: 'i-0abc' },
   pods: ['default/web-1'],
+  signals: ['dataplane-logs'],
   samples: [
     'failed to get sandbox image "602401143452.dkr.ecr.eu-west-1.amazonaws.com/eks/pause:3.5": 401 Unauthorized',
   ],

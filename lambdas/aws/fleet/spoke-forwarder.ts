@@ -98,5 +98,5 @@ function wire(c: IncidentCandidate): SpokeBatch['candidates'][number] {
   const entities = Object.fromEntries(
     Object.entries(c.entities).filter((e): e is [string, string] => typeof e[1] === 'string'),
   );
-  return { ...c, entities, pods: [...c.pods], samples: [...c.samples] };
+  return { ...c, entities, pods: [...c.pods], samples: [...c.samples], signals: [...c.signals] };
 }
