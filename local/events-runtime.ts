@@ -49,7 +49,7 @@ export function localEvents(template: ResolvedTemplate, table: LocalTable, o: Lo
   const deps = async (): Promise<EventsDeps> => {
     const config = await loadConfigAs(role, await deployConfig(template, table, authz), table, authz);
     return {
-      clusters: config.clusters.map((c) => c.name),
+      clusters: config.clusters.filter((c) => c.kubernetesApi !== false).map((c) => c.name),
       api: async (name) =>
         new ClusterApi(
           { name, region: REGION, endpoint: o.endpoint, certificateAuthorityData: o.server.caData },

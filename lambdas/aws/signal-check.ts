@@ -5,6 +5,7 @@ import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk
 import { outboundText } from '../core/outbound.js';
 import {
   eventsReading,
+  eventsWithoutApi,
   type SignalReading,
   type SignalStatus,
   type SignalTransition,
@@ -18,6 +19,8 @@ const STATUSES: readonly SignalStatus[] = ['ok', 'silent', 'absent', 'unknown'];
 
 export interface SignalCheckDeps {
   readonly clusters: readonly string[];
+  /** Those of `clusters` whose Kubernetes API pod-doctor does not reach (`kubernetesApi: false`). @default none */
+  readonly withoutApi?: readonly string[];
   readonly region: string;
   readonly logs: CloudWatchLogsClient;
   readonly cloudtrail: CloudTrailClient;
@@ -46,7 +49,9 @@ export async function checkSignals(deps: SignalCheckDeps): Promise<ClusterSignal
   const out: ClusterSignals[] = [];
   for (const cluster of deps.clusters) {
     const readings = [
-      await guardedReading('kubernetes-events', async () => eventsReading(await eventsState(deps, cluster), now)),
+      deps.withoutApi?.includes(cluster)
+        ? eventsWithoutApi()
+        : await guardedReading('kubernetes-events', async () => eventsReading(await eventsState(deps, cluster), now)),
       await guardedReading('dataplane-logs', () => dataplaneSignal(deps.logs, cluster, now)),
       await guardedReading('application-logs', () => applicationSignal(deps.logs, cluster, now)),
       trail,

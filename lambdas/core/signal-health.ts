@@ -49,6 +49,15 @@ export function eventsReading(
   };
 }
 
+/** The events of a cluster pod-doctor has no Kubernetes API access to (`kubernetesApi: false`): never read. */
+export function eventsWithoutApi(): SignalReading {
+  return {
+    signal: 'kubernetes-events',
+    status: 'absent',
+    detail: 'kubernetesApi is false for this cluster: pod-doctor has no access entry there and reads no events',
+  };
+}
+
 /** A log group's reading from whether it exists and when it last carried a matching line. */
 export function logReading(
   signal: 'dataplane-logs' | 'application-logs',

@@ -73,7 +73,8 @@ async function liveDeps(): Promise<EventsDeps> {
   const config = await readConfig(ddb, configLocation());
   const windowMs = env.INCIDENT_WINDOW_MINUTES * 60_000;
   return {
-    clusters: config.clusters.map((c) => c.name),
+    // A cluster with kubernetesApi: false has no access entry: its events are not read.
+    clusters: config.clusters.filter((c) => c.kubernetesApi !== false).map((c) => c.name),
     api: async (cluster) => new ClusterApi(await endpoint(cluster), tokens),
     state: new EventsStateStore(ddb, env.INCIDENT_TABLE_NAME),
     incidents: new IncidentStore(ddb, {

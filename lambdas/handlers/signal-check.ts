@@ -49,6 +49,7 @@ async function liveDeps(): Promise<SignalCheckDeps> {
   const sns = new SNSClient({ maxAttempts: 6 });
   return {
     clusters: config.clusters.map((c) => c.name),
+    withoutApi: config.clusters.filter((c) => c.kubernetesApi === false).map((c) => c.name),
     region: env.AWS_REGION,
     logs: new CloudWatchLogsClient({ maxAttempts: 6 }),
     cloudtrail: new CloudTrailClient({ maxAttempts: 6 }),

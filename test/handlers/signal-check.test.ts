@@ -4,7 +4,7 @@ import {
   FilterLogEventsCommand,
   ResourceNotFoundException,
 } from '@aws-sdk/client-cloudwatch-logs';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { eventsStateKey } from '../../lambdas/aws/incident-table.js';
@@ -135,6 +135,17 @@ describe('signal self-check (dynalite, recorded CloudWatch Logs and CloudTrail a
       detail: expect.stringContaining('AccessDeniedException'),
     });
     expect(mails).toEqual([]);
+  });
+
+  it('a cluster whose API pod-doctor does not reach (kubernetesApi: false): events absent, said once', async () => {
+    account({ dataplane: 'ok', application: 'ok' });
+    // No reader state: the reader never reads such a cluster.
+    await table.client.send(new DeleteCommand({ TableName: table.name, Key: eventsStateKey('prod-eu') }));
+    const [r] = await checkSignals({ ...deps(), withoutApi: ['prod-eu'] });
+    expect(r.readings[0]).toMatchObject({ signal: 'kubernetes-events', status: 'absent' });
+    await checkSignals({ ...deps(NOW + 3_600_000), withoutApi: ['prod-eu'] });
+    expect(mails.map((m) => m.subject)).toEqual(['[pod-doctor] kubernetes-events absent on prod-eu']);
+    expect(mails[0].message).toContain('kubernetesApi is false');
   });
 
   it('events not readable for a quarter of an hour: the events signal goes silent', async () => {
