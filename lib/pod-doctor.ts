@@ -151,8 +151,9 @@ export class PodDoctor extends Construct {
     if (this.apiClusters.length > 0) {
       this.kubernetesSweep = this.createKubernetesSweep(logRetention);
       this.kubernetesEvents = this.createKubernetesEvents(logRetention);
-      this.signalCheck = this.createSignalCheck(logRetention);
     }
+    // Logs and CloudTrail are checked on every cluster, events where the API is reached.
+    if (config.clusters.length > 0) this.signalCheck = this.createSignalCheck(logRetention);
     this.ingestDeadLetterQueue = this.detection.deadLetterQueue;
     const alarms = this.createAlarms();
     this.operations = new OperationsDashboard(this, 'Operations', {

@@ -62,10 +62,11 @@ describe('Kubernetes access (EKS access entries)', () => {
     const entries = Object.values(mixed.template.findResources('AWS::EKS::AccessEntry')) as {
       Properties: { ClusterName: string };
     }[];
-    expect(entries.map((e) => e.Properties.ClusterName)).toEqual(['prod-eu', 'prod-eu']);
+    // The Kubernetes function, the sweep and the events reader: prod-eu only.
+    expect(entries.map((e) => e.Properties.ClusterName)).toEqual(['prod-eu', 'prod-eu', 'prod-eu']);
     const describe = identityStatements(mixed.templateJson).filter((s) => s.Action.includes('eks:DescribeCluster'));
     const kubernetes = describe.filter((s) => /Kubernetes/.test(s.logicalId));
-    expect(kubernetes.length).toBe(2);
+    expect(kubernetes.length).toBe(3);
     expect(JSON.stringify(kubernetes.map((s) => s.Resource))).not.toContain('cluster/legacy');
     expect(configDocument(mixed.templateJson).clusters.map((c) => [c.name, c.kubernetesApi])).toEqual([
       ['prod-eu', undefined],
@@ -73,10 +74,16 @@ describe('Kubernetes access (EKS access entries)', () => {
     ]);
   });
 
-  it('every cluster with kubernetesApi: false: no access entry, no Kubernetes function or sweep, no cluster-read alarm', () => {
+  it('every cluster with kubernetesApi: false: no access entry, no Kubernetes function, sweep or events reader, no cluster-read alarm; its signals still checked', () => {
     const none = synth({ clusters: [{ name: 'legacy', kubernetesApi: false }] });
     none.template.resourceCountIs('AWS::EKS::AccessEntry', 0);
-    none.template.resourceCountIs('AWS::Scheduler::Schedule', 0);
+    // One schedule: the signal self-check (logs and CloudTrail), none reading the cluster's API.
+    const schedules = Object.values(none.template.findResources('AWS::Scheduler::Schedule')) as {
+      Properties: { Description: string };
+    }[];
+    expect(schedules.map((s) => s.Properties.Description)).toEqual([
+      'pod-doctor: check the detection signals of the configured clusters',
+    ]);
     const def = JSON.stringify(Object.values(none.template.findResources('AWS::StepFunctions::StateMachine'))[0]);
     expect(def).toContain('No cluster access');
     expect(JSON.stringify(none.templateJson)).not.toContain('ClusterReadFailed');
