@@ -8,7 +8,7 @@ import { accessKeyOfToken } from './eks-token.js';
 import { LocalEvents } from './kube-api-events.js';
 import { fieldMatches, labelsMatch, page, REASONS, selfSignedCertificate, status } from './kube-api-helpers.js';
 import { ClusterWrites, type ControllerBehaviour, mergePatch } from './kube-api-writes.js';
-import { EventLog } from './kube-events.js';
+import { EventLog, eventList } from './kube-events.js';
 import { allowed, attributesOf, forbiddenMessage, type Grant, groupGrants, type RequestAttributes } from './rbac.js';
 
 /**
@@ -326,19 +326,6 @@ export class KubeApiServer {
     ];
   }
 
-  /**
-   * Event lists: cluster-wide from the event collection; of one namespace, the recorded events of a
-   * pod (the field selector names it) and the collection's events there.
-   */
-  private eventList(p: string, q: URLSearchParams): [number, unknown] | undefined {
-    if (p === '/api/v1/events') return this.coreEvents.list(q);
-    const ns = /^\/api\/v1\/namespaces\/([^/]+)\/events$/.exec(p)?.[1];
-    if (!ns) return undefined;
-    const name = /involvedObject\.name=([^,]+)/.exec(q.get('fieldSelector') ?? '')?.[1];
-    const recorded = this.cluster.events[`${ns}/${name}`] ?? [];
-    return [200, page([...recorded, ...this.coreEvents.inNamespace(ns, q.get('fieldSelector'))], q, 'EventList')];
-  }
-
   private answer(
     url: URL,
     method: string,
@@ -365,7 +352,7 @@ export class KubeApiServer {
         ),
         {},
       ];
-    const events = this.eventList(p, q);
+    const events = eventList(this.coreEvents, this.cluster.events, p, q);
     if (events) return [...events, {}];
     const pod = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)$/.exec(p);
     if (pod) {

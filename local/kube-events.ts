@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { fieldMatches } from './kube-api-helpers.js';
+import { fieldMatches, page } from './kube-api-helpers.js';
 
 /**
  * The cluster-wide core/v1 Event collection of the local API server, with the semantics an events
@@ -159,4 +159,22 @@ export class EventLog {
   private line(w: OpenWatch, event: Obj): void {
     if (!w.res.writableEnded) w.res.write(`${JSON.stringify(event)}\n`);
   }
+}
+
+/**
+ * Event lists: cluster-wide from the event collection; of one namespace, the recorded events of a
+ * pod (the field selector names it) and the collection's events there.
+ */
+export function eventList(
+  log: EventLog,
+  recorded: Readonly<Record<string, Record<string, unknown>[]>>,
+  p: string,
+  q: URLSearchParams,
+): [number, unknown] | undefined {
+  if (p === '/api/v1/events') return log.list(q);
+  const ns = /^\/api\/v1\/namespaces\/([^/]+)\/events$/.exec(p)?.[1];
+  if (!ns) return undefined;
+  const name = /involvedObject\.name=([^,]+)/.exec(q.get('fieldSelector') ?? '')?.[1];
+  const ofPod = recorded[`${ns}/${name}`] ?? [];
+  return [200, page([...ofPod, ...log.inNamespace(ns, q.get('fieldSelector'))], q, 'EventList')];
 }
