@@ -24,6 +24,7 @@ import { synthesizedDefinition } from '../local/local-workflow.js';
 import { labelledCorpus } from '../test/support/corpus.js';
 import { benchCli, benchContext, benchFilter, healthyMix } from './detection.js';
 import { benchFleetStorm } from './fleet-storm.js';
+import { benchHostile } from './hostile.js';
 import { benchInit } from './init.js';
 import { benchLatency } from './latency.js';
 import { benchStorm } from './storm.js';
@@ -164,11 +165,21 @@ console.log('');
 const workflowOk = await benchWorkflow();
 console.log('');
 const stormOk = await benchStorm();
+const hostileOk = await benchHostile();
 console.log('');
 const fleetStormOk = await benchFleetStorm();
 console.log('');
 const latencyOk = await benchLatency(synthesizedDefinition());
 console.log('');
 const initOk = benchInit();
-if (bestBatch >= 100 || bestBlocks >= 100 || !workflowOk || !stormOk || !fleetStormOk || !latencyOk || !initOk)
+if (
+  bestBatch >= 100 ||
+  bestBlocks >= 100 ||
+  !workflowOk ||
+  !stormOk ||
+  !hostileOk ||
+  !fleetStormOk ||
+  !latencyOk ||
+  !initOk
+)
   process.exitCode = 1;

@@ -187,6 +187,7 @@ export class PodDoctor extends Construct {
       clusterAccess: this.kubernetes !== undefined,
       modes: config.modes,
       limits: config.limits,
+      ingestLimits: config.ingestLimits,
       killSwitchParameterName: this.killSwitch.parameterName,
       documents: {
         probeNode: docs.probeNode.ref,
@@ -232,6 +233,7 @@ export class PodDoctor extends Construct {
       logRetention,
       incidentWindowMinutes: config.limits.incidentWindowMinutes,
       workflow: this.stateMachine,
+      topic: this.topic,
     });
   }
 

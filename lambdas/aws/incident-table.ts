@@ -132,3 +132,23 @@ export function ledgerPartition(executionArn: string): string {
 export function ledgerKey(executionArn: string, at: number, slot: string): TableKey {
   return { pk: ledgerPartition(executionArn), sk: `${new Date(at).toISOString()}#${slot}` };
 }
+
+/** Partition of a cluster's hourly budgets of incidents and executions, and of its limit notices. */
+export function budgetPartition(cluster: string): string {
+  return `BUDGET#${cluster}`;
+}
+
+/** The clock hour of `at` (epoch ms) as budgets name it: `2026-11-29T10`. */
+export function budgetHour(at: number): string {
+  return new Date(at).toISOString().slice(0, 13);
+}
+
+/** One cluster's count of `kind` (incidents opened, executions started) in the clock hour of `at`. */
+export function budgetKey(cluster: string, kind: 'incidents' | 'executions', at: number): TableKey {
+  return { pk: budgetPartition(cluster), sk: `HOUR#${budgetHour(at)}#${kind}` };
+}
+
+/** The one notice of a cluster's clock hour that says what its limits dropped. */
+export function limitNoticeKey(cluster: string, at: number): TableKey {
+  return { pk: budgetPartition(cluster), sk: `NOTICE#${budgetHour(at)}` };
+}

@@ -27,7 +27,7 @@ const CLIENTS: Record<string, readonly string[]> = {
   decide: ['dynamodb', 'eks'],
   'fleet-intake': ['dynamodb', 's3', 'sfn'],
   door: ['dynamodb', 'ec2-query', 'ecr', 'eks', 'iam', 's3', 'ssm'],
-  ingest: ['dynamodb', 'ec2-query', 'eks', 's3', 'sfn'],
+  ingest: ['dynamodb', 'ec2-query', 'eks', 's3', 'sfn', 'sns'],
   kubernetes: ['eks'],
   'kubernetes-sweep': ['dynamodb', 'eks', 'sfn'],
   'log-group-prerequisites': ['cloudwatch-logs'],
