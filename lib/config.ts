@@ -290,13 +290,19 @@ export const podDoctorConfigSchema = z.strictObject({
     .default(90),
 });
 
+/** A validated configuration, every default filled in (what `parseConfig` returns). */
 export type PodDoctorConfig = z.output<typeof podDoctorConfigSchema>;
+/** A configuration as written (the `pod-doctor` context key): every key with a default may be left out. */
 export type PodDoctorConfigInput = z.input<typeof podDoctorConfigSchema>;
 
 /** A configuration error that names the offending key and what it accepts. */
 export class ConfigError extends Error {
+  /** The error's name, `ConfigError`. */
   override readonly name = 'ConfigError';
-  constructor(readonly problems: readonly string[]) {
+  constructor(
+    /** One line per offending key: the key, what it holds and what it accepts. */
+    readonly problems: readonly string[],
+  ) {
     super(`Invalid pod-doctor configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   }
 }

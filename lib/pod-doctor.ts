@@ -75,9 +75,13 @@ export class PodDoctor extends Construct {
    * undelivered channel notices); they notify the topic.
    */
   readonly alarms: readonly Alarm[];
+  /** The incident workflow (the state machine and its functions). */
   readonly workflow: IncidentWorkflow;
+  /** Detection: log subscriptions, CloudTrail rules and the ingest function. */
   readonly detection: Detection;
+  /** The SSM documents that probe and repair nodes. */
   readonly nodeCommands: NodeCommands;
+  /** The read-only account check functions. */
   readonly checks: AccountChecks;
   /** Kubernetes API access of the configured clusters (absent without clusters). */
   readonly kubernetes?: KubernetesAccess;

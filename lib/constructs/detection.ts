@@ -74,7 +74,9 @@ export interface DetectionProps {
  * What it cannot process lands in a dead-letter queue, never dropped.
  */
 export class Detection extends Construct {
+  /** The function that classifies log lines and CloudTrail events into incidents. */
   readonly ingestFunction: IFunction;
+  /** What the ingest function could not process after its retries (alarmed). */
   readonly deadLetterQueue: Queue;
 
   constructor(scope: Construct, id: string, props: DetectionProps) {
