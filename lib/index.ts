@@ -23,6 +23,7 @@ export type {
 export { Channels } from './constructs/channels/channels.js';
 export { ConfigStore } from './constructs/config-store.js';
 export { Detection } from './constructs/detection.js';
+export { DoorFunction } from './constructs/door-function.js';
 export { IncidentWorkflow } from './constructs/incident-workflow.js';
 export { KubernetesAccess, KubernetesSweep } from './constructs/kubernetes-access.js';
 export { NodeCommands } from './constructs/node-commands.js';

@@ -1,7 +1,7 @@
 import './polyfills.js';
 import './quiet.js';
 import { StateMachine } from 'aws-local-stepfunctions';
-import { openIncidentKey } from '../lambdas/aws/incident-table.js';
+import { openIncidentKey } from '../lambdas/core/incident-table.js';
 import type { WorkflowConfig } from '../lambdas/core/workflow-config.js';
 import type { AccountSnapshot } from './account-snapshot.js';
 import { deployConfig, loadConfigAs } from './config-store.js';

@@ -1,9 +1,9 @@
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { executionStateSchema, type PodVerdict, type Verification } from '../../core/execution-state.js';
+import { openIncidentKey } from '../../core/incident-table.js';
 import { failingOnNode, healthyNode } from '../../core/node-signs.js';
 import { probeFindings } from '../../core/probe.js';
-import { openIncidentKey } from '../incident-table.js';
 
 export type { Verification };
 

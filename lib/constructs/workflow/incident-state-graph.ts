@@ -18,7 +18,7 @@ import {
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { LambdaInvoke, SnsPublish } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import type { Construct } from 'constructs';
-import type { CheckGroup } from '../../../lambdas/aws/checks/groups.js';
+import type { CheckGroupName as CheckGroup } from '../../../lambdas/core/execution-state.js';
 import { at, CHECK_GROUPS, WORKFLOW_ERRORS } from '../../../lambdas/core/execution-state.js';
 import { actionStates } from './action-states.js';
 import { DoorStates, probeRequest } from './door-states.js';
