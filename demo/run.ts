@@ -28,7 +28,7 @@ import { ecrTokenFollowsAccount } from '../local/node-credentials.js';
 import { synthesizedTemplate } from '../local/template.js';
 import { seededCluster } from './cluster-seeds.js';
 import { DEMO_CONFIG, type Scenario } from './scenarios.js';
-import { type RunRecords, runNotices } from './voices.js';
+import { type ClusterEventView, clusterEventsOf, type RunRecords, runNotices } from './voices.js';
 
 export interface ScenarioResult {
   readonly scenario: string;
@@ -50,6 +50,8 @@ export interface ScenarioResult {
   readonly ms: number;
   /** What chat and the pagers would receive: one notice per approval asked, then the run's. */
   readonly notices: readonly NoticeEvent[];
+  /** The Kubernetes events pod-doctor wrote back (read from the scenario's local API server). */
+  readonly clusterEvents: readonly ClusterEventView[];
   /** The run's incident table and evidence (with `keepRecords`: what `pod-doctor mcp --demo` serves). */
   readonly records?: RunRecords;
 }
@@ -273,6 +275,7 @@ export async function runScenarios(
         node: kind,
         ms: Math.round(performance.now() - t0),
         notices: records ? await runNotices(records, NOTICE_TIME) : [],
+        clusterEvents: clusterEventsOf(cluster?.server),
         ...(options.keepRecords && records ? { records } : {}),
       });
     }
