@@ -33,7 +33,7 @@ import { Notifications } from './constructs/notifications.js';
 import { OperationsDashboard } from './constructs/operations-dashboard.js';
 import { EnvironmentSizeCheck } from './constructs/resolved-size.js';
 import { configFromProps, type PodDoctorProps } from './pod-doctor-props.js';
-import { requireClustersInStackRegion, warnIamEventsNotSeen } from './regions.js';
+import { requireClustersInStackRegion, requirePullThroughSecretsHere, warnIamEventsNotSeen } from './regions.js';
 
 export type { ClusterRemediation, PodDoctorCluster, PodDoctorProps } from './pod-doctor-props.js';
 
@@ -99,6 +99,7 @@ export class PodDoctor extends Construct {
     const config = configFromProps(props);
     this.config = config;
     requireClustersInStackRegion(this, config.clusters);
+    requirePullThroughSecretsHere(this, config.clusters);
     warnIamEventsNotSeen(this, config.forwardIamEvents !== false);
     const logRetention = props.logRetention ?? RetentionDays.THREE_MONTHS;
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
