@@ -36,7 +36,7 @@ const CLIENTS: Record<string, readonly string[]> = {
   'resolve-node': ['ec2-query', 'iam'],
   'spoke-ingest': ['eventbridge'],
   summarize: ['dynamodb', 's3'],
-  verify: ['dynamodb'],
+  verify: [],
 };
 
 /** The IAM service prefix of each SDK client (what the function's role must be allowed to call). */
