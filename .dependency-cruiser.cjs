@@ -51,8 +51,8 @@ module.exports = {
     {
       name: 'local-only-for-tests-demo-bench',
       severity: 'error',
-      comment: 'local/ is the local runtime: only test/, demo/ and bench/ (and local/ itself) import it.',
-      from: { pathNot: '^(test|demo|bench|local)/' },
+      comment: 'local/ is the local runtime: only test/, demo/, bench/ and scripts/ (and local/ itself) import it.',
+      from: { pathNot: '^(test|demo|bench|local|scripts)/' },
       to: { path: '^local/' },
     },
     {

@@ -27,6 +27,7 @@ import { labelledCorpus } from '../test/support/corpus.js';
 import { benchCli, benchContext, benchFilter, healthyMix } from './detection.js';
 import { benchEvents } from './events.js';
 import { benchFleetStorm } from './fleet-storm.js';
+import { benchHostile } from './hostile.js';
 import { benchInit } from './init.js';
 import { benchLatency } from './latency.js';
 import { benchStorm } from './storm.js';
@@ -170,6 +171,7 @@ console.log('');
 const workflowOk = await benchWorkflow();
 console.log('');
 const stormOk = await benchStorm();
+const hostileOk = await benchHostile();
 console.log('');
 const fleetStormOk = await benchFleetStorm();
 console.log('');
@@ -183,6 +185,7 @@ if (
   bestBlocks >= 100 ||
   !workflowOk ||
   !stormOk ||
+  !hostileOk ||
   !fleetStormOk ||
   !latencyOk ||
   !eventsOk ||

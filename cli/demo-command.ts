@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { renderHtml, renderTable } from '../demo/render.js';
 import { runScenarios } from '../demo/run.js';
 import { SCENARIOS } from '../demo/scenarios.js';
-import { renderNotices } from '../demo/voices.js';
+import { renderClusterEvents, renderNotices } from '../demo/voices.js';
 
 const HELP = `Usage: pod-doctor demo (--all | SCENARIO...) [--json] [--html FILE]
 
@@ -17,7 +17,8 @@ Scenarios:
 ${SCENARIOS.map((s) => `  ${s.name.padEnd(34)} ${s.title}`).join('\n')}
 
 --json       one JSON record per scenario: {scenario, class, signals, findings, actions, approval, outcome,
-             notices: the chat card and the pagers' bodies pod-doctor would send}
+             notices: the chat card and the pagers' bodies pod-doctor would send,
+             clusterEvents: the Kubernetes events it wrote, read back from the local API server}
 --html FILE  a self-contained HTML report with a timeline per incident`;
 
 export async function runDemoCommand(args: readonly string[]): Promise<number> {
@@ -61,6 +62,8 @@ export async function runDemoCommand(args: readonly string[]): Promise<number> {
           transitions: r.states.length,
           // What chat and the pagers would receive: the card and each pager's body.
           notices: r.notices.map((n) => ({ kind: n.notice.kind, chat: n.chat, paging: n.paging ?? null })),
+          // The Kubernetes events pod-doctor wrote, read back from the scenario's local API server.
+          clusterEvents: r.clusterEvents,
         })}\n`,
       );
     }
@@ -71,6 +74,7 @@ export async function runDemoCommand(args: readonly string[]): Promise<number> {
       );
       process.stdout.write(`Subject: ${r.summary.subject}\n\n${r.summary.message}\n\n`);
       if (r.notices.length) process.stdout.write(`${renderNotices(r.notices)}\n\n`);
+      process.stdout.write(`${renderClusterEvents(r.clusterEvents)}\n\n`);
     }
     process.stdout.write(
       `${renderTable(results)}\n\n${results.length} scenario(s) in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,

@@ -3,9 +3,9 @@ import '../local/quiet.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { openIncidentKey } from '../lambdas/aws/incident-table.js';
 import type { NoticeEvent } from '../lambdas/aws/notices.js';
 import type { AgentRequest } from '../lambdas/core/agent-request.js';
+import { openIncidentKey } from '../lambdas/core/incident-table.js';
 import { orderSignals, type Signal } from '../lambdas/core/signals.js';
 import { PROJECT_ROOT } from '../lib/constructs/paths.js';
 import { type AccountSnapshot, healthyAccount, NODE_DNS, NODE_ROLE } from '../local/account-snapshot.js';
@@ -29,7 +29,7 @@ import { ecrTokenFollowsAccount } from '../local/node-credentials.js';
 import { type ResolvedTemplate, synthesizedTemplate } from '../local/template.js';
 import { seededCluster, watchedEvents } from './cluster-seeds.js';
 import { DEMO_CONFIG, type Scenario } from './scenarios.js';
-import { type RunRecords, runNotices } from './voices.js';
+import { type ClusterEventView, clusterEventsOf, type RunRecords, runNotices } from './voices.js';
 
 /** An incident as the incident table holds it after detection. */
 export interface DemoIncident {
@@ -63,6 +63,8 @@ export interface ScenarioResult {
   readonly ms: number;
   /** What chat and the pagers would receive: one notice per approval asked, then the run's. */
   readonly notices: readonly NoticeEvent[];
+  /** The Kubernetes events pod-doctor wrote back (read from the scenario's local API server). */
+  readonly clusterEvents: readonly ClusterEventView[];
   /** The run's incident table and evidence (with `keepRecords`: what `pod-doctor mcp --demo` serves). */
   readonly records?: RunRecords;
 }
@@ -364,6 +366,7 @@ async function runScenario(s: Scenario, ctx: DemoContext): Promise<ScenarioResul
     node: kind,
     ms: Math.round(performance.now() - t0),
     notices: records ? await runNotices(records, NOTICE_TIME) : [],
+    clusterEvents: clusterEventsOf(cluster?.server),
     ...(ctx.keepRecords && records ? { records } : {}),
   };
 }

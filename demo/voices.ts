@@ -3,8 +3,8 @@ import { GetObjectCommand, NoSuchKey, S3Client } from '@aws-sdk/client-s3';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { sdkStreamMixin } from '@smithy/core/serde';
 import { mockClient } from 'aws-sdk-client-mock';
-import { RUN_PREFIX } from '../lambdas/aws/incident-table.js';
 import { type NoticeEvent, noticeEvents, type StreamRecord } from '../lambdas/aws/notices.js';
+import { RUN_PREFIX } from '../lambdas/core/incident-table.js';
 
 /** What a run left: the incident table's items and the evidence objects (by key). */
 export interface RunRecords {
@@ -65,4 +65,43 @@ export function renderNotices(notices: readonly NoticeEvent[]): string {
       ].join('\n');
     })
     .join('\n\n');
+}
+
+/** One Kubernetes event pod-doctor wrote, as `kubectl events` shows it (read back from the local API server). */
+export interface ClusterEventView {
+  readonly regarding: string;
+  readonly type: string;
+  readonly reason: string;
+  readonly action: string;
+  readonly note: string;
+  readonly reportingController: string;
+  /** How often it was observed (a series' count; 1 without one). */
+  readonly count: number;
+}
+
+/** The events.k8s.io events a run wrote, as the scenario's local API server holds them (none without one). */
+export function clusterEventsOf(
+  server: { events: { all(): Record<string, unknown>[] } } | undefined,
+): ClusterEventView[] {
+  return (server?.events.all() ?? []).map((e) => {
+    const r = (e.regarding ?? {}) as { kind?: string; namespace?: string; name?: string };
+    return {
+      regarding: `${r.kind ?? '?'} ${r.namespace ? `${r.namespace}/` : ''}${r.name ?? '?'}`,
+      type: String(e.type ?? ''),
+      reason: String(e.reason ?? ''),
+      action: String(e.action ?? ''),
+      note: String(e.note ?? ''),
+      reportingController: String(e.reportingController ?? ''),
+      count: Number((e.series as { count?: number } | undefined)?.count ?? 1),
+    };
+  });
+}
+
+/** The events as the demo prints them (the columns of `kubectl events`). */
+export function renderClusterEvents(events: readonly ClusterEventView[]): string {
+  if (events.length === 0) return 'KUBERNETES EVENTS: none (this scenario has no cluster API: pod-doctor writes none)';
+  return [
+    'KUBERNETES EVENTS (events.k8s.io/v1, read back from the API server)',
+    ...events.map((e) => `  ${e.type.padEnd(7)} ${e.reason.padEnd(18)} ${e.regarding}  ${e.note}`),
+  ].join('\n');
 }

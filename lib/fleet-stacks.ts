@@ -9,6 +9,7 @@ import { PodDoctorSpoke, type PodDoctorSpokeProps } from './pod-doctor-spoke.js'
 
 /** The hub in its own stack (one account, one home Region), with the outputs spokes need. */
 export class PodDoctorHubStack extends Stack {
+  /** The hub this stack holds. */
   readonly hub: PodDoctorHub;
 
   constructor(scope: Construct, id: string, props: StackProps & { readonly hub: PodDoctorHubProps }) {
@@ -21,6 +22,7 @@ export class PodDoctorHubStack extends Stack {
 
 /** One spoke (one member account and Region) as a plain stack: the CDK multi-stage way. */
 export class PodDoctorSpokeStack extends Stack {
+  /** The spoke this stack holds. */
   readonly spoke: PodDoctorSpoke;
 
   constructor(scope: Construct, id: string, props: StackProps & { readonly spoke: PodDoctorSpokeProps }) {
@@ -100,6 +102,7 @@ export class PodDoctorSpokeStackSet extends Stack {
  * fixed by design (`${prefix}-${region}`): every StackSet instance finds its Region's copy by it.
  */
 export class PodDoctorSpokeAssetsStack extends Stack {
+  /** The bucket of this Region's copy of the spoke's file assets. */
   readonly bucket: IBucket;
 
   constructor(

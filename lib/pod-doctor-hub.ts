@@ -22,6 +22,7 @@ export interface FleetProps {
 
 /** Props of {@link PodDoctorHub}. */
 export interface PodDoctorHubProps extends PodDoctorProps {
+  /** The fleet: its name, the organization and the member accounts the hub serves. */
   readonly fleet: FleetProps;
 }
 
@@ -42,10 +43,13 @@ class HubRolePath implements IAspect {
  * bus the member accounts' spokes send to, and the right to assume the spoke roles of its members.
  */
 export class PodDoctorHub extends Construct {
+  /** The hub's own pod-doctor, which runs the fleet's incidents. */
   readonly podDoctor: PodDoctor;
   /** The bus spokes put events on (its ARN goes to every spoke). */
   readonly bus: IEventBus;
+  /** The fleet's bus and the rules that bring spoke events to the hub's pod-doctor. */
   readonly fleetBus: FleetBus;
+  /** The fleet this hub serves. */
   readonly fleet: FleetProps;
 
   constructor(scope: Construct, id: string, props: PodDoctorHubProps) {

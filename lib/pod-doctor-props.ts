@@ -5,6 +5,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { ClassMode, FailureClass } from '../lambdas/core/failure-classes.js';
+import type { IngestLimits } from '../lambdas/core/ingest-limits.js';
 import type { RemedyTier } from '../lambdas/core/remedy/apply-path.js';
 import { type PodDoctorConfig, type PodDoctorConfigInput, parseConfig } from './config.js';
 import type { NotificationChannels } from './constructs/channels/channel-props.js';
@@ -126,6 +127,13 @@ export interface PodDoctorProps {
    * @default 0.3
    */
   readonly maxNodeGroupShareAffected?: number;
+  /**
+   * What log lines and stuck pods can make pod-doctor open and start: new incidents and executions per
+   * delivery, per cluster and hour, and how often an incident is evaluated again when new lines arrive
+   * after a run that verified no repair. Each field over its default (see DEFAULT_INGEST_LIMITS).
+   * @default DEFAULT_INGEST_LIMITS (20 per delivery; 100 incidents and 60 executions per cluster and hour; 3 re-evaluations, 5 minutes apart)
+   */
+  readonly ingestLimits?: Partial<IngestLimits>;
   /**
    * Repeats of one (cluster, scope, class) within this window join one incident (whole minutes).
    * @default Duration.minutes(30)
@@ -260,6 +268,7 @@ export function configFromProps(props: PodDoctorProps): PodDoctorConfig {
       approvalTimeoutMinutes: whole(props.approvalTimeout, 'toMinutes'),
       verificationWindowMinutes: whole(props.verificationWindow, 'toMinutes'),
     },
+    ingestLimits: props.ingestLimits && { ...props.ingestLimits },
     killSwitchParameterName: props.killSwitchParameterName,
     trustedSandboxImages: props.trustedSandboxImages && [...props.trustedSandboxImages],
     forwardIamEvents: typeof props.forwardIamEvents === 'object' ? [...props.forwardIamEvents] : props.forwardIamEvents,
@@ -284,6 +293,7 @@ export function propsFromConfig(config: PodDoctorConfig): PodDoctorProps {
     nodeCooldown: Duration.minutes(config.limits.nodeCooldownMinutes),
     approvalTimeout: Duration.minutes(config.limits.approvalTimeoutMinutes),
     verificationWindow: Duration.minutes(config.limits.verificationWindowMinutes),
+    ingestLimits: config.ingestLimits,
     killSwitchParameterName: config.killSwitchParameterName,
     trustedSandboxImages: config.trustedSandboxImages,
     forwardIamEvents: config.forwardIamEvents,

@@ -13,6 +13,7 @@ export interface PodDoctorStackProps extends StackProps {
 
 /** The project's own stack: a thin host for the {@link PodDoctor} construct, and its outputs. */
 export class PodDoctorStack extends Stack {
+  /** The pod-doctor this stack holds. */
   readonly podDoctor: PodDoctor;
 
   constructor(scope: Construct, id: string, props: PodDoctorStackProps) {

@@ -35,7 +35,7 @@ import { OperationsDashboard } from './constructs/operations-dashboard.js';
 import { EnvironmentSizeCheck } from './constructs/resolved-size.js';
 import { SignalCheck } from './constructs/signal-check.js';
 import { configFromProps, type PodDoctorProps } from './pod-doctor-props.js';
-import { requireClustersInStackRegion, warnIamEventsNotSeen } from './regions.js';
+import { requireClustersInStackRegion, requirePullThroughSecretsHere, warnIamEventsNotSeen } from './regions.js';
 
 export type { ClusterRemediation, PodDoctorCluster, PodDoctorProps } from './pod-doctor-props.js';
 
@@ -77,9 +77,13 @@ export class PodDoctor extends Construct {
    * undelivered channel notices); they notify the topic.
    */
   readonly alarms: readonly Alarm[];
+  /** The incident workflow (the state machine and its functions). */
   readonly workflow: IncidentWorkflow;
+  /** Detection: log subscriptions, CloudTrail rules and the ingest function. */
   readonly detection: Detection;
+  /** The SSM documents that probe and repair nodes. */
   readonly nodeCommands: NodeCommands;
+  /** The read-only account check functions. */
   readonly checks: AccountChecks;
   /** Kubernetes API access of the configured clusters (absent without clusters). */
   readonly kubernetes?: KubernetesAccess;
@@ -101,6 +105,7 @@ export class PodDoctor extends Construct {
     const config = configFromProps(props);
     this.config = config;
     requireClustersInStackRegion(this, config.clusters);
+    requirePullThroughSecretsHere(this, config.clusters);
     warnIamEventsNotSeen(this, config.forwardIamEvents !== false);
     const logRetention = props.logRetention ?? RetentionDays.THREE_MONTHS;
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
@@ -198,6 +203,7 @@ export class PodDoctor extends Construct {
       clusterAccess: this.kubernetes !== undefined,
       modes: config.modes,
       limits: config.limits,
+      ingestLimits: config.ingestLimits,
       killSwitchParameterName: this.killSwitch.parameterName,
       documents: {
         probeNode: docs.probeNode.ref,
@@ -243,6 +249,7 @@ export class PodDoctor extends Construct {
       logRetention,
       incidentWindowMinutes: config.limits.incidentWindowMinutes,
       workflow: this.stateMachine,
+      topic: this.topic,
     });
   }
 

@@ -1,19 +1,26 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { RejectStore } from '../lambdas/aws/evidence-store.js';
+import { IncidentBudget } from '../lambdas/aws/incident-budget.js';
 import { IncidentStore } from '../lambdas/aws/incident-store.js';
 import { type IngestDeps, type IngestOutcome, ingest } from '../lambdas/aws/ingest-service.js';
+import { TopicNotices } from '../lambdas/aws/topic-notices.js';
 import { WorkflowStarter } from '../lambdas/aws/workflow-starter.js';
 import type { IngestConfig } from '../lambdas/core/ingest.js';
+import { DEFAULT_INGEST_LIMITS, type IngestLimits } from '../lambdas/core/ingest-limits.js';
+import { parseWorkflowConfig } from '../lambdas/core/workflow-config.js';
+import { configResourceOf } from './config-store.js';
 import type { LocalTable } from './dynamo.js';
 import { asRole, guard } from './guard.js';
 import { TemplateAuthorizer } from './iam.js';
-import { checkExecutionInput, checkExecutionName, checkLambdaPayload } from './limits.js';
+import { checkExecutionInput, checkExecutionName, checkLambdaPayload, checkPublish } from './limits.js';
 import { s3Objects } from './s3-objects.js';
-import { REGION, type ResolvedTemplate } from './template.js';
+import { idsOfType, REGION, type ResolvedTemplate } from './template.js';
+import { topicKeyRequests } from './workflow-clients.js';
 
 const CREDENTIALS = { accessKeyId: 'AKIDLOCAL', secretAccessKey: 'local' };
 
@@ -96,7 +103,19 @@ export interface LocalIngest {
   startCalls(): number;
   /** Objects the function put into the evidence bucket (key → body). */
   readonly objects: Map<string, string>;
+  /** Notices the function published to the topic (what the limits dropped). */
+  readonly notices: { subject?: string; message?: string }[];
   readonly authz: TemplateAuthorizer;
+}
+
+/** Options of a local ingest-like function. */
+interface LocalIngestOptions {
+  readonly config: IngestConfig;
+  readonly now: () => number;
+  readonly windowMinutes?: number;
+  readonly retentionDays?: number;
+  /** Over the limits of the template's configuration document. */
+  readonly limits?: Partial<IngestLimits>;
 }
 
 /**
@@ -104,11 +123,7 @@ export interface LocalIngest {
  * against the template), its environment, the 256 KB asynchronous payload limit, and Step
  * Functions' execution name and input rules on StartExecution.
  */
-export function localIngest(
-  template: ResolvedTemplate,
-  table: LocalTable,
-  o: { config: IngestConfig; now: () => number; windowMinutes?: number; retentionDays?: number },
-): LocalIngest {
+export function localIngest(template: ResolvedTemplate, table: LocalTable, o: LocalIngestOptions): LocalIngest {
   const { role, deps, ...rest } = localIngestDeps(template, table, o);
   return {
     ...rest,
@@ -126,14 +141,19 @@ export function localIngest(
 export function localIngestDeps(
   template: ResolvedTemplate,
   table: LocalTable,
-  o: { config: IngestConfig; now: () => number; windowMinutes?: number; retentionDays?: number; handler?: string },
+  o: LocalIngestOptions & { readonly handler?: string },
 ): Omit<LocalIngest, 'invoke'> & { role: string; env: Record<string, string>; deps: IngestDeps } {
   const { role, env } = deployedFunction(template, o.handler ?? 'ingest');
   const authz = new TemplateAuthorizer(template);
   const ddb = guardedDocumentClient(table, authz);
   const { s3, objects } = guardedS3(authz);
   const starts = localStarts(authz);
+  const { sns, notices } = localTopic(template, authz);
+  const limits = { ...DEFAULT_INGEST_LIMITS, ...deployedLimits(template), ...o.limits };
   const deps = {
+    budget: new IncidentBudget(ddb, env.INCIDENT_TABLE_NAME, limits),
+    limits,
+    notices: env.TOPIC_ARN ? new TopicNotices(sns, env.TOPIC_ARN) : undefined,
     incidents: new IncidentStore(ddb, {
       tableName: env.INCIDENT_TABLE_NAME,
       windowMs: Number(env.INCIDENT_WINDOW_MINUTES ?? o.windowMinutes ?? 30) * 60_000,
@@ -144,5 +164,28 @@ export function localIngestDeps(
     config: o.config,
     now: o.now,
   };
-  return { started: starts.started, objects, startCalls: starts.calls, authz, role, env, deps };
+  return { started: starts.started, objects, notices, startCalls: starts.calls, authz, role, env, deps };
+}
+
+/** The ingest limits of the template's configuration document (what the function reads from the store), if it has one. */
+function deployedLimits(template: ResolvedTemplate): Partial<IngestLimits> | undefined {
+  if (idsOfType(template, 'Custom::PodDoctorConfig').length === 0) return undefined;
+  return parseWorkflowConfig(configResourceOf(template).Document).ingestLimits;
+}
+
+/** SNS as the function's role may use it (the topic's key included): what was published, SNS's size rules. */
+function localTopic(template: ResolvedTemplate, authz: TemplateAuthorizer) {
+  const notices: LocalIngest['notices'] = [];
+  const sns = new SNSClient({ region: REGION, credentials: CREDENTIALS });
+  mockClient(sns)
+    .on(PublishCommand)
+    .callsFake((i) => {
+      checkPublish(i);
+      notices.push({ subject: i.Subject, message: i.Message });
+      return { MessageId: `n-${notices.length}` };
+    });
+  guard(sns, 'sns', authz, (command, i) =>
+    command === 'PublishCommand' ? topicKeyRequests(template, String(i.TopicArn)) : [],
+  );
+  return { sns, notices };
 }

@@ -1,7 +1,7 @@
 import './polyfills.js';
 import './quiet.js';
 import { StateMachine } from 'aws-local-stepfunctions';
-import { openIncidentKey } from '../lambdas/aws/incident-table.js';
+import { openIncidentKey } from '../lambdas/core/incident-table.js';
 import type { WorkflowConfig } from '../lambdas/core/workflow-config.js';
 import type { AccountSnapshot } from './account-snapshot.js';
 import { deployConfig, loadConfigAs } from './config-store.js';
@@ -97,6 +97,8 @@ export interface RunOptions {
   readonly table?: LocalTable;
   /** Log lines keep arriving after the repair (lastSeen moves). */
   readonly newLinesAfterRepair?: boolean;
+  /** The execution's name (a re-evaluation: `<incident>-e<n>`). @default the incident id */
+  readonly executionName?: string;
   readonly now?: number;
   /** The synthesized, resolved template (default: the project app with one cluster). */
   readonly template?: ResolvedTemplate;
@@ -181,7 +183,7 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
   };
   const handlers = taskHandlers(ctx);
   injectTaskFaults(handlers as never, o.taskFaults);
-  const run = await execute(definition, incident, handlers, now);
+  const run = await execute(definition, incident, handlers, { now, name: o.executionName });
   clients.aws.restore();
   return {
     ...run,
@@ -237,9 +239,10 @@ async function execute(
   definition: Record<string, unknown>,
   incident: Record<string, unknown>,
   handlers: Record<string, Handler>,
-  now: number,
+  at: { readonly now: number; readonly name?: string },
 ): Promise<Execution> {
-  const name = String(incident.incidentId);
+  const { now } = at;
+  const name = at.name ?? String(incident.incidentId);
   checkExecutionName(name);
   checkExecutionInput(JSON.stringify(incident));
   const execution = new StateMachine(definition as never, { validationOptions: { checkArn: false } }).run(

@@ -170,6 +170,8 @@ export interface SimulatedPauseNodeOptions {
   readonly repair?: Partial<NodeCommandAnswer>;
   /** false: the probe keeps failing after a successful repair. @default true */
   readonly healsAfterRepair?: boolean;
+  /** Whether the pause image is missing now (a node that breaks later): false, the probe passes. @default always */
+  readonly broken?: () => boolean;
 }
 
 /**
@@ -185,7 +187,8 @@ export function simulatedPauseNode(o: SimulatedPauseNodeOptions = {}): LocalNode
       const { name, rejected } = admit(document, parameters);
       if (rejected) return rejected;
       if (name === 'probeNode') {
-        const ok = repaired && o.healsAfterRepair !== false ? 'pass' : 'fail';
+        const healthy = (repaired && o.healsAfterRepair !== false) || (o.broken !== undefined && !o.broken());
+        const ok = healthy ? 'pass' : 'fail';
         return {
           status: 'Success',
           stdout: simulatedProbe([

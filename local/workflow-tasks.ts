@@ -120,9 +120,7 @@ function functionTasks(ctx: TaskContext): Record<string, Handler> {
       decideIncident(decideEventSchema.parse(i), { eks: c.aws.eks, ddb: c.ddb, config, now: () => clock.t }),
     ),
     Door: lambda('Door', (i) => doorStep(doorInputSchema.parse(i), doorDeps(ctx)), true),
-    'Check repair': lambda('Check repair', (i) =>
-      verifyRepair(verifyEventSchema.parse(i), { ddb: c.ddb, tableName: config.tableName }),
-    ),
+    'Check repair': lambda('Check repair', (i) => verifyRepair(verifyEventSchema.parse(i))),
     Summarize: summarize('Summarize'),
     'Record failure': summarize('Record failure'),
   };

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test tier and prints one closing line: "N passed, N failed".
-# Tiers: static (lint, function and file size, typecheck, shellcheck, cdk synth with cdk-nag) and the vitest projects
+# Tiers: static (lint, function and file size, typecheck, shellcheck, cdk synth with cdk-nag, the public API report
+# etc/pod-doctor.api.md) and the vitest projects
 # unit, handlers, infra, workflow, node (real containerd + registry), cli, package (npm pack → empty CDK app).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -40,6 +41,7 @@ synth_check() {
   return "$rc"
 }
 check cdk-synth-with-cdk-nag synth_check
+check public-api-report bash scripts/api-report.sh
 
 npx vitest run --reporter=default --reporter=json --outputFile="$logs/vitest.json" "$@"
 vitest_rc=$?

@@ -1,6 +1,6 @@
 import { GetObjectCommand, NoSuchKey, type S3Client } from '@aws-sdk/client-s3';
 import { type DynamoDBDocumentClient, ScanCommand, type ScanCommandInput } from '@aws-sdk/lib-dynamodb';
-import { RUN_PREFIX } from '../../lambdas/aws/incident-table.js';
+import { RUN_PREFIX } from '../../lambdas/core/incident-table.js';
 import { outboundFields } from '../../lambdas/core/outbound.js';
 import { runNoticeKind } from '../../lambdas/core/voices/notice.js';
 

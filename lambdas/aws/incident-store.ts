@@ -1,8 +1,9 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { openIncidentKey } from '../core/incident-table.js';
 import { type IncidentCandidate, incidentId } from '../core/incidents.js';
+import type { IncidentRuns } from '../core/reevaluation.js';
 import { CATALOGUE_VERSION } from '../core/signatures.js';
-import { openIncidentKey } from './incident-table.js';
 
 /** Step Functions takes at most 256 KB of execution input; keep well below it. */
 export const MAX_WORKFLOW_INPUT_BYTES = 200 * 1024;
@@ -19,8 +20,10 @@ export function boundedInput<T extends { samples: readonly string[]; pods: reado
 }
 
 /** The open incident of a key, as stored. */
-export interface OpenIncident {
+export interface OpenIncident extends IncidentRuns {
   readonly incidentId: string;
+  /** An invocation has taken the execution budget for the first evaluation (it starts it, or a retry does). */
+  readonly startBudgeted: boolean;
   readonly opened: boolean;
   readonly workflowStarted: boolean;
   /** The workflow input fixed when the incident opened (so a retried start is idempotent). */
@@ -36,6 +39,11 @@ export interface IncidentStoreOptions {
   readonly retentionDays: number;
 }
 
+/** The open row changed between the conditional open and the join (a race): the batch is retried. */
+export class IncidentRaceError extends Error {
+  override readonly name = 'IncidentRaceError';
+}
+
 /**
  * Opens an incident for a candidate or joins the one already open in the window, across
  * concurrent Lambda invocations: a conditional PutItem decides who opens it.
@@ -46,12 +54,19 @@ export class IncidentStore {
     private readonly options: IncidentStoreOptions,
   ) {}
 
-  async openOrJoin(c: IncidentCandidate, now: number): Promise<OpenIncident> {
-    return (await this.open(c, now)) ?? this.join(c);
+  /** Opens the incident, or joins the one another invocation opened meanwhile. */
+  async open(c: IncidentCandidate, now: number): Promise<OpenIncident> {
+    return (await this.tryOpen(c, now)) ?? this.mustJoin(c);
+  }
+
+  private async mustJoin(c: IncidentCandidate): Promise<OpenIncident> {
+    const joined = await this.join(c);
+    if (!joined) throw new IncidentRaceError(`incident ${c.key} is neither open in its window nor openable`);
+    return joined;
   }
 
   /** Opens the incident unless one is open in the window (then undefined: join it). */
-  private async open(c: IncidentCandidate, now: number): Promise<OpenIncident | undefined> {
+  private async tryOpen(c: IncidentCandidate, now: number): Promise<OpenIncident | undefined> {
     const id = incidentId(c.key, c.firstSeen);
     // What both the row and the workflow input say about the incident.
     const about = {
@@ -97,33 +112,63 @@ export class IncidentStore {
           ExpressionAttributeValues: { ':windowStart': c.firstSeen - this.options.windowMs },
         }),
       );
-      return { incidentId: id, opened: true, workflowStarted: false, workflowInput, occurrences: c.count };
+      return {
+        incidentId: id,
+        opened: true,
+        workflowStarted: false,
+        workflowInput,
+        occurrences: c.count,
+        startBudgeted: false,
+        runs: 0,
+        closedRuns: 0,
+        startedAt: 0,
+      };
     } catch (e) {
       if (!(e instanceof ConditionalCheckFailedException)) throw e;
       return undefined;
     }
   }
 
-  /** Adds the candidate's occurrences to the open incident (and its lastSeen, never backwards). */
-  private async join(c: IncidentCandidate): Promise<OpenIncident> {
-    const joined = await this.ddb.send(
-      new UpdateCommand({
-        TableName: this.options.tableName,
-        Key: openIncidentKey(c.key),
-        UpdateExpression: c.signals.length ? 'ADD occurrences :n, signals :s' : 'ADD occurrences :n',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':n': c.count, ...(c.signals.length ? { ':s': new Set(c.signals) } : {}) },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    const a = joined.Attributes ?? {};
+  /**
+   * Adds the candidate's occurrences to the incident open in its window (and its lastSeen, never
+   * backwards); undefined when none is open in the window.
+   */
+  async join(c: IncidentCandidate): Promise<OpenIncident | undefined> {
+    let a: Record<string, unknown>;
+    try {
+      const joined = await this.ddb.send(
+        new UpdateCommand({
+          TableName: this.options.tableName,
+          Key: openIncidentKey(c.key),
+          UpdateExpression: c.signals.length ? 'ADD occurrences :n, signals :s' : 'ADD occurrences :n',
+          ConditionExpression: 'attribute_exists(pk) AND firstSeen >= :windowStart',
+          ExpressionAttributeValues: {
+            ':n': c.count,
+            ':windowStart': c.firstSeen - this.options.windowMs,
+            ...(c.signals.length ? { ':s': new Set(c.signals) } : {}),
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      a = joined?.Attributes ?? {};
+    } catch (e) {
+      if (e instanceof ConditionalCheckFailedException) return undefined;
+      throw e;
+    }
     if (typeof a.lastSeen === 'number' && a.lastSeen < c.lastSeen) await this.advanceLastSeen(c.key, c.lastSeen);
+    const num = (v: unknown) => (typeof v === 'number' ? v : 0);
     return {
       incidentId: String(a.incidentId),
       opened: false,
       workflowStarted: a.workflowStarted === true,
       workflowInput: String(a.workflowInput),
-      occurrences: Number(a.occurrences),
+      occurrences: num(a.occurrences),
+      // Rows from before re-evaluation existed: one run, started when the workflow was.
+      runs: typeof a.runs === 'number' ? a.runs : a.workflowStarted === true ? 1 : 0,
+      startBudgeted: a.startBudgeted === true,
+      closedRuns: a.closedExecutions instanceof Set ? a.closedExecutions.size : 0,
+      startedAt: num(a.startedAt),
+      ...(typeof a.lastResult === 'string' ? { lastResult: a.lastResult as IncidentRuns['lastResult'] } : {}),
     };
   }
 
@@ -145,13 +190,68 @@ export class IncidentStore {
     }
   }
 
-  async markWorkflowStarted(key: string, executionArn: string): Promise<void> {
+  /** Records the first execution of an incident: started, its ARN, one run, when. */
+  async markWorkflowStarted(key: string, executionArn: string, now = 0): Promise<void> {
     await this.ddb.send(
       new UpdateCommand({
         TableName: this.options.tableName,
         Key: openIncidentKey(key),
-        UpdateExpression: 'SET workflowStarted = :t, executionArn = :arn',
-        ExpressionAttributeValues: { ':t': true, ':arn': executionArn },
+        UpdateExpression:
+          'SET workflowStarted = :t, executionArn = :arn, runs = if_not_exists(runs, :one), startedAt = :now',
+        ExpressionAttributeValues: { ':t': true, ':arn': executionArn, ':one': 1, ':now': now },
+      }),
+    );
+  }
+
+  /** Claims the budget of the incident's first evaluation: true for the one invocation that pays it. */
+  async claimFirstStart(key: string): Promise<boolean> {
+    try {
+      await this.ddb.send(
+        new UpdateCommand({
+          TableName: this.options.tableName,
+          Key: openIncidentKey(key),
+          UpdateExpression: 'SET startBudgeted = :t',
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(startBudgeted)',
+          ExpressionAttributeValues: { ':t': true },
+        }),
+      );
+      return true;
+    } catch (e) {
+      if (e instanceof ConditionalCheckFailedException) return false;
+      throw e;
+    }
+  }
+
+  /**
+   * Claims the next evaluation of an open incident: one more run, started now, unless another
+   * invocation claimed it first (the run count moved). True for the one that claimed it.
+   */
+  async claimReevaluation(key: string, seenRuns: number, now: number): Promise<boolean> {
+    try {
+      await this.ddb.send(
+        new UpdateCommand({
+          TableName: this.options.tableName,
+          Key: openIncidentKey(key),
+          UpdateExpression: 'SET runs = :next, startedAt = :now',
+          ConditionExpression: seenRuns === 1 ? 'attribute_not_exists(runs) OR runs = :seen' : 'runs = :seen',
+          ExpressionAttributeValues: { ':next': seenRuns + 1, ':now': now, ':seen': seenRuns },
+        }),
+      );
+      return true;
+    } catch (e) {
+      if (e instanceof ConditionalCheckFailedException) return false;
+      throw e;
+    }
+  }
+
+  /** Records the ARN of a re-evaluation's execution (what the summary of that run links). */
+  async markReevaluationStarted(key: string, executionArn: string): Promise<void> {
+    await this.ddb.send(
+      new UpdateCommand({
+        TableName: this.options.tableName,
+        Key: openIncidentKey(key),
+        UpdateExpression: 'SET executionArn = :arn',
+        ExpressionAttributeValues: { ':arn': executionArn },
       }),
     );
   }

@@ -12,7 +12,7 @@ import {
   transitionOf,
 } from '../core/signal-health.js';
 import { snsSubject } from '../core/sns-subject.js';
-import { eventsStateKey, signalStateKey } from './incident-table.js';
+import { eventsStateKey, signalStateKey } from '../core/incident-table.js';
 import { applicationSignal, dataplaneSignal, guardedReading, trailSignal } from './signal-readers.js';
 
 const STATUSES: readonly SignalStatus[] = ['ok', 'silent', 'absent', 'unknown'];

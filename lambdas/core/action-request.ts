@@ -98,6 +98,15 @@ export const actionSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('drain-node'), node: namedNode }),
   z.object({ kind: z.literal('cordon'), node: namedNode }),
   z.object({ kind: z.literal('uncordon'), node: namedNode }),
+  z.object({
+    kind: z.literal('report-events'),
+    /**
+     * The run's summary in the evidence bucket (`incidents/…json`, Summarize's own record): what the
+     * events say. Their targets are the door's own reading (the summary's node as EC2 confirms it, and
+     * the pods the Kubernetes API lists stuck on it), never a name from the request.
+     */
+    summaryJson: matching(/^incidents\/[A-Za-z0-9._=/-]{1,1000}\.json$/),
+  }),
 ]);
 export type Action = z.output<typeof actionSchema>;
 export type ActionKind = Action['kind'];
@@ -119,6 +128,7 @@ export const ACTION_KINDS_LIST = [
   'drain-node',
   'cordon',
   'uncordon',
+  'report-events',
 ] as const satisfies readonly ActionKind[];
 /** Compile-time check: the list names every kind of {@link actionSchema}. */
 export const ACTION_KINDS_COMPLETE: Exclude<ActionKind, (typeof ACTION_KINDS_LIST)[number]> extends never
@@ -154,6 +164,8 @@ export type RemedyAction = Extract<
   Action,
   { kind: (typeof ACCOUNT_KINDS)[number] | (typeof CLUSTER_REMEDY_KINDS)[number] }
 >;
+/** The write-back of a run as Kubernetes events (events only, no approval, capped per incident). */
+export type ReportEventsAction = Extract<Action, { kind: 'report-events' }>;
 /** Kubernetes actions on one node (evictions, drain, cordon, uncordon). */
 export type NodeKubernetesAction = Extract<Action, { kind: 'evict-stuck-pods' | 'drain-node' | 'cordon' | 'uncordon' }>;
 
@@ -172,7 +184,17 @@ export const isNodeCommandKind = (k: string): k is (typeof NODE_COMMAND_KINDS)[n
  * its slot): the diagnosis probe, the plan's remedy and its follow-up, the node action and its
  * follow-up, the verification probe, the eviction after a repair, the drain after a failed restart.
  */
-export const SLOTS = ['probe', 'remedy', 'remedyFollowUp', 'act', 'followUp', 'verifyProbe', 'evict', 'drain'] as const;
+export const SLOTS = [
+  'probe',
+  'remedy',
+  'remedyFollowUp',
+  'act',
+  'followUp',
+  'verifyProbe',
+  'evict',
+  'drain',
+  'report',
+] as const;
 export type Slot = (typeof SLOTS)[number];
 
 /** What Decide plans for one slot: the action, its disposition under the configuration, and why. */

@@ -39,6 +39,12 @@ export interface KindRules {
     | 'account';
   /** Acts on one node: counts toward the node group's breaker and holds the node's cooldown. */
   readonly nodeLevel: boolean;
+  /**
+   * Takes a slot of the cluster's hourly action cap and counts as an action in the history. Every
+   * change does, but the events write-back: it tells, changes no workload, and has its own cap per
+   * incident (lambdas/core/voices/event-series.ts). @default true
+   */
+  readonly hourlyCap?: boolean;
 }
 
 const node = (evidence: KindRules['evidence'], tier: RiskTier): KindRules => ({
@@ -80,6 +86,14 @@ export const KIND_RULES: Readonly<Record<ActionKind, KindRules>> = {
   'drain-node': kube('node-failing-or-unreachable'),
   cordon: kube('none'),
   uncordon: kube('none'),
+  'report-events': {
+    family: 'kubernetes',
+    mutating: true,
+    tier: 'cluster',
+    evidence: 'none',
+    nodeLevel: false,
+    hourlyCap: false,
+  },
 };
 
 export type Disposition = 'auto' | 'approve' | 'dry-run';
@@ -104,6 +118,9 @@ export interface DispositionConfig {
 export function configuredDisposition(kind: ActionKind, c: DispositionConfig): ConfiguredDisposition {
   const rules = KIND_RULES[kind];
   if (!rules.mutating) return { disposition: 'auto', reason: 'a read: no approval needed' };
+  // Events say what pod-doctor found and did, in every mode: no approval, the kill switch still stops them.
+  if (kind === 'report-events')
+    return { disposition: 'auto', reason: 'events only: written without approval, capped per incident' };
   if (c.mode === 'observe') return { disposition: 'refuse', reason: 'the class is in observe mode: recommended only' };
   if (isNodeCommandKind(kind)) {
     if (rules.tier === 'disruptive') return { disposition: 'approve', reason: 'disruptive action: always asks first' };

@@ -12,7 +12,7 @@ import './zod-english.js';
 export const COMMAND_OUTPUT_PREFIX = 'commands';
 
 /** Where the workflow goes after a door call (the caller's continuation). */
-export const DOOR_RETURNS = ['diagnose', 'remedy', 'act', 'verify', 'evict', 'summarize'] as const;
+export const DOOR_RETURNS = ['diagnose', 'remedy', 'act', 'verify', 'evict', 'summarize', 'report'] as const;
 export type DoorReturn = (typeof DOOR_RETURNS)[number];
 
 /** What the door does next: wait and poll a command, ask for approval, or return to the caller. */

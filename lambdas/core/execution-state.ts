@@ -174,7 +174,13 @@ export const planSchema = z.object({
 });
 
 /** "Summarize" / "Record failure". */
-export const summaryOutputSchema = z.object({ subject: text(), message: text(200_000), outcome: text() });
+export const summaryOutputSchema = z.object({
+  subject: text(),
+  message: text(200_000),
+  outcome: text(),
+  /** The summary JSON's key in the evidence bucket (what the events write-back links and reads). */
+  summaryJson: z.optional(text()),
+});
 
 /** The whole execution state. */
 export const executionStateSchema = z.object({

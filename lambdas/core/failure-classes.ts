@@ -24,6 +24,7 @@ export const FAILURE_CLASSES = [
   'unknown',
 ] as const;
 
+/** One of `FAILURE_CLASSES`: why a pod cannot start. */
 export type FailureClass = (typeof FAILURE_CLASSES)[number];
 
 /** The classes that name why an image pull failed (the registry, the image, the path to it), not where. */

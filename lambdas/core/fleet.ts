@@ -32,7 +32,9 @@ const REGION = /^[a-z]{2}(-[a-z]+)+-\d$/;
 
 /** One account × Region the hub acts in, as its configuration lists it. */
 export interface FleetMember {
+  /** The member's 12-digit account id. */
   readonly account: string;
+  /** The Regions of the account pod-doctor serves. */
   readonly regions: readonly string[];
 }
 

@@ -9,6 +9,8 @@ export const ingestEnvSchema = z.object({
   EVIDENCE_BUCKET_NAME: z.string().check(z.minLength(1)),
   WORKFLOW_ARN: z.optional(z.string()),
   ACCOUNT_SCOPE: z._default(z.string(), 'account'),
+  /** The topic of the one notice per cluster and hour that says what the limits dropped. */
+  TOPIC_ARN: z.optional(z.string().check(z.minLength(1))),
 });
 
 export type IngestEnv = z.output<typeof ingestEnvSchema>;

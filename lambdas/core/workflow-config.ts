@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { agentRequestSchema } from './agent-request.js';
 import { CLASS_MODES, FAILURE_CLASSES } from './failure-classes.js';
+import { ingestLimitsSchema } from './ingest-limits.js';
 import { REMEDY_TIERS } from './remedy/apply-path.js';
 import { SIGNALS } from './signals.js';
 import './zod-english.js';
@@ -48,6 +49,8 @@ export const workflowConfigSchema = z.object({
     incidentWindowMinutes: integer(1),
     nodeCooldownMinutes: integer(0),
   }),
+  /** What log lines and stuck pods can make pod-doctor open and start (ingest and the sweep; absent: DEFAULT_INGEST_LIMITS). */
+  ingestLimits: z.optional(ingestLimitsSchema),
   killSwitchParameterName: z.string(),
   /** NODE_COMMANDS key → SSM document name. */
   documents: z.object({

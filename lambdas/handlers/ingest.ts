@@ -3,6 +3,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EKSClient } from '@aws-sdk/client-eks';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
+import { SNSClient } from '@aws-sdk/client-sns';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { AccountFactsLookup } from '../aws/account-facts.js';
@@ -10,11 +11,14 @@ import { ChangeIndex } from '../aws/change-index.js';
 import { configLoader, untilSucceeded } from '../aws/config-store.js';
 import { Ec2QueryClient } from '../aws/ec2/client.js';
 import { RejectStore } from '../aws/evidence-store.js';
+import { IncidentBudget } from '../aws/incident-budget.js';
 import { IncidentStore } from '../aws/incident-store.js';
 import { type IngestDeps, type IngestOutcome, ingest } from '../aws/ingest-service.js';
 import { logger, metrics, tracer, withPowertools } from '../aws/powertools.js';
+import { TopicNotices } from '../aws/topic-notices.js';
 import { WorkflowStarter } from '../aws/workflow-starter.js';
 import { ingestConfig, ingestEnvSchema } from '../core/ingest-config.js';
+import { DEFAULT_INGEST_LIMITS } from '../core/ingest-limits.js';
 import { prepareAnchorIndex } from '../core/prefilter.js';
 import '../core/zod-english.js';
 
@@ -48,6 +52,16 @@ function publish(outcome: IngestOutcome): void {
     m.addDimension('class', cls);
     m.addMetric('IncidentsOpenedByClass', MetricUnit.Count, n);
   }
+  // What the limits kept from evaluation (per delivery, per cluster and hour): counted here, kept under
+  // dropped/, noticed once per cluster and hour.
+  metrics.addMetric('IncidentsDropped', MetricUnit.Count, outcome.incidentsDropped);
+  metrics.addMetric('ExecutionsDeferred', MetricUnit.Count, outcome.executionsDeferred);
+  metrics.addMetric('IncidentsReevaluated', MetricUnit.Count, outcome.reevaluated.length);
+  if (outcome.incidentsDropped > 0)
+    logger.warn('incident candidates over the limits: kept, not evaluated', {
+      dropped: outcome.incidentsDropped,
+      key: outcome.droppedKey,
+    });
   if (s.rejected > 0) logger.warn('records rejected and kept', { rejected: s.rejected, key: outcome.rejectKey });
   logger.info('ingested', { ...outcome });
 }
@@ -73,7 +87,12 @@ const deploymentConfig = configLoader(() => ddb);
 /** The function's clients, from its environment, and the deployment's configuration (read once). */
 async function liveDeps(): Promise<IngestDeps> {
   const config = await deploymentConfig();
+  const limits = config.ingestLimits ?? DEFAULT_INGEST_LIMITS;
+  const sns = env.TOPIC_ARN ? tracer.captureAWSv3Client(new SNSClient({})) : undefined;
   return {
+    budget: new IncidentBudget(ddb, env.INCIDENT_TABLE_NAME, limits),
+    limits,
+    notices: sns && env.TOPIC_ARN ? new TopicNotices(sns, env.TOPIC_ARN) : undefined,
     incidents: new IncidentStore(ddb, {
       tableName: env.INCIDENT_TABLE_NAME,
       windowMs: env.INCIDENT_WINDOW_MINUTES * 60_000,

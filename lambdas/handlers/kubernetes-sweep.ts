@@ -6,6 +6,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 // zod/mini with English messages (zod-english): a fraction of classic zod's import cost.
 import * as z from 'zod/mini';
 import { configLoader } from '../aws/config-store.js';
+import { IncidentBudget } from '../aws/incident-budget.js';
 import { IncidentStore } from '../aws/incident-store.js';
 import { ClusterApi } from '../aws/kubernetes/cluster-api.js';
 import { endpointCache } from '../aws/kubernetes/endpoint.js';
@@ -14,6 +15,7 @@ import { EksTokenCache } from '../aws/kubernetes/token.js';
 import { logger, metrics, withPowertools } from '../aws/powertools.js';
 import { WorkflowStarter } from '../aws/workflow-starter.js';
 import { incidentStoreVariables } from '../core/env-variables.js';
+import { DEFAULT_INGEST_LIMITS } from '../core/ingest-limits.js';
 import { CLUSTER_READ_FAILED } from '../core/metric-names.js';
 
 const env = z
@@ -33,6 +35,7 @@ const deploymentConfig = configLoader(() => ddb);
 /** The sweep's clients, and the clusters and trusted images of the deployment's configuration. */
 async function liveDeps(): Promise<SweepDeps> {
   const config = await deploymentConfig();
+  const limits = config.ingestLimits ?? DEFAULT_INGEST_LIMITS;
   return {
     // Clusters configured without Kubernetes API access (CONFIG_MAP, unreachable) have no access entry.
     clusters: config.clusters.filter((c) => c.kubernetesApi !== false).map((c) => c.name),
@@ -43,6 +46,9 @@ async function liveDeps(): Promise<SweepDeps> {
       retentionDays: env.HISTORY_RETENTION_DAYS,
     }),
     workflow: new WorkflowStarter(new SFNClient({}), env.WORKFLOW_ARN),
+    // The same hourly budgets as the log path: one counter per cluster, whichever source opens.
+    budget: new IncidentBudget(ddb, env.INCIDENT_TABLE_NAME, limits),
+    limits,
     now: Date.now,
     options: { trustedSandboxImages: config.trustedSandboxImages ?? [], region: env.AWS_REGION },
   };
@@ -72,6 +78,9 @@ export const createHandler = (d: () => Promise<SweepDeps>) =>
   withPowertools(sweepEventSchema, async () => {
     const outcome = await sweepClusters(await d());
     meter(outcome);
+    // Over a limit: not evaluated, kept in this log with its samples (the ingest path keeps them in S3).
+    if (outcome.dropped.length)
+      logger.warn('incident candidates over the limits: not evaluated', { dropped: outcome.dropped });
     logger.info('kubernetes sweep done', { ...outcome });
     return outcome;
   });

@@ -5,8 +5,8 @@ import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
-import { CONFIG_PARTITION } from '../../lambdas/aws/incident-table.js';
 import { CONFIG_VARIABLES } from '../../lambdas/core/env-variables.js';
+import { CONFIG_PARTITION } from '../../lambdas/core/incident-table.js';
 import { acknowledgeProviderFramework } from './nag.js';
 import { lambdaEntry } from './paths.js';
 import { PodDoctorFunction } from './pod-doctor-function.js';
@@ -27,7 +27,7 @@ export interface ConfigStoreProps {
 /**
  * Where pod-doctor's functions read the deployment's configuration (clusters, modes, limits, remedy
  * scopes, resource names): a document in the incident table, written at deploy by a custom resource
- * that validates it first, one item per version. A function {@link attach}ed to the store gets two
+ * that validates it first, one item per version. A function attached to the store ({@link ConfigStore.attach}) gets two
  * environment variables (table name, version) and may read only that partition; the document itself
  * never sits in an environment (Lambda allows 4 KB of them; a DynamoDB item holds 400 KB — about 280
  * bytes per cluster with remediation targets, see test/infra/deploy-scale.test.ts).

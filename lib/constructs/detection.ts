@@ -8,6 +8,7 @@ import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { FilterPattern, LogGroup, type RetentionDays, SubscriptionFilter } from 'aws-cdk-lib/aws-logs';
 import { LambdaDestination } from 'aws-cdk-lib/aws-logs-destinations';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
@@ -17,7 +18,12 @@ import type { ConfigStore } from './config-store.js';
 import { createDeadLetterQueue } from './dead-letter-queue.js';
 import { eksArn } from './eks-arn.js';
 import { LogGroupPrerequisites } from './log-group-prerequisites.js';
-import { acknowledgeClusterResources, acknowledgeDescribeOnly, acknowledgeEvidencePrefix } from './nag.js';
+import {
+  acknowledgeClusterResources,
+  acknowledgeDescribeOnly,
+  acknowledgeEvidencePrefix,
+  acknowledgeTopicKey,
+} from './nag.js';
 import { lambdaEntry } from './paths.js';
 import { PodDoctorFunction } from './pod-doctor-function.js';
 
@@ -55,6 +61,11 @@ export interface DetectionProps {
    * @default - incidents are recorded but no workflow is started
    */
   readonly workflow?: IStateMachine;
+  /**
+   * The topic of the one notice per cluster and hour that says what the limits dropped.
+   * @default - no notice (drops are still counted and kept)
+   */
+  readonly topic?: ITopic;
 }
 
 /**
@@ -63,7 +74,9 @@ export interface DetectionProps {
  * What it cannot process lands in a dead-letter queue, never dropped.
  */
 export class Detection extends Construct {
+  /** The function that classifies log lines and CloudTrail events into incidents. */
   readonly ingestFunction: IFunction;
+  /** What the ingest function could not process after its retries (alarmed). */
   readonly deadLetterQueue: Queue;
 
   constructor(scope: Construct, id: string, props: DetectionProps) {
@@ -84,17 +97,14 @@ export class Detection extends Construct {
         INCIDENT_WINDOW_MINUTES: String(props.incidentWindowMinutes),
         HISTORY_RETENTION_DAYS: String(props.historyRetentionDays),
         ...(props.workflow ? { WORKFLOW_ARN: props.workflow.stateMachineArn } : {}),
+        ...(props.topic ? { TOPIC_ARN: props.topic.topicArn } : {}),
       },
     });
     props.configStore.attach(ingest);
     // Open-or-join is a conditional PutItem plus UpdateItem; change-index entries are plain PutItems.
     props.incidentTable.grant(ingest, 'dynamodb:PutItem', 'dynamodb:UpdateItem');
     grantScopeLookups(ingest, props.clusters);
-    // PutObject only (grantPut would add s3:Abort* and the object-lock actions).
-    ingest.addToRolePolicy(
-      new PolicyStatement({ actions: ['s3:PutObject'], resources: [props.evidenceBucket.arnForObjects('rejected/*')] }),
-    );
-    acknowledgeEvidencePrefix(ingest.role as IRole, props.evidenceBucket, 'rejected', 'Rejected records');
+    grantKeepAndNotice(ingest, props);
     props.workflow?.grantStartExecution(ingest);
     this.ingestFunction = ingest;
 
@@ -179,5 +189,25 @@ function grantScopeLookups(fn: IFunction, clusters: readonly WatchedCluster[]): 
     const arns = clusters.map((c) => eksArn(stack, resource, `${c.name}/*`, c.region));
     fn.addToRolePolicy(new PolicyStatement({ actions: [action], resources: arns }));
     acknowledgeClusterResources(role, resource, arns);
+  }
+}
+
+/**
+ * What the ingest function keeps and sends besides incidents: rejected records and the candidates over
+ * the limits (PutObject only: grantPut would add s3:Abort* and the object-lock actions), and the one
+ * notice per cluster and hour of what the limits dropped.
+ */
+function grantKeepAndNotice(ingest: IFunction, props: DetectionProps): void {
+  ingest.addToRolePolicy(
+    new PolicyStatement({
+      actions: ['s3:PutObject'],
+      resources: [props.evidenceBucket.arnForObjects('rejected/*'), props.evidenceBucket.arnForObjects('dropped/*')],
+    }),
+  );
+  acknowledgeEvidencePrefix(ingest.role as IRole, props.evidenceBucket, 'rejected', 'Rejected records');
+  acknowledgeEvidencePrefix(ingest.role as IRole, props.evidenceBucket, 'dropped', 'Candidates over the limits');
+  if (props.topic) {
+    props.topic.grantPublish(ingest);
+    acknowledgeTopicKey(ingest.role as IRole);
   }
 }

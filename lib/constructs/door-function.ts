@@ -15,6 +15,7 @@ import {
   acknowledgeClusterResources,
   acknowledgeDescribeOnly,
   acknowledgeEvidencePrefix,
+  acknowledgeEvidenceRead,
   acknowledgeInstanceProfiles,
 } from './nag.js';
 import type { NodeCommands } from './node-commands.js';
@@ -85,8 +86,17 @@ export class DoorFunction extends Construct {
     acknowledgeEvidencePrefix(role, props.evidenceBucket, COMMAND_OUTPUT_PREFIX, 'Node command outputs');
     this.grantTargets(fn, role, props);
     grantRemedies(fn, role, props.clusters);
-    if (props.clusterAccess)
+    if (props.clusterAccess) {
       grantClusterAccess(this, fn, props.clusters, [POD_DOCTOR_KUBERNETES_GROUP, POD_DOCTOR_ACTIONS_GROUP]);
+      // The events write-back reads the run's summary (the key Summarize returned): GetObject under incidents/ only.
+      fn.addToRolePolicy(
+        new PolicyStatement({
+          actions: ['s3:GetObject'],
+          resources: [props.evidenceBucket.arnForObjects('incidents/*')],
+        }),
+      );
+      acknowledgeEvidenceRead(role, props.evidenceBucket, 'incidents');
+    }
   }
 
   /** The reads that corroborate a target: the instance (EC2), its role, its node group, the cluster. */

@@ -43,6 +43,7 @@ export interface KubernetesAccessProps {
  * mode is CONFIG_MAP — at deploy time, with EKS's own message.
  */
 export class KubernetesAccess extends Construct {
+  /** The function that reads and acts through the clusters' Kubernetes API. */
   readonly function: IFunction;
 
   constructor(scope: Construct, id: string, props: KubernetesAccessProps) {
@@ -112,6 +113,7 @@ export interface KubernetesSweepProps {
  * StartExecution on the workflow.
  */
 export class KubernetesSweep extends Construct {
+  /** The function that sweeps the clusters for stuck pods. */
   readonly function: IFunction;
 
   constructor(scope: Construct, id: string, props: KubernetesSweepProps) {

@@ -45,8 +45,11 @@ const ALARM_METRICS = 10;
  * (classes, subnets, clusters) are found with SEARCH, so new ones appear without a deployment.
  */
 export class OperationsDashboard extends Construct {
+  /** The CloudWatch dashboard. */
   readonly dashboard: Dashboard;
+  /** Alarms when a repair does not verify. */
   readonly verificationFailures: Alarm;
+  /** One alarm per class: 10 or more incidents of the class opened within 15 minutes. */
   readonly classStorms: readonly Alarm[];
 
   constructor(scope: Construct, id: string, props: OperationsDashboardProps) {

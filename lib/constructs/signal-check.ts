@@ -6,7 +6,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { applicationLogGroups, dataplaneLogGroup } from '../../lambdas/core/signals.js';
-import { EVENTS_STATE_PREFIX, SIGNAL_STATE_PREFIX } from '../../lambdas/core/table-keys.js';
+import { EVENTS_STATE_PREFIX, SIGNAL_STATE_PREFIX } from '../../lambdas/core/incident-table.js';
 import type { ConfigStore } from './config-store.js';
 import { acknowledgeLogGroupArns, acknowledgeTopicKey, acknowledgeWildcardResources } from './nag.js';
 import { lambdaEntry } from './paths.js';

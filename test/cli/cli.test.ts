@@ -83,6 +83,15 @@ describe('pod-doctor demo', () => {
     incidents: { class: string; count: number }[];
     transitions: number;
     notices: { kind: string; chat: { metadata: { threadId: string } }; paging: Record<string, unknown> | null }[];
+    clusterEvents: {
+      regarding: string;
+      type: string;
+      reason: string;
+      action: string;
+      note: string;
+      reportingController: string;
+      count: number;
+    }[];
   };
   let records: Record<string, Rec>;
   let status: number | null;
@@ -223,6 +232,36 @@ describe('pod-doctor demo', () => {
     expect(r.actions).toEqual([{ id: 'enable-windows-ipam', status: 'verified' }]);
     expect(r.approval).toMatch(/given by the demo/);
     expect(r.findings).toEqual(expect.arrayContaining([{ id: 'k8s.windows-ipam', status: 'fail' }]));
+  });
+
+  it('each scenario with a cluster API shows the Kubernetes events pod-doctor wrote back on the node and its stuck pods, read from the API server', () => {
+    const withCluster = SCENARIOS.filter((s) => s.cluster).map((s) => s.name);
+    expect(withCluster.length).toBeGreaterThan(0);
+    for (const name of withCluster) {
+      const events = records[name].clusterEvents;
+      expect(events.length, name).toBeGreaterThan(0);
+      expect(new Set(events.map((e) => e.reportingController)), name).toEqual(new Set(['pod-doctor']));
+      expect(
+        events.some((e) => e.regarding.startsWith('Node ')),
+        name,
+      ).toBe(true);
+      expect(
+        events.some((e) => e.regarding.startsWith('Pod ')),
+        name,
+      ).toBe(true);
+      const cause = events.find((e) => e.reason === 'Diagnosed');
+      expect(cause?.type, name).toBe('Warning');
+      expect(cause?.note, name).toMatch(
+        new RegExp(`^${records[name].class}: .*incident \\S+; summary: s3://\\S+/incidents/\\S+summary\\.json$`),
+      );
+      for (const e of events) expect(Buffer.byteLength(e.note), name).toBeLessThanOrEqual(1024);
+    }
+    const w = records['windows-ipam-label'].clusterEvents;
+    expect(w.filter((e) => e.action === 'EnableWindowsIpam').map((e) => e.reason)).toEqual(
+      Array(w.length / 2).fill('ActionVerified'),
+    );
+    // Without a cluster API nothing is written, and the run still ends as expected.
+    for (const s of SCENARIOS.filter((x) => !x.cluster)) expect(records[s.name].clusterEvents, s.name).toEqual([]);
   });
 
   it('cni-policy-blocked-by-boundary: a failed verification is rolled back and the outcome never says verified', () => {

@@ -8,7 +8,7 @@ import {
   configVersion,
   readConfig,
 } from '../../lambdas/aws/config-store.js';
-import { configKey } from '../../lambdas/aws/incident-table.js';
+import { configKey } from '../../lambdas/core/incident-table.js';
 import { InvalidWorkflowConfigError } from '../../lambdas/core/workflow-config.js';
 import { createHandler } from '../../lambdas/handlers/config-writer.js';
 import type { LocalTable } from '../../local/dynamo.js';

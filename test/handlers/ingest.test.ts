@@ -10,7 +10,7 @@ import {
 } from '@aws-sdk/client-eks';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
-import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -113,7 +113,7 @@ describe('ingest handler', () => {
     // What the class-storm alarm counts: incidents opened, not lines (3000 lines, one incident).
     expect([first.openedByClass, second.openedByClass]).toEqual([{ 'sandbox-image': 1 }, {}]);
     expect(sfn.commandCalls(StartExecutionCommand)).toHaveLength(1);
-    const [row] = await table.scan();
+    const [row] = (await table.scan()).filter((r) => r.sk === 'OPEN');
     expect(row).toMatchObject({ occurrences: 3000, class: 'sandbox-image', workflowStarted: true });
     expect(row.lastSeen).toBe(Date.parse('2026-11-29T10:10:00Z') + 999_000);
   });
@@ -179,12 +179,13 @@ describe('ingest handler', () => {
       .rejects(new ExecutionAlreadyExists({ message: 'Execution Already Exists', $metadata: {} }));
     const out = await handler(subscriptionEvent([pauseLine]), ctx('r1'));
     expect(out.workflowsStarted).toHaveLength(1);
-    expect((await table.scan())[0].executionArn).toMatch(/:execution:PodDoctorWorkflow:/);
+    expect((await table.scan()).find((r) => r.sk === 'OPEN')?.executionArn).toMatch(/:execution:PodDoctorWorkflow:/);
   });
 
   it('fails the invocation on DynamoDB throttling so Lambda retries and then dead-letters it', async () => {
     const ddb = mockClient(DynamoDBDocumentClient);
-    ddb.on(PutCommand).rejects(new ProvisionedThroughputExceededException({ message: 'Rate exceeded', $metadata: {} }));
+    const throttled = new ProvisionedThroughputExceededException({ message: 'Rate exceeded', $metadata: {} });
+    ddb.on(PutCommand).rejects(throttled).on(UpdateCommand).rejects(throttled);
     try {
       await expect(handler(subscriptionEvent([pauseLine]), ctx('r1'))).rejects.toThrow('Rate exceeded');
     } finally {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { IncidentStore } from '../../lambdas/aws/incident-store.js';
-import { eventsStateKey } from '../../lambdas/aws/incident-table.js';
+import { eventsStateKey } from '../../lambdas/core/incident-table.js';
 import { ClusterApi } from '../../lambdas/aws/kubernetes/cluster-api.js';
 import { type EventsDeps, readAllClusters } from '../../lambdas/aws/kubernetes/events-service.js';
 import { EventsStateStore } from '../../lambdas/aws/kubernetes/events-state.js';

@@ -27,7 +27,7 @@ const CLIENTS: Record<string, readonly string[]> = {
   decide: ['dynamodb', 'eks'],
   'fleet-intake': ['dynamodb', 's3', 'sfn'],
   door: ['dynamodb', 'ec2-query', 'ecr', 'eks', 'iam', 's3', 'ssm'],
-  ingest: ['dynamodb', 'ec2-query', 'eks', 's3', 'sfn'],
+  ingest: ['dynamodb', 'ec2-query', 'eks', 's3', 'sfn', 'sns'],
   kubernetes: ['eks'],
   'kubernetes-events': ['dynamodb', 'eks', 's3', 'sfn'],
   'kubernetes-sweep': ['dynamodb', 'eks', 'sfn'],
@@ -38,7 +38,7 @@ const CLIENTS: Record<string, readonly string[]> = {
   'signal-check': ['cloudtrail', 'cloudwatch-logs', 'dynamodb', 'sns'],
   'spoke-ingest': ['eventbridge'],
   summarize: ['dynamodb', 's3'],
-  verify: ['dynamodb'],
+  verify: [],
 };
 
 /** The IAM service prefix of each SDK client (what the function's role must be allowed to call). */

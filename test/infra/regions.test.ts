@@ -47,6 +47,50 @@ describe('clusters[].region: only the stack region works', () => {
   });
 });
 
+describe('the pull-through cache secret: in the stack’s account and Region', () => {
+  const ACCOUNT = '111122223333';
+  const REGION = 'eu-west-1';
+  const caching = (credentialArn: string) => ({
+    ...cluster(),
+    remediation: { pullThroughCache: { credentialArn } },
+  });
+  const secret = (region: string, account: string) =>
+    `arn:aws:secretsmanager:${region}:${account}:secret:ecr-pullthroughcache/hub-Xy12Ab`;
+
+  it('refuses at synth a secret of another Region or account, naming the entry and why', () => {
+    const refused = (arn: string) => {
+      try {
+        synthIn({ clusters: [caching(arn)] }, { account: ACCOUNT, region: REGION });
+      } catch (e) {
+        return e as Error;
+      }
+      return undefined;
+    };
+    const region = refused(secret('us-west-2', ACCOUNT));
+    expect(region).toBeInstanceOf(ConfigError);
+    expect(region?.message).toContain(
+      `pod-doctor.clusters[0].remediation.pullThroughCache.credentialArn: the secret is in ${ACCOUNT}/us-west-2, the stack in ${ACCOUNT}/${REGION}`,
+    );
+    expect(refused(secret(REGION, '444455556666'))?.message).toContain('the secret is in 444455556666/');
+    expect(refused(secret(REGION, ACCOUNT))).toBeUndefined();
+  });
+
+  it('environment-agnostic: a template rule refuses the deployment elsewhere, with the message', () => {
+    const { templateJson } = synthIn({ clusters: [caching(secret('us-west-2', '444455556666'))] }, {});
+    const assertions = Object.values(templateJson.Rules as Record<string, { Assertions: unknown[] }>).flatMap(
+      (r) => r.Assertions,
+    );
+    expect(assertions).toContainEqual({
+      Assert: { 'Fn::Equals': [{ Ref: 'AWS::Region' }, 'us-west-2'] },
+      AssertDescription: expect.stringContaining('credentialArn is a secret in us-west-2'),
+    });
+    expect(assertions).toContainEqual({
+      Assert: { 'Fn::Equals': [{ Ref: 'AWS::AccountId' }, '444455556666'] },
+      AssertDescription: expect.stringContaining('is a secret of account 444455556666'),
+    });
+  });
+});
+
 describe('IAM events outside us-east-1', () => {
   it('says plainly at synth that node-role policy changes are not seen when nothing forwards them', () => {
     const { stack } = appFor({ clusters: [cluster()] });

@@ -177,6 +177,24 @@ describe('the configuration decides how a kind runs; the plan never loosens it',
     expect(configuredDisposition('probe-node', { mode: 'observe' }).disposition).toBe('auto');
   });
 
+  it('the events write-back runs without approval in every mode, takes no hourly-cap slot, and the kill switch stops it', () => {
+    for (const mode of CLASS_MODES)
+      expect(configuredDisposition('report-events', { mode, remedyTier: 'approve' }).disposition, mode).toBe('auto');
+    expect(KIND_RULES['report-events']).toMatchObject({ mutating: true, nodeLevel: false, hourlyCap: false });
+    expect(ACTION_KINDS_LIST.filter((k) => KIND_RULES[k].hourlyCap === false)).toEqual(['report-events']);
+    const report: Action = { kind: 'report-events', summaryJson: 'incidents/inc-1/inc-1/summary.json' };
+    const events = (killSwitch: GateInput['killSwitch']) =>
+      gate(
+        input({
+          request: request(report, { slot: 'report' }),
+          disposition: configuredDisposition('report-events', { mode: 'observe' }),
+          killSwitch,
+        }),
+      );
+    expect(events({ on: false, readable: true })).toMatchObject({ verdict: 'run', dryRun: false });
+    expect(events({ on: true, readable: false })).toMatchObject({ verdict: 'refuse', code: 'kill-switch' });
+  });
+
   it('a plan asking auto where the configuration asks approve gets approve; never the other way round', () => {
     const approve = { disposition: 'approve' as const, reason: 'config' };
     expect(effectiveDisposition('auto', approve).disposition).toBe('approve');

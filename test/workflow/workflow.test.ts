@@ -91,17 +91,23 @@ describe('in-place tier, auto mode', () => {
     expect(rows.find((x) => String(x.pk).startsWith('LOCK#'))).toMatchObject({ lockedUntil: 0 });
   });
 
-  it('escalates when new failure lines keep arriving after the repair', async () => {
+  it('a failure line written after the repair (anyone can write one) does not turn a verified repair into a failure', async () => {
     const table = await freshIncidentTable();
     const i = incident();
     await table.put({
       pk: `INCIDENT#${i.incidentKey}`,
       sk: 'OPEN',
+      incidentId: i.incidentId,
       lastSeen: Date.parse('2026-11-29T10:00:00Z'),
     });
     const r = await run(i, { node: simulatedPauseNode(), table, newLinesAfterRepair: true });
-    expect(summaryOf(r).outcome).toMatch(/^repaired, verification failed: new sandbox-image log lines/);
-    expect(summaryOf(r).message).toContain('NEXT STEP     cordon and drain the node');
+    // The lines did arrive (lastSeen moved past the repair); the node's own probe decides.
+    const open = (await table.scan()).find((x) => x.sk === 'OPEN');
+    expect(Number(open?.lastSeen)).toBeGreaterThan(Date.parse('2026-11-29T10:06:00Z'));
+    expect(summaryOf(r).outcome).toMatch(/^repaired and verified/);
+    expect(summaryOf(r).message).not.toContain('cordon and drain the node');
+    // The run is recorded on the incident: it verified a repair, so the next lines only join.
+    expect(open).toMatchObject({ lastResult: 'verified' });
   });
 
   it('escalates when the probe after the repair still fails', async () => {

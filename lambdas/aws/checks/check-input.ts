@@ -10,6 +10,12 @@ import type { Finding } from '../../core/findings.js';
 import { type EcrImage, parseEcrImage } from '../../core/images.js';
 import { CHECKS_FOR_CLASS } from '../../core/policy.js';
 import '../../core/zod-english.js';
+import { CHECK_GROUPS, type CheckGroupName } from '../../core/execution-state.js';
+
+export { CHECK_GROUPS };
+/** One of the account check groups (one read-only Lambda function each). */
+export type CheckGroup = CheckGroupName;
+
 import type { Ec2Client } from '../ec2/commands.js';
 import type { NodeContext } from './node-context.js';
 
@@ -67,8 +73,6 @@ export const checkInputSchema = z.object({
 });
 
 export type CheckInput = z.output<typeof checkInputSchema>;
-export const CHECK_GROUPS = ['iam', 'ecr', 'network', 'eks', 'changes'] as const;
-export type CheckGroup = (typeof CHECK_GROUPS)[number];
 
 /** A check group: the checks of one Lambda function, with only the clients they call. */
 export type GroupRunner<K extends keyof CheckClients> = (

@@ -1,7 +1,7 @@
 import type { NodeCommandAction, NodeKubernetesAction } from '../../core/action-request.js';
 import { nodeCause } from '../../core/door-evidence.js';
 import { KIND_RULES } from '../../core/door-gate.js';
-import { nodeCooldownKey, targetCooldownKey } from '../incident-table.js';
+import { nodeCooldownKey, targetCooldownKey } from '../../core/incident-table.js';
 import { ClusterWrites } from './cluster-writes.js';
 import { drainNode, evictStuckPods } from './evictions.js';
 import type { ActOutcome, DoorContext, Prepared } from './executor.js';

@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import type { NodeEvidence } from '../../core/door-evidence.js';
 import { type DoorResult, findingSchema } from '../../core/door-state.js';
 import type { Finding } from '../../core/findings.js';
-import { clusterActionKey, grantKey, ledgerKey, ledgerPartition, nodeEvidenceKey } from '../incident-table.js';
+import { clusterActionKey, grantKey, ledgerKey, ledgerPartition, nodeEvidenceKey } from '../../core/incident-table.js';
 
 /**
  * What the door keeps in the incident table: the approval grants it reads (written by the approval

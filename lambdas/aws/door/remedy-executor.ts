@@ -1,5 +1,6 @@
 import type { RemedyAction } from '../../core/action-request.js';
 import { applyPathCause } from '../../core/door-evidence.js';
+import { targetCooldownKey } from '../../core/incident-table.js';
 import {
   type ApplyPath,
   type ApplyRecord,
@@ -9,7 +10,6 @@ import {
 } from '../../core/remedy/apply-path.js';
 import { awsNodeRestartPath, windowsIpamPath } from '../../core/remedy/kubernetes-paths.js';
 import type { NodeContext } from '../checks/node-context.js';
-import { targetCooldownKey } from '../incident-table.js';
 import { assertClusterOwned, assertInScope, pathFor } from './account-remedies.js';
 import { awsNodeRestartPort, windowsIpamPort } from './cluster-ports.js';
 import { ClusterWrites } from './cluster-writes.js';

@@ -26,6 +26,7 @@ import { pollCommand } from './node-commands.js';
 import { nodeCommand, nodeKubernetes } from './node-executor.js';
 import { putNodeEvidence, readGrant, recordAction, writeLedger } from './records.js';
 import { remedy } from './remedy-executor.js';
+import { reportEventsKind } from './report-kind.js';
 import { CapReachedError, CooldownHeldError, type Reservation, releaseReservation, reserve } from './reservations.js';
 import { resolveTarget } from './targets.js';
 
@@ -76,6 +77,7 @@ const answerOf = (input: DoorInput) =>
 async function prepare(a: Action, ctx: DoorContext): Promise<Prepared | PrepareFailure> {
   if (isNodeCommand(a)) return nodeCommand(a, ctx);
   if (isRemedy(a)) return remedy(a, ctx);
+  if (a.kind === 'report-events') return reportEventsKind(a, ctx);
   return nodeKubernetes(a, ctx);
 }
 
@@ -215,7 +217,8 @@ async function runStep(input: DoorInput, g: Gated, dryRun: boolean): Promise<Doo
   const { deps, request, now } = ctx;
   const table = { ddb: deps.ddb, tableName: deps.config.tableName };
   let reservation: Reservation | undefined;
-  if (!dryRun && KIND_RULES[request.action.kind].mutating) {
+  const rules = KIND_RULES[request.action.kind];
+  if (!dryRun && rules.mutating && rules.hourlyCap !== false) {
     try {
       reservation = await reserve(
         {

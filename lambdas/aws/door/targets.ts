@@ -8,7 +8,10 @@ import { type DoorDeps, DoorTargetError } from './executor.js';
  * from anywhere else (a pod's `spec.nodeName`, a record envelope, a session name) that EC2 does not
  * confirm is refused with DoorTargetError before anything is read or changed.
  */
-export async function resolveTarget(request: ActionRequest, deps: DoorDeps): Promise<NodeContext | undefined> {
+export async function resolveTarget(
+  request: ActionRequest,
+  deps: Pick<DoorDeps, 'aws'>,
+): Promise<NodeContext | undefined> {
   const a = request.action;
   const node = 'node' in a ? a.node : undefined;
   if (!node) return undefined;

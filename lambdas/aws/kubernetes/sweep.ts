@@ -1,10 +1,11 @@
 import type { Entities } from '../../core/entities.js';
 import { extractEntities, registryHost } from '../../core/entities.js';
 import { aggregate, type Occurrence } from '../../core/incidents.js';
+import { mapBounded } from '../../core/map-bounded.js';
 import type { PodFacts } from '../../core/pod-facts.js';
 import { type ClassifiedEvent, classifyPodEvents, dominantClass, type StuckPod } from '../../core/stuck-pods.js';
 import { LOCAL_PAUSE_REPOSITORY, repositoryOf, sandboxRepositories, untrustedPauseImage } from '../../core/trust.js';
-import { type OpenIncidentDeps, openIncidents } from '../open-incidents.js';
+import { type DroppedCandidate, type OpenIncidentDeps, openIncidents } from '../open-incidents.js';
 import type { ClusterApi } from './cluster-api.js';
 
 export interface SweepOptions {
@@ -113,11 +114,9 @@ export function occurrenceOf(
   };
 }
 
-export interface SweepDeps {
+export interface SweepDeps extends OpenIncidentDeps {
   readonly clusters: readonly string[];
   readonly api: (cluster: string) => Promise<ClusterApi>;
-  readonly incidents: OpenIncidentDeps['incidents'];
-  readonly workflow?: OpenIncidentDeps['workflow'];
   readonly now: () => number;
   readonly options?: SweepOptions;
   /** Clusters swept at once. @default 8 */
@@ -140,23 +139,14 @@ function withDeadline<T>(f: () => Promise<T>, ms: number, cluster: string): Prom
   return Promise.race([f(), deadline]).finally(() => clearTimeout(timer));
 }
 
-/** Runs `f` over `items`, at most `limit` at a time, in order of the items; results in their order. */
-export async function mapBounded<T, R>(items: readonly T[], limit: number, f: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    for (let i = next++; i < items.length; i = next++) out[i] = await f(items[i]);
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return out;
-}
-
 export interface SweepOutcome {
   readonly clusters: { cluster: string; stuck: number; examined: number; unexplained: number; error?: string }[];
   readonly incidentsOpened: string[];
   readonly incidentsJoined: string[];
   readonly workflowsStarted: string[];
   readonly unrecordable: number;
+  /** Candidates over a limit (per sweep, per cluster and hour): not evaluated. */
+  readonly dropped: DroppedCandidate[];
 }
 
 /**
@@ -190,5 +180,6 @@ export async function sweepClusters(deps: SweepDeps): Promise<SweepOutcome> {
     incidentsJoined: r.joined,
     workflowsStarted: r.started,
     unrecordable: r.unrecordable.length,
+    dropped: [...r.dropped, ...r.deferred],
   };
 }

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DoorAsk } from '../../core/door-state.js';
+import { approvalKey } from '../../core/incident-table.js';
 import { outboundFields } from '../../core/outbound.js';
 import { snsSubject } from '../../core/sns-subject.js';
-import { approvalKey } from '../incident-table.js';
 import { reviewSignature } from './approval-signature.js';
 
 export interface ApprovalRequest {

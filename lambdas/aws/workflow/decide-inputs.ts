@@ -1,7 +1,32 @@
+import * as z from 'zod/mini';
 import type { DoorState } from '../../core/door-state.js';
-import type { Diagnosis } from '../../core/execution-state.js';
+import { type Diagnosis, executionStateSchema, openResultSchema } from '../../core/execution-state.js';
 import type { Finding } from '../../core/findings.js';
 import { probeFindings } from '../../core/probe.js';
+
+/**
+ * The execution state Decide reads (the whole state is sent; what it does not read is dropped): the
+ * incident, what Open incident found, the resolved node (or the error of Resolve node), the
+ * diagnosis by branch, and the door's probe of the node.
+ */
+export const decideEventSchema = z.extend(
+  z.pick(executionStateSchema, {
+    incidentId: true,
+    incidentKey: true,
+    class: true,
+    cluster: true,
+    entities: true,
+    node: true,
+    resolveError: true,
+    diagnosis: true,
+    door: true,
+    agentRequest: true,
+  }),
+  { open: openResultSchema },
+);
+
+/** The state Decide reads: the incident, what Open incident found, the node, the diagnosis, the door's probe. */
+export type DecideInput = z.output<typeof decideEventSchema>;
 
 /** The node probe as Decide reads it: its status, the node's configured sandbox image, its findings. */
 export interface ProbeView {

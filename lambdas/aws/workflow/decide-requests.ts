@@ -4,7 +4,7 @@ import type { EvictPlan } from '../../core/evict-after-repair.js';
 import type { NodeTrust } from '../../core/node-trust.js';
 import type { Plan, PlannedAction } from '../../core/policy.js';
 import type { AnyRemedyTarget, PlannedRemedy } from '../../core/remedy/plan.js';
-import type { DecideInput } from './decide.js';
+import type { DecideInput } from './decide-inputs.js';
 
 /** What Decide planned, for the requests it hands the door. */
 export interface PlannedParts {

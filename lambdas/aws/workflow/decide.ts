@@ -1,43 +1,20 @@
 import { DescribeClusterCommand, DescribeNodegroupCommand, type EKSClient } from '@aws-sdk/client-eks';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod/mini';
 import { askFirst } from '../../core/agent-request.js';
 import { planDrain } from '../../core/drain.js';
 import { planEviction } from '../../core/evict-after-repair.js';
-import { executionStateSchema, openResultSchema, type PlanOutput } from '../../core/execution-state.js';
+import type { PlanOutput } from '../../core/execution-state.js';
 import type { Finding } from '../../core/findings.js';
+import { nodeCooldownKey } from '../../core/incident-table.js';
 import { nodeTrust } from '../../core/node-trust.js';
 import { decide, type Plan } from '../../core/policy.js';
 import { type PlannedRemedy, planRemedy } from '../../core/remedy/plan.js';
 import type { WorkflowConfig } from '../../core/workflow-config.js';
-import { nodeCooldownKey } from '../incident-table.js';
-import { diagnosisFindings, probeOf } from './decide-inputs.js';
+import { type DecideInput, diagnosisFindings, probeOf } from './decide-inputs.js';
 import { requestsOf } from './decide-requests.js';
 import { markAndCountAffected } from './safety-reads.js';
 
-/**
- * The execution state Decide reads (the whole state is sent; what it does not read is dropped): the
- * incident, what Open incident found, the resolved node (or the error of Resolve node), the
- * diagnosis by branch, and the door's probe of the node.
- */
-export const decideEventSchema = z.extend(
-  z.pick(executionStateSchema, {
-    incidentId: true,
-    incidentKey: true,
-    class: true,
-    cluster: true,
-    entities: true,
-    node: true,
-    resolveError: true,
-    diagnosis: true,
-    door: true,
-    agentRequest: true,
-  }),
-  { open: openResultSchema },
-);
-
-/** The state Decide reads: the incident, what Open incident found, the node, the diagnosis, the door's probe. */
-export type DecideInput = z.output<typeof decideEventSchema>;
+export { type DecideInput, decideEventSchema } from './decide-inputs.js';
 
 export interface DecideDeps {
   readonly eks: EKSClient;

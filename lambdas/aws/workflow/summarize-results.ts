@@ -1,5 +1,7 @@
 import type { Slot } from '../../core/action-request.js';
+import { KIND_RULES } from '../../core/door-gate.js';
 import type { DoorResult, ExecutionState } from '../../core/execution-state.js';
+import type { RunResult } from '../../core/reevaluation.js';
 import type { ApprovalRecord } from '../../core/summary.js';
 
 /** The execution state Summarize reads. */
@@ -54,4 +56,20 @@ export function remedies(s: SummarizeInput): { readonly first?: DoorResult; read
   const remedy = resultOf(s, 'remedy');
   const followUp = resultOf(s, 'remedyFollowUp');
   return followUp ? { first: remedy, current: followUp } : { current: remedy };
+}
+
+/**
+ * What the run left, for the incident's next lines (lambdas/core/reevaluation.ts): `verified` when a
+ * repair's or a remedy's own verification passed (the node's probe and the pods that started; the
+ * remedy's re-read of what it changed), `acted` when the door changed something without that,
+ * `not-acted` when it changed nothing.
+ */
+export function runResultOf(s: SummarizeInput): RunResult {
+  const results = Object.values(s.door?.done ?? {});
+  const remedyVerified = results.some((r) => r.record?.status === 'verified');
+  if (!s.error && (s.verification?.verified === true || remedyVerified)) return 'verified';
+  const changed = (r: DoorResult) =>
+    KIND_RULES[r.kind].mutating &&
+    (r.outcome === 'done' || r.command?.commandId !== undefined || r.record !== undefined);
+  return results.some(changed) ? 'acted' : 'not-acted';
 }

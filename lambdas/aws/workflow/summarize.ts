@@ -3,16 +3,18 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type DoorResult, executionStateSchema } from '../../core/execution-state.js';
+import { incidentRunKey, lockKey } from '../../core/incident-table.js';
 import { outboundFields } from '../../core/outbound.js';
+import { isEvaluation } from '../../core/reevaluation.js';
 import { type ActionRecord, renderSummary } from '../../core/summary.js';
 import { verificationFailed } from '../../core/voices/notice.js';
 import type { WorkflowConfig } from '../../core/workflow-config.js';
 import { putNewObject } from '../evidence-store.js';
-import { incidentRunKey, lockKey } from '../incident-table.js';
+import { closeIncidentRun } from '../incident-runs.js';
 import { drainAction, drainOf, withDrain } from './summarize-drain.js';
 import { evictAction, evictOf, withEviction } from './summarize-evict.js';
 import { approvalsOf, outcomeOf } from './summarize-outcome.js';
-import { nodeActions, remedies, resultOf, type SummarizeInput } from './summarize-results.js';
+import { nodeActions, remedies, resultOf, runResultOf, type SummarizeInput } from './summarize-results.js';
 
 export type { SummarizeInput };
 
@@ -48,6 +50,8 @@ export async function summarizeIncident(state: SummarizeInput, deps: SummarizeDe
   const keys = await storeSummary(s, summary, deps);
   await recordHistory(s, { outcome, ...keys }, now, deps);
   await releaseLock(s, deps);
+  // After the lock is free: a re-evaluation the incident's next lines start finds it unlocked.
+  await closeRun(s, now, deps);
   emitMetrics(s, { outcome, actions }, now, deps.metrics);
   return {
     subject: summary.subject,
@@ -245,3 +249,20 @@ function remedyAction(r: DoorResult): ActionRecord {
 }
 
 export { resultOf };
+
+/**
+ * Records on the incident's open row that this evaluation ended and what it left, so the incident's
+ * next lines are evaluated again unless it verified a repair. Runs started another way (an agent's
+ * request) leave the row alone.
+ */
+async function closeRun(s: SummarizeInput, now: number, deps: SummarizeDeps): Promise<void> {
+  const execution = String(s.execution.arn.split(':').pop());
+  if (!isEvaluation(s.incidentId, execution)) return;
+  await closeIncidentRun(deps.ddb, deps.config.tableName, {
+    incidentKey: s.incidentKey,
+    incidentId: s.incidentId,
+    execution,
+    result: runResultOf(s),
+    now,
+  });
+}

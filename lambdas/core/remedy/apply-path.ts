@@ -20,6 +20,7 @@ export type RemedyId = (typeof REMEDY_IDS)[number];
 
 /** How an apply path may run: `dry-run` shows the diff only; `approve` waits for a human; `auto` runs. */
 export const REMEDY_TIERS = ['dry-run', 'approve', 'auto'] as const;
+/** One of `REMEDY_TIERS`: how an apply path may run. */
 export type RemedyTier = (typeof REMEDY_TIERS)[number];
 
 /** The outcome of a re-check: does the cause still hold, or did verification pass. */

@@ -57,13 +57,13 @@ export interface OpsgenieChannel {
  * for a channel that is not configured.
  */
 export interface NotificationChannels {
-  /** @default - none */
+  /** Slack channels that receive the incident cards. @default - none */
   readonly slack?: readonly SlackChannel[];
-  /** @default - none */
+  /** Microsoft Teams channels that receive the incident cards. @default - none */
   readonly teams?: readonly TeamsChannel[];
-  /** @default - none */
+  /** PagerDuty, paged for incidents that need a human. @default - none */
   readonly pagerDuty?: PagerDutyChannel;
-  /** @default - none */
+  /** Opsgenie, paged for incidents that need a human. @default - none */
   readonly opsgenie?: OpsgenieChannel;
   /**
    * Guardrails of the chat channels: the most any channel member may do through Amazon Q Developer.

@@ -35,11 +35,15 @@ export interface ChannelsProps {
  * (PagerDuty, Opsgenie). What no channel accepted within 24 hours waits in one alarmed dead-letter queue.
  */
 export class Channels extends Construct {
+  /** The bus notices and approvals are put on; rules route them to the channels. */
   readonly bus: IEventBus;
+  /** What no channel accepted within 24 hours (alarmed). */
   readonly deadLetterQueue: IQueue;
+  /** The pipe that turns incident rows into notices on the bus. */
   readonly notices: NoticesPipe;
   /** Absent without Slack or Teams channels. */
   readonly chat?: ChatChannels;
+  /** The dead-letter queue's alarms. */
   readonly alarms: DeadLetterAlarms;
 
   constructor(scope: Construct, id: string, props: ChannelsProps) {

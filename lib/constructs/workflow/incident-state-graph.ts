@@ -18,7 +18,7 @@ import {
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { LambdaInvoke, SnsPublish } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import type { Construct } from 'constructs';
-import type { CheckGroup } from '../../../lambdas/aws/checks/groups.js';
+import type { CheckGroupName as CheckGroup } from '../../../lambdas/core/execution-state.js';
 import { at, CHECK_GROUPS, WORKFLOW_ERRORS } from '../../../lambdas/core/execution-state.js';
 import { actionStates } from './action-states.js';
 import { DoorStates, probeRequest } from './door-states.js';
@@ -58,7 +58,7 @@ export interface IncidentStateGraphProps {
   readonly remedies: boolean;
 }
 
-const SUMMARY_FIELDS = ['subject', 'message', 'outcome'];
+const SUMMARY_FIELDS = ['subject', 'message', 'outcome', 'summaryJson'];
 
 /** Labels of the check groups in state names. */
 const CHECK_LABELS: Readonly<Record<CheckGroup, string>> = {
@@ -85,7 +85,6 @@ export class IncidentStateGraph extends StateMachineFragment {
     super(scope, id);
     this.props = props;
     this.recordFailure = this.failurePath();
-    const summarize = this.summarizeAndNotify();
     const f = props.functions;
     const door = new DoorStates(this, {
       door: f.door,
@@ -95,6 +94,7 @@ export class IncidentStateGraph extends StateMachineFragment {
       polls: { probe: props.polling.probePolls, action: props.polling.actPolls },
       onError: (t) => this.onError(t),
     });
+    const summarize = this.summarizeAndNotify(door);
     door.backTo.otherwise(summarize);
     const decide = this.decide();
     const diagnose = this.diagnose();
@@ -160,8 +160,11 @@ export class IncidentStateGraph extends StateMachineFragment {
     return record;
   }
 
-  /** Summarize → Notify → Incident closed. */
-  private summarizeAndNotify(): TaskStateBase {
+  /**
+   * Summarize → [Report to cluster: the run as Kubernetes events, through the door, when pod-doctor
+   * reaches the cluster's API] → Notify → Incident closed.
+   */
+  private summarizeAndNotify(door: DoorStates): TaskStateBase {
     const summarize = this.onError(
       invokeNarrowed(
         this,
@@ -179,7 +182,21 @@ export class IncidentStateGraph extends StateMachineFragment {
         TaskInput.fromJsonPathAt(at('summary', 'message')),
       ),
     );
-    summarize.next(notify).next(new Succeed(this, 'Incident closed'));
+    notify.next(new Succeed(this, 'Incident closed'));
+    if (!this.props.functions.kubernetes) return summarize.next(notify) && summarize;
+    door.continueWith('report', notify);
+    summarize.next(
+      door.call('Report to cluster: request', {
+        slot: 'report',
+        returnTo: 'report',
+        request: {
+          action: { kind: 'report-events', 'summaryJson.$': at('summary', 'summaryJson') },
+          disposition: 'auto',
+          description: 'the cause, each action and the summary link as events on the node and its stuck pods',
+          reason: 'events only: what pod-doctor found and did, where kubectl shows it',
+        },
+      }),
+    );
     return summarize;
   }
 

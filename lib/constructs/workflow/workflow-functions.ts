@@ -55,15 +55,14 @@ export class WorkflowFunctions extends Construct {
     props.killSwitch.grantRead(open);
     this.openIncident = open;
     this.decide = this.decideFunction(props);
-    const verify = workflowFunction(
+    // Verification reads the node's own probe and the watched pods (in its input), no table.
+    this.verify = workflowFunction(
       this,
       'VerifyFunction',
       'verify',
-      'verify a repair: probe clean and no new failure lines',
+      "verify a repair on the node's own evidence (probe, pods)",
       props,
     );
-    table.grant(verify, 'dynamodb:GetItem');
-    this.verify = verify;
     this.summarize = this.summarizeFunction(props);
     this.requestApproval = this.requestFunction(props);
   }

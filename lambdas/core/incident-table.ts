@@ -1,8 +1,3 @@
-import { EVENT_SEEN_PREFIX, EVENTS_STATE_PREFIX, INCIDENT_PREFIX, SIGNAL_STATE_PREFIX } from '../core/table-keys.js';
-
-/** The prefixes lib/ scopes grants by are defined in lambdas/core/table-keys.ts. */
-export { EVENT_SEEN_PREFIX, EVENTS_STATE_PREFIX, INCIDENT_PREFIX, SIGNAL_STATE_PREFIX };
-
 /**
  * The one description of the incident table's layout: key attributes, the TTL attribute and every
  * key prefix. Writers and readers (ingest, workflow functions, the local runtime, the CDK table)
@@ -18,6 +13,15 @@ export const TTL_ATTRIBUTE = 'expiresAt';
 
 /** A primary key of the incident table (a type alias, so it fits `Record<string, unknown>` items). */
 export type TableKey = { readonly pk: string; readonly sk: string };
+
+/** Partition key prefix of an incident's rows (the open row and its history rows). */
+export const INCIDENT_PREFIX = 'INCIDENT#';
+/** Partition key prefix of the Kubernetes events reader's per-cluster state (lease, resourceVersion). */
+export const EVENTS_STATE_PREFIX = 'EVENTS#';
+/** Partition key prefix of the events the reader counted (one item per event uid, per incident window). */
+export const EVENT_SEEN_PREFIX = 'EVENTSEEN#';
+/** Partition key prefix of the signal self-check's per-cluster state. */
+export const SIGNAL_STATE_PREFIX = 'SIGNAL#';
 
 /** The open incident row of one incident key (aggregation, dedupe, workflow input). */
 export function openIncidentKey(incidentKey: string): TableKey {
@@ -151,4 +155,24 @@ export function eventSeenKey(cluster: string, uid: string): TableKey {
 /** The last status the self-check recorded for one signal of one cluster (notifications on change). */
 export function signalStateKey(cluster: string, signal: string): TableKey {
   return { pk: `${SIGNAL_STATE_PREFIX}${cluster}`, sk: signal };
+}
+
+/** Partition of a cluster's hourly budgets of incidents and executions, and of its limit notices. */
+export function budgetPartition(cluster: string): string {
+  return `BUDGET#${cluster}`;
+}
+
+/** The clock hour of `at` (epoch ms) as budgets name it: `2026-11-29T10`. */
+export function budgetHour(at: number): string {
+  return new Date(at).toISOString().slice(0, 13);
+}
+
+/** One cluster's count of `kind` (incidents opened, executions started) in the clock hour of `at`. */
+export function budgetKey(cluster: string, kind: 'incidents' | 'executions', at: number): TableKey {
+  return { pk: budgetPartition(cluster), sk: `HOUR#${budgetHour(at)}#${kind}` };
+}
+
+/** The one notice of a cluster's clock hour that says what its limits dropped. */
+export function limitNoticeKey(cluster: string, at: number): TableKey {
+  return { pk: budgetPartition(cluster), sk: `NOTICE#${budgetHour(at)}` };
 }

@@ -1,0 +1,73 @@
+import type { IncidentCandidate } from './incidents.js';
+import type { IngestLimits } from './ingest-limits.js';
+
+/**
+ * What an execution left: `verified` (a repair or remedy whose verification passed on evidence the node
+ * or account owns), `acted` (something changed, not verified), `not-acted` (diagnosed or refused only).
+ */
+export type RunResult = 'verified' | 'acted' | 'not-acted';
+
+/** The evaluations of one open incident, as its row keeps them. */
+export interface IncidentRuns {
+  /** Executions started (or claimed) for the incident. */
+  readonly runs: number;
+  /** Executions that reached Summarize. */
+  readonly closedRuns: number;
+  /** When the last execution was started (epoch ms; 0 when unknown). */
+  readonly startedAt: number;
+  /** What the last execution that reached Summarize left. */
+  readonly lastResult?: RunResult;
+}
+
+/** An execution that never reached Summarize in this long (a stop at the lock, a crash) counts as ended. */
+export const RUN_STALE_MS = 6 * 3_600_000;
+
+/**
+ * Whether new lines for an open incident start its evaluation again. One forged line, or one refused
+ * call by any principal, opens an incident whose execution finds nothing to do; the real failure's
+ * lines then only join it. So: when the last execution ended without a verified repair, and the
+ * incident was not re-evaluated too often or too recently, the new lines are evaluated again. While an
+ * execution runs, or after a verified repair, they only join.
+ */
+export function reevaluationDue(
+  row: IncidentRuns & { readonly workflowStarted: boolean },
+  limits: Pick<IngestLimits, 'maxReevaluationsPerIncident' | 'reevaluateAfterMinutes'>,
+  now: number,
+): boolean {
+  if (!row.workflowStarted || row.runs < 1) return false;
+  const ended = row.closedRuns >= row.runs || now - row.startedAt > RUN_STALE_MS;
+  return (
+    ended &&
+    row.lastResult !== 'verified' &&
+    row.runs <= limits.maxReevaluationsPerIncident &&
+    now - row.startedAt >= limits.reevaluateAfterMinutes * 60_000
+  );
+}
+
+/**
+ * The input of a re-evaluation: the incident as it opened (id, key, class, scope, entities), with the
+ * lines that asked for it as its evidence, and the evaluation's number.
+ */
+export function reevaluationInput(
+  opened: string,
+  c: Pick<IncidentCandidate, 'samples' | 'pods'>,
+  evaluation: number,
+): Record<string, unknown> & { samples: readonly string[]; pods: readonly string[] } {
+  const input = JSON.parse(opened) as Record<string, unknown>;
+  return { ...input, samples: c.samples, pods: c.pods, evaluation };
+}
+
+/** The execution name of an incident's evaluation: the incident id, then `-e<n>` for the re-evaluations. */
+export function evaluationName(incidentId: string, evaluation: number): string {
+  return evaluation <= 1 ? incidentId : `${incidentId}-e${evaluation}`;
+}
+
+/**
+ * Whether `name` is an evaluation the ingest path started for the incident (its first run or a
+ * re-evaluation), not a run started another way (an agent's request): only those close a run.
+ */
+export function isEvaluation(incidentId: string, name: string): boolean {
+  if (name === incidentId) return true;
+  const rest = name.startsWith(`${incidentId}-e`) ? name.slice(incidentId.length + 2) : '';
+  return /^[0-9]+$/.test(rest);
+}
