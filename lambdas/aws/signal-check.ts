@@ -2,6 +2,7 @@ import type { CloudTrailClient } from '@aws-sdk/client-cloudtrail';
 import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { eventsStateKey, signalStateKey } from '../core/incident-table.js';
 import { outboundText } from '../core/outbound.js';
 import {
   eventsReading,
@@ -12,7 +13,6 @@ import {
   transitionOf,
 } from '../core/signal-health.js';
 import { snsSubject } from '../core/sns-subject.js';
-import { eventsStateKey, signalStateKey } from '../core/incident-table.js';
 import { applicationSignal, dataplaneSignal, guardedReading, trailSignal } from './signal-readers.js';
 
 const STATUSES: readonly SignalStatus[] = ['ok', 'silent', 'absent', 'unknown'];

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { IncidentStore } from '../../lambdas/aws/incident-store.js';
-import { eventsStateKey } from '../../lambdas/core/incident-table.js';
 import { ClusterApi } from '../../lambdas/aws/kubernetes/cluster-api.js';
 import { type EventsDeps, readAllClusters } from '../../lambdas/aws/kubernetes/events-service.js';
 import { EventsStateStore } from '../../lambdas/aws/kubernetes/events-state.js';
 import { sweepClusters } from '../../lambdas/aws/kubernetes/sweep.js';
 import { EksTokenCache } from '../../lambdas/aws/kubernetes/token.js';
+import { eventsStateKey } from '../../lambdas/core/incident-table.js';
 import type { Reject } from '../../lambdas/core/ingest.js';
 import type { LocalTable } from '../../local/dynamo.js';
 import { freshTable } from '../../local/incident-table.js';
