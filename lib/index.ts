@@ -26,8 +26,10 @@ export { Detection } from './constructs/detection.js';
 export { DoorFunction } from './constructs/door-function.js';
 export { IncidentWorkflow } from './constructs/incident-workflow.js';
 export { KubernetesAccess, KubernetesSweep } from './constructs/kubernetes-access.js';
+export { KubernetesEvents } from './constructs/kubernetes-events.js';
 export { NodeCommands } from './constructs/node-commands.js';
 export { OperationsDashboard } from './constructs/operations-dashboard.js';
+export { SignalCheck } from './constructs/signal-check.js';
 export {
   PodDoctorHubStack,
   PodDoctorSpokeAssetsStack,

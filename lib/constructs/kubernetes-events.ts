@@ -51,6 +51,7 @@ const TIMEOUT_MARGIN = Duration.seconds(25);
  * its own state items only (leading keys), StartExecution on the workflow, rejected records.
  */
 export class KubernetesEvents extends Construct {
+  /** The function that watches the clusters' Warning events (every minute). */
   readonly function: IFunction;
 
   constructor(scope: Construct, id: string, props: KubernetesEventsProps) {

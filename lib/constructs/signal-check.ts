@@ -38,6 +38,7 @@ export interface SignalCheckProps {
  * signal) and one notification when a signal goes silent or comes back.
  */
 export class SignalCheck extends Construct {
+  /** The function that checks each cluster's detection signals (every hour). */
   readonly function: IFunction;
 
   constructor(scope: Construct, id: string, props: SignalCheckProps) {
