@@ -87,7 +87,9 @@ export class DoorFunction extends Construct {
     this.grantTargets(fn, role, props);
     grantRemedies(fn, role, props.clusters);
     if (props.clusterAccess) {
-      grantClusterAccess(this, fn, props.clusters, [POD_DOCTOR_KUBERNETES_GROUP, POD_DOCTOR_ACTIONS_GROUP]);
+      // An access entry only where pod-doctor reaches the API: a kubernetesApi: false (CONFIG_MAP) cluster refuses one at deploy.
+      const reached = props.clusters.filter((c) => c.kubernetesApi);
+      grantClusterAccess(this, fn, reached, [POD_DOCTOR_KUBERNETES_GROUP, POD_DOCTOR_ACTIONS_GROUP]);
       // The events write-back reads the run's summary (the key Summarize returned): GetObject under incidents/ only.
       fn.addToRolePolicy(
         new PolicyStatement({
