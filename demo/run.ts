@@ -148,15 +148,24 @@ type WorkflowOutput = Pick<ExecutionState, 'door'> & {
   summary?: { subject: string; message: string; outcome: string };
 };
 
-/** One door result as the demo shows it: the action's kind and what became of it. */
-function shown(r: DoorResult): { id: string; status: string } {
-  return { id: r.kind, status: r.record?.status ?? r.command?.status ?? r.outcome };
+/**
+ * Door results as the demo shows them: each action's kind and what became of it. A result that
+ * neither sent a command nor applied anything says "not run" with the door's outcome (refused,
+ * not approved, dry run), as the demo's readers (mcp-demo's "changes made") expect.
+ */
+function shown(...results: (DoorResult | undefined)[]): { id: string; status: string }[] {
+  return results
+    .filter((r) => r !== undefined)
+    .map((r) => {
+      const status = r.record?.status ?? r.command?.status;
+      return { id: r.kind, status: status ?? (r.outcome === 'done' ? 'done' : `not run: ${r.outcome}`) };
+    });
 }
 
 /** The node actions of a run with their statuses, from the door's results: the first one (when a follow-up ran), then the plan's. */
 function nodeActionsOf(o: WorkflowOutput): { id: string; status: string }[] {
   const { first, current } = nodeActions(o as ExecutionState);
-  return [first, current].filter((r) => r !== undefined).map(shown);
+  return shown(first, current);
 }
 
 export interface ReplayResult {
@@ -287,7 +296,7 @@ export async function runScenarios(
 /** The remedies (the first, then its follow-up) and the node actions the door ran, with statuses. */
 function actionsOf(out: WorkflowOutput): { id: string; status: string }[] {
   const { first, current } = remedies(out as ExecutionState);
-  return [...[first, current].filter((r) => r !== undefined).map(shown), ...nodeActionsOf(out)];
+  return [...shown(first, current), ...nodeActionsOf(out)];
 }
 
 export function renderTable(results: readonly ScenarioResult[]): string {
