@@ -7,21 +7,28 @@ import { synth } from '../support/synth.js';
 describe('Kubernetes access (EKS access entries)', () => {
   const { template, templateJson } = synth({ clusters: [{ name: 'prod-eu' }, { name: 'prod-eu-2' }] });
 
-  it('creates one STANDARD access entry per cluster mapping the Kubernetes function role to groups pod-doctor and pod-doctor-actions, the sweep to pod-doctor only, with no access policy', () => {
+  it('creates one STANDARD access entry per cluster for each of the Kubernetes function, the door and the sweep: the door in groups pod-doctor and pod-doctor-actions, the others in pod-doctor only, with no access policy', () => {
     const entries = Object.values(template.findResources('AWS::EKS::AccessEntry')) as {
       Properties: { ClusterName: string; PrincipalArn: { 'Fn::GetAtt': string[] }; KubernetesGroups: string[] };
     }[];
-    const ofSweep = (e: (typeof entries)[number]) => /Sweep/.test(e.Properties.PrincipalArn['Fn::GetAtt'][0] ?? '');
-    const ofInspect = entries.filter((e) => !ofSweep(e));
-    expect(ofInspect.map((e) => e.Properties.ClusterName)).toEqual(['prod-eu', 'prod-eu-2']);
-    expect(ofInspect.map((e) => e.Properties.KubernetesGroups)).toEqual([
-      ['pod-doctor', 'pod-doctor-actions'],
-      ['pod-doctor', 'pod-doctor-actions'],
-    ]);
-    expect(entries.filter(ofSweep).map((e) => e.Properties.KubernetesGroups)).toEqual([['pod-doctor'], ['pod-doctor']]);
+    const owner = (e: (typeof entries)[number]) => {
+      const role = e.Properties.PrincipalArn['Fn::GetAtt'][0] ?? '';
+      if (/Door/.test(role)) return 'door';
+      if (/KubernetesSweep/.test(role)) return 'sweep';
+      return /KubernetesFunction/.test(role) ? 'kubernetes' : role;
+    };
+    const view = entries.map((e) => [e.Properties.ClusterName, owner(e), e.Properties.KubernetesGroups.join('+')]);
+    for (const cluster of ['prod-eu', 'prod-eu-2']) {
+      expect(view.filter(([c]) => c === cluster).sort()).toEqual([
+        [cluster, 'door', 'pod-doctor+pod-doctor-actions'],
+        [cluster, 'kubernetes', 'pod-doctor'],
+        [cluster, 'sweep', 'pod-doctor'],
+      ]);
+    }
+    expect(entries).toHaveLength(6);
     template.allResourcesProperties('AWS::EKS::AccessEntry', {
       Type: 'STANDARD',
-      PrincipalArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('Kubernetes'), 'Arn'] },
+      PrincipalArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('Kubernetes|Door'), 'Arn'] },
       AccessPolicies: Match.absent(),
     });
   });
@@ -45,10 +52,11 @@ describe('Kubernetes access (EKS access entries)', () => {
       'Cluster not inspected',
       'Pods to watch?',
       'Watch pods start',
-      'No pod signal',
+      'Verify probe: request',
     ]) {
       expect(def).toContain(state);
     }
+    expect(def).toContain('\\"Watch pods start\\":{\\"Next\\":\\"Verify probe: request\\"');
   });
 
   it('a cluster with kubernetesApi: false (CONFIG_MAP) gets no access entry and no DescribeCluster; the others keep theirs; the configuration says so', () => {
@@ -56,7 +64,8 @@ describe('Kubernetes access (EKS access entries)', () => {
     const entries = Object.values(mixed.template.findResources('AWS::EKS::AccessEntry')) as {
       Properties: { ClusterName: string };
     }[];
-    expect(entries.map((e) => e.Properties.ClusterName)).toEqual(['prod-eu', 'prod-eu']);
+    // The Kubernetes function, the door and the sweep: prod-eu only.
+    expect(entries.map((e) => e.Properties.ClusterName)).toEqual(['prod-eu', 'prod-eu', 'prod-eu']);
     const describe = identityStatements(mixed.templateJson).filter((s) => s.Action.includes('eks:DescribeCluster'));
     const kubernetes = describe.filter((s) => /Kubernetes/.test(s.logicalId));
     expect(kubernetes.length).toBe(2);
@@ -96,7 +105,8 @@ describe('scheduled sweep', () => {
   });
 
   it('gives the sweep its own access entry, open-or-join writes, StartExecution and the read of its configuration', () => {
-    template.resourceCountIs('AWS::EKS::AccessEntry', 2);
+    // The Kubernetes function, the door and the sweep.
+    template.resourceCountIs('AWS::EKS::AccessEntry', 3);
     const sweep = identityStatements(templateJson).filter((s) => /KubernetesSweepFunction/.test(s.logicalId));
     const actions = sweep
       .flatMap((s) => s.Action)
