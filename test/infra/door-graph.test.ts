@@ -128,9 +128,9 @@ const ACTED_ON = /^(ec2|iam|ecr|eks|ssm|autoscaling|ecr-public):/;
 const READ = /^[a-z0-9-]+:(Describe|Get|List|BatchGet|Simulate|Validate)[A-Z]/;
 
 describe.each([
-  ['a fully configured cluster', FULL_CLUSTER],
-  ['a cluster without remediation scope', { clusters: [{ name: 'prod-eu' }] }],
-])('the door in the deployed stack (%s)', (_, props) => {
+  ['a fully configured cluster', FULL_CLUSTER, 'door-remedies'],
+  ['a cluster without remediation scope', { clusters: [{ name: 'prod-eu' }] }, 'door'],
+])('the door in the deployed stack (%s)', (_, props, bundle) => {
   const { json, resources, definition, fn } = build(props);
   const doorFunction = fn(/DoorFunction/);
   const states = allStates(definition.States);
@@ -226,5 +226,10 @@ describe.each([
     );
     expect(writers.length).toBeGreaterThan(0);
     for (const w of writers) expect(JSON.stringify(w.Properties.PrincipalArn)).toContain(`"${doorRole}"`);
+  });
+
+  it(`runs the ${bundle} bundle: the account remedies' code only where their grants are`, () => {
+    const meta = (resources[doorFunction] as { Metadata?: { PodDoctorHandler?: string } }).Metadata;
+    expect(meta?.PodDoctorHandler).toBe(bundle);
   });
 });
