@@ -84,13 +84,6 @@ export interface SeenRequest {
   readonly contentType?: string;
 }
 
-/** An events.k8s.io create: a report of the run (kubectl events shows it), not a change to an object. */
-export const isEventReport = (r: SeenRequest): boolean =>
-  r.method === 'POST' && /^\/apis\/events\.k8s\.io\/v1\/namespaces\/[^/]+\/events$/.test(r.path);
-
-/** A request that changed an object: any method but GET, except an event report. */
-export const isChange = (r: SeenRequest): boolean => r.method !== 'GET' && !isEventReport(r);
-
 export function recordedCluster(): RecordedCluster {
   return JSON.parse(readFileSync(join(PROJECT_ROOT, 'test/fixtures/kubernetes/cluster.json'), 'utf8'));
 }

@@ -1,5 +1,6 @@
 import { NODE_DNS } from './account-snapshot.js';
-import { isChange, isEventReport, KubeApiServer, type RecordedCluster, recordedCluster } from './kube-api-server.js';
+import { isChange, isEventReport } from './kube-api-helpers.js';
+import { KubeApiServer, type RecordedCluster, recordedCluster } from './kube-api-server.js';
 import type { ControllerBehaviour } from './kube-api-writes.js';
 import { type LocalKubernetes, localKubernetes } from './kubernetes.js';
 

@@ -12,7 +12,7 @@ import {
   SUBNET,
 } from '../../local/account-snapshot.js';
 import { accessKeyOfToken } from '../../local/eks-token.js';
-import { isChange, isEventReport } from '../../local/kube-api-server.js';
+import { isChange, isEventReport } from '../../local/kube-api-helpers.js';
 import { roleCredentials } from '../../local/kubernetes.js';
 import { clusterOnNode, LocalCluster, withWindowsNode } from '../../local/local-cluster.js';
 import { DOCUMENTS, definitionOf, type RunResult, runWorkflow, warmUpRuntime } from '../../local/local-workflow.js';

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { healthyAccount, NODE_DNS, NODE_ID } from '../../local/account-snapshot.js';
-import { isChange, KubeApiServer, type RecordedCluster, recordedCluster } from '../../local/kube-api-server.js';
+import { isChange } from '../../local/kube-api-helpers.js';
+import { KubeApiServer, type RecordedCluster, recordedCluster } from '../../local/kube-api-server.js';
 import { localKubernetes } from '../../local/kubernetes.js';
 import { DOCUMENTS, runWorkflow, synthesizedDefinition, warmUpRuntime } from '../../local/local-workflow.js';
 import { simulatedNode } from '../../local/node-adapters.js';
