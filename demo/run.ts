@@ -3,8 +3,11 @@ import '../local/quiet.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { APPROVAL_STATE } from '../cli/mcp/action-requests.js';
 import type { NoticeEvent } from '../lambdas/aws/notices.js';
+import { nodeActions, remedies } from '../lambdas/aws/workflow/summarize-results.js';
 import type { AgentRequest } from '../lambdas/core/agent-request.js';
+import type { DoorResult, ExecutionState } from '../lambdas/core/execution-state.js';
 import { openIncidentKey } from '../lambdas/core/incident-table.js';
 import { orderSignals, type Signal } from '../lambdas/core/signals.js';
 import { PROJECT_ROOT } from '../lib/constructs/paths.js';
@@ -158,24 +161,29 @@ async function ingestAll(
   return ingest.started;
 }
 
-type WorkflowOutput = {
-  plan?: { findings?: { id: string; status: string; summary: string }[]; nodeAction?: { id: string } | null };
-  action?: { result?: { status: string } };
-  remedyPrepared?: { remedy: string; status: string };
-  remedyApplied?: { remedy: string; status: string } | null;
-  /** The first remedy when the plan's follow-up remedy ran after it. */
-  remedyFirst?: { remedy: string; status: string };
-  approval?: { approved?: boolean };
-  /** The first node action, when the plan's follow-up ran after it. */
-  previous?: { nodeAction?: { id: string }; action?: { result?: { status: string } } };
+type WorkflowOutput = Pick<ExecutionState, 'door'> & {
+  plan?: { findings?: { id: string; status: string; summary: string }[] };
   summary?: { subject: string; message: string; outcome: string };
 };
 
-/** The node actions of a run with their statuses: the first one (when a follow-up ran), then the plan's. */
+/**
+ * Door results as the demo shows them: each action's kind and what became of it. A result that
+ * neither sent a command nor applied anything says "not run" with the door's outcome (refused,
+ * not approved, dry run), as the demo's readers (mcp-demo's "changes made") expect.
+ */
+function shown(...results: (DoorResult | undefined)[]): { id: string; status: string }[] {
+  return results
+    .filter((r) => r !== undefined)
+    .map((r) => {
+      const status = r.record?.status ?? r.command?.status;
+      return { id: r.kind, status: status ?? (r.outcome === 'done' ? 'done' : `not run: ${r.outcome}`) };
+    });
+}
+
+/** The node actions of a run with their statuses, from the door's results: the first one (when a follow-up ran), then the plan's. */
 function nodeActionsOf(o: WorkflowOutput): { id: string; status: string }[] {
-  return [o.previous, o.plan?.nodeAction ? { nodeAction: o.plan.nodeAction, action: o.action } : undefined].flatMap(
-    (x) => (x?.nodeAction ? [{ id: x.nodeAction.id, status: x.action?.result?.status ?? 'not run' }] : []),
-  );
+  const { first, current } = nodeActions(o as ExecutionState);
+  return shown(first, current);
 }
 
 export interface ReplayResult {
@@ -354,7 +362,7 @@ async function runScenario(s: Scenario, ctx: DemoContext): Promise<ScenarioResul
     signals: incidents.find((i) => i.class === main?.class && i.scopeValue === main?.scopeValue)?.signals ?? [],
     findings,
     actions: actionsOf(out),
-    approval: r?.states.some((x) => /^Request (remedy )?approval$/.test(x))
+    approval: r?.states.some((x) => APPROVAL_STATE.test(x))
       ? ctx.agentRequest
         ? 'asked, unanswered: no one approved before the deadline'
         : `${s.approval ?? 'none'}: given by the demo (scripted answer to the signed link, no human)`
@@ -371,12 +379,8 @@ async function runScenario(s: Scenario, ctx: DemoContext): Promise<ScenarioResul
   };
 }
 
-/**
- * The remedies (what each did: the first, then its follow-up) and the node actions, with statuses.
- * "Apply remedy" of the first stays in the state until the follow-up's apply replaces it.
- */
+/** The remedies (the first, then its follow-up) and the node actions the door ran, with statuses. */
 function actionsOf(out: WorkflowOutput): { id: string; status: string }[] {
-  const applied = out.remedyApplied?.remedy === out.remedyPrepared?.remedy ? out.remedyApplied : undefined;
-  const remedies = [out.remedyFirst, applied ?? out.remedyPrepared].filter((r) => r !== undefined);
-  return [...remedies.map((r) => ({ id: r.remedy, status: r.status })), ...nodeActionsOf(out)];
+  const { first, current } = remedies(out as ExecutionState);
+  return [...shown(first, current), ...nodeActionsOf(out)];
 }

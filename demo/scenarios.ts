@@ -308,14 +308,15 @@ const FIELD_SCENARIOS: readonly Scenario[] = [
           registryId: '444455556666',
           repositoryArn: `arn:aws:ecr:${REGION}:444455556666:repository/shared/base`,
         },
-        // The owner lets pod-doctor read the repository, but grants pulls to no role of this account.
+        // The owner lets this account read the repository (its IAM then decides who: pod-doctor's
+        // check role may), but grants pulls to no role of it.
         policyText: JSON.stringify({
           Version: '2012-10-17',
           Statement: [
             {
               Sid: 'PodDoctorChecks',
               Effect: 'Allow',
-              Principal: { AWS: `arn:aws:iam::${a.accountId}:role/PodDoctorCheck` },
+              Principal: { AWS: `arn:aws:iam::${a.accountId}:root` },
               Action: ['ecr:DescribeImages', 'ecr:GetRepositoryPolicy'],
             },
           ],

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { AwsRequest, TemplateAuthorizer } from './iam.js';
+import type { AwsRequest, PolicyDocument, TemplateAuthorizer } from './iam.js';
 import { ACCOUNT, PARTITION, REGION } from './template.js';
 
 /** The role the code running now acts as (a Lambda function's execution role, the state machine role). */
@@ -157,7 +157,9 @@ interface Sendable {
 
 /**
  * Makes every `send` of `client` authorised first, as the role running at the time (see
- * {@link asRole}); `extra` adds requests a call implies (SNS → KMS for an encrypted topic). Works
+ * {@link asRole}); `extra` adds requests a call implies (SNS → KMS for an encrypted topic);
+ * `resourcePolicyOf` gives the policy of a resource the template does not hold (another account's
+ * ECR repository: a cross-account request needs its resource policy to allow it too). Works
  * on clients stubbed with aws-sdk-client-mock too: call it after mocking.
  */
 export function guard<C extends Sendable>(
@@ -165,14 +167,17 @@ export function guard<C extends Sendable>(
   service: string,
   authz: TemplateAuthorizer,
   extra: (command: string, input: Input) => AwsRequest[] = () => [],
+  resourcePolicyOf: (request: AwsRequest) => PolicyDocument | undefined = () => undefined,
 ): C {
   const send = client.send.bind(client);
   client.send = (async (command: { constructor: { name: string }; input: Input }, ...rest: unknown[]) => {
     const role = current.getStore();
     if (!role) throw new Error(`${service} call outside any role: wrap the caller in asRole()`);
     const name = command.constructor.name;
-    for (const r of [...requestsOf(service, name, command.input), ...extra(name, command.input)])
-      await authz.authorize(role, r);
+    for (const r of [...requestsOf(service, name, command.input), ...extra(name, command.input)]) {
+      const resourcePolicy = resourcePolicyOf(r);
+      await authz.authorize(role, r, resourcePolicy ? { resourcePolicy } : undefined);
+    }
     return send(command, ...rest);
   }) as C['send'];
   return client;

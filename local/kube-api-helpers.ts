@@ -85,3 +85,11 @@ export function page(items: Record<string, unknown>[], query: URLSearchParams, k
     items: slice,
   };
 }
+
+/** An events.k8s.io create: a report of the run (kubectl events shows it), not a change to an object. */
+export const isEventReport = (r: { readonly method: string; readonly path: string }): boolean =>
+  r.method === 'POST' && /^\/apis\/events\.k8s\.io\/v1\/namespaces\/[^/]+\/events$/.test(r.path);
+
+/** A request that changed an object: any method but GET, except an event report. */
+export const isChange = (r: { readonly method: string; readonly path: string }): boolean =>
+  r.method !== 'GET' && !isEventReport(r);

@@ -1,4 +1,5 @@
 import { NODE_DNS } from './account-snapshot.js';
+import { isChange, isEventReport } from './kube-api-helpers.js';
 import { KubeApiServer, type RecordedCluster, recordedCluster } from './kube-api-server.js';
 import type { ControllerBehaviour } from './kube-api-writes.js';
 import { type LocalKubernetes, localKubernetes } from './kubernetes.js';
@@ -64,9 +65,23 @@ export class LocalCluster {
     ];
   }
 
-  /** Requests that changed something (method and path), in order. */
+  /**
+   * Requests that changed an object (method and path), in order: every non-GET but the run's reports
+   * (events.k8s.io creates, which add a record and change nothing; see {@link reports}).
+   */
   writes(): string[] {
-    return this.server.seen.filter((s) => s.method !== 'GET').map((s) => `${s.method} ${s.path}`);
+    return this.server.seen.filter(isChange).map((s) => `${s.method} ${s.path}`);
+  }
+
+  /** The events the run wrote back (events.k8s.io creates): namespace and the object each is about. */
+  reports(): { namespace: string; regarding: string }[] {
+    return this.server.seen.filter(isEventReport).map((s) => {
+      const body = JSON.parse(s.body ?? '{}') as { regarding?: { kind?: string; name?: string } };
+      return {
+        namespace: /\/namespaces\/([^/]+)\/events$/.exec(s.path)?.[1] ?? '',
+        regarding: `${body.regarding?.kind}/${body.regarding?.name}`,
+      };
+    });
   }
 
   stop(): Promise<void> {

@@ -62,6 +62,12 @@ export class StackRoles {
     return id;
   }
 
+  /** The handler a function runs (its PodDoctorHandler metadata: the bundle's entry name). */
+  handlerOf(fnArn: string): string | undefined {
+    const meta = (this.template.raw[this.functionId(fnArn)] as { Metadata?: { PodDoctorHandler?: string } }).Metadata;
+    return meta?.PodDoctorHandler;
+  }
+
   /** The execution role ARN of a function. */
   roleOf(fnArn: string): string {
     return String(this.template.Resources[this.functionId(fnArn)].Properties?.Role);

@@ -10,7 +10,7 @@ import type { CheckClients } from '../lambdas/aws/checks/groups.js';
 import type { AccountSnapshot } from './account-snapshot.js';
 import { type LocalTable, WORKFLOW_MARSHALL } from './dynamo.js';
 import { guard } from './guard.js';
-import type { AwsRequest, TemplateAuthorizer } from './iam.js';
+import type { AwsRequest, PolicyDocument, TemplateAuthorizer } from './iam.js';
 import { checkParameterValue, checkPublish, serviceError } from './limits.js';
 import { type Faults, mockAccount } from './mock-account.js';
 import { s3Objects } from './s3-objects.js';
@@ -139,6 +139,15 @@ function runCommandOn(mock: ReturnType<typeof mockClient>, o: WorkflowClientOpti
   });
 }
 
+/** The repository policy of an ECR repository of the recorded account (any registry), by its ARN. */
+function repositoryPolicy(account: AccountSnapshot, resource: string): PolicyDocument | undefined {
+  const m = /^arn:[^:]+:ecr:[^:]+:(\d{12}):repository\/(.+)$/.exec(resource);
+  const x = Object.values(account.repositories).find(
+    (r) => m && r.repository.repositoryName === m[2] && (r.repository.registryId ?? account.accountId) === m[1],
+  );
+  return x?.policyText ? (JSON.parse(x.policyText) as PolicyDocument) : undefined;
+}
+
 /** Builds the clients of one workflow run. */
 export function workflowClients(o: WorkflowClientOptions): WorkflowClients {
   const { authz, template } = o;
@@ -146,7 +155,7 @@ export function workflowClients(o: WorkflowClientOptions): WorkflowClients {
   guard(aws.ec2, 'ec2', authz);
   guard(aws.iam, 'iam', authz);
   guard(aws.eks, 'eks', authz);
-  guard(aws.ecr(REGION), 'ecr', authz);
+  guard(aws.ecr(REGION), 'ecr', authz, undefined, (r) => repositoryPolicy(o.account, r.resource));
   const ddb = guard(
     DynamoDBDocumentClient.from(
       new DynamoDBClient({ region: REGION, endpoint: o.table.endpoint, credentials: CREDENTIALS, maxAttempts: 1 }),

@@ -1,6 +1,7 @@
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { type CheckGroup, makeCheckHandler } from '../lambdas/aws/checks/groups.js';
 import { resolveNode } from '../lambdas/aws/checks/node-context.js';
+import { accountRemedies } from '../lambdas/aws/door/account-remedies.js';
 import type { DoorDeps } from '../lambdas/aws/door/executor.js';
 import { doorInputSchema, doorStep } from '../lambdas/aws/door/service.js';
 import { decideEventSchema, decideIncident } from '../lambdas/aws/workflow/decide.js';
@@ -129,13 +130,16 @@ function functionTasks(ctx: TaskContext): Record<string, Handler> {
 /** The door's clients, as its role: the account, SSM on the local nodes, the cluster through its own access entry. */
 function doorDeps(ctx: TaskContext): DoorDeps {
   const { clients: c, config, tick } = ctx;
-  const role = ctx.roles.roleOf(ctx.roles.functionOfState('Door'));
+  const fn = ctx.roles.functionOfState('Door');
+  const role = ctx.roles.roleOf(fn);
   const kubernetes = ctx.options.kubernetes ?? unreachableCluster;
   return {
     ddb: c.ddb,
     ssm: c.ssm,
     s3: c.s3,
     aws: c.aws,
+    // As deployed: the account remedies only in the door the stack bundled them into.
+    accountRemedies: ctx.roles.handlerOf(fn) === 'door-remedies' ? accountRemedies(c.aws) : undefined,
     cluster: async () => kubernetes.api(role),
     config,
     now: tick,

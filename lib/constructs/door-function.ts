@@ -21,7 +21,7 @@ import {
 import type { NodeCommands } from './node-commands.js';
 import { lambdaEntry } from './paths.js';
 import { PodDoctorFunction } from './pod-doctor-function.js';
-import { grantRemedies } from './remedy-grants.js';
+import { grantRemedies, hasRemediationScope } from './remedy-grants.js';
 
 /** Props of {@link DoorFunction}. */
 export interface DoorFunctionProps {
@@ -59,7 +59,8 @@ export class DoorFunction extends Construct {
   constructor(scope: Construct, id: string, props: DoorFunctionProps) {
     super(scope, id);
     const fn = new PodDoctorFunction(this, 'Function', {
-      entry: lambdaEntry('door'),
+      // The account remedies' writes are bundled only where a cluster has a remediation scope (and its grants).
+      entry: lambdaEntry(hasRemediationScope(props.clusters) ? 'door-remedies' : 'door'),
       description: 'pod-doctor: the door (gate and run every action request)',
       logRetention: props.logRetention,
       // The longest step: an aws-node restart or a drain waiting for pods (2 minutes each), plus an

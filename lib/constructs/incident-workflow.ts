@@ -22,6 +22,7 @@ import type { ConfigStore } from './config-store.js';
 import { DoorFunction } from './door-function.js';
 import { acknowledgeStateMachine, acknowledgeTopicKey } from './nag.js';
 import type { NodeCommands } from './node-commands.js';
+import { hasRemediationScope } from './remedy-grants.js';
 import { TopicFromRule } from './topic-from-rule.js';
 import { ApprovalEndpoint } from './workflow/approval-endpoint.js';
 import { IncidentStateGraph } from './workflow/incident-state-graph.js';
@@ -143,7 +144,7 @@ export class IncidentWorkflow extends Construct {
         ...(props.kubernetes ? { kubernetes: props.kubernetes } : {}),
       },
       topic: props.topic,
-      remedies: hasRemediationScope(props.config) || props.kubernetes !== undefined,
+      remedies: hasRemediationScope(props.config.clusters) || props.kubernetes !== undefined,
       ...timing,
     });
   }
@@ -202,16 +203,6 @@ function workflowTiming(props: IncidentWorkflowProps): WorkflowTiming {
     verificationWindow: props.verificationWindow ?? Duration.minutes(2),
     polling: pollBudgets(props.pollInterval ?? Duration.seconds(5), props.maxPolls),
   };
-}
-
-/** Does any cluster list something account remedies may change (then the door holds their grants)? */
-function hasRemediationScope(config: PodDoctorConfig): boolean {
-  return config.clusters.some(
-    ({ remediation: r }) =>
-      r.roles.length + r.endpointSecurityGroups.length + r.subnets.length > 0 ||
-      r.pullThroughCache !== undefined ||
-      r.vpcCniAddon,
-  );
 }
 
 /** Delivery and output upload around a document's own executionTimeout. */

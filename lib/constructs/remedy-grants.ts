@@ -14,6 +14,16 @@ import { acknowledgeWildcardResources } from './nag.js';
  * pull-through cache rule where one is configured (Region-scoped), UpdateAddon on the vpc-cni add-on
  * of clusters that allow it — plus the reads their re-checks need. No cluster lists anything: no write.
  */
+/** Does any cluster list something account remedies may change (then the door holds their grants and code)? */
+export function hasRemediationScope(clusters: PodDoctorConfig['clusters']): boolean {
+  return clusters.some(
+    ({ remediation: r }) =>
+      r.roles.length + r.endpointSecurityGroups.length + r.subnets.length > 0 ||
+      r.pullThroughCache !== undefined ||
+      r.vpcCniAddon,
+  );
+}
+
 export function grantRemedies(
   grantee: IGrantable & IConstruct,
   role: IRole,

@@ -1,7 +1,10 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Duration } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { executionTimeout, pollBudgets } from '../../lib/constructs/incident-workflow.js';
+import { PROJECT_ROOT } from '../../lib/constructs/paths.js';
 import { identityStatements } from '../support/iam.js';
 import { synth } from '../support/synth.js';
 
@@ -80,15 +83,16 @@ describe('AWS fidelity of the template', () => {
   });
 
   it('sends the document version the deployment wrote ($LATEST), explicitly, in every SendCommand', () => {
+    // Only the door sends commands (the state machine calls no SSM API); its one SendCommand names the version.
     const definition = JSON.stringify(
       (Object.values(template.findResources('AWS::StepFunctions::StateMachine'))[0] as { Properties: unknown })
         .Properties,
     );
-    const sends = definition.match(/\\"DocumentName.\$\\":[^}]*\}/g) ?? [];
-    // Probe, Act, Recheck probe (after an approval), Verify probe, Drain recheck (before a drain),
-    // Evict recheck (before an approved eviction of pods that stay stuck after the repair).
-    expect(sends.length).toBe(6);
-    for (const send of sends) expect(send).toContain('\\"DocumentVersion\\":\\"$LATEST\\"');
+    expect(definition).not.toContain(':states:::aws-sdk:ssm:');
+    const source = readFileSync(join(PROJECT_ROOT, 'lambdas/aws/door/node-commands.ts'), 'utf8');
+    const sends = [...source.matchAll(/new SendCommandCommand\(\{[^}]*\}/g)].map((m) => m[0]);
+    expect(sends).toHaveLength(1);
+    for (const send of sends) expect(send).toContain("DocumentVersion: '$LATEST'");
   });
 
   it('times out after the approval wait plus every command budget, not after a fixed 6 h', () => {

@@ -20,7 +20,7 @@ interface AslState {
   readonly Resource?: string;
   readonly ResultPath?: string;
   readonly Parameters?: Record<string, unknown>;
-  readonly Choices?: readonly { readonly Next: string }[];
+  readonly Choices?: readonly { readonly Next: string; readonly Variable?: string; readonly StringEquals?: string }[];
   readonly Catch?: readonly { readonly Next: string }[];
   readonly Branches?: readonly { readonly StartAt: string; readonly States: Record<string, AslState> }[];
 }
@@ -66,17 +66,41 @@ const successors = (s: AslState): string[] =>
     (x): x is string => x !== undefined,
   );
 
-/** The top-level states reachable from StartAt without entering any of `removed`. */
+const RETURN_TO = '$.door.call.returnTo';
+
+/**
+ * Where a state may go next on a path whose last door call said `returnTo`: the door's return
+ * dispatch (a Choice on $.door.call.returnTo) goes back to that caller only (its Default when no
+ * choice names it), as it does when it runs; every other state to all its successors.
+ */
+function nextOnPath(s: AslState, returnTo: string | undefined): string[] {
+  const dispatch = (s.Choices ?? []).filter((c) => c.Variable === RETURN_TO);
+  if (s.Type !== 'Choice' || dispatch.length === 0) return successors(s);
+  const back = dispatch.find((c) => c.StringEquals === returnTo);
+  return [back?.Next ?? (s.Default as string)];
+}
+
+/**
+ * The top-level states reachable from StartAt without entering any of `removed`, path by path: a
+ * "<caller>: request" sets where the door returns (its Parameters.returnTo), so the door's return
+ * dispatch leads back to the caller of the path, not to every caller (a graph read without that
+ * would let the door return to the write-back before anything was summarized).
+ */
 function reachable(d: Definition, removed: ReadonlySet<string> = new Set()): Set<string> {
   const seen = new Set<string>();
-  const todo = removed.has(d.StartAt) ? [] : [d.StartAt];
+  const names = new Set<string>();
+  const todo: [string, string | undefined][] = removed.has(d.StartAt) ? [] : [[d.StartAt, undefined]];
   while (todo.length) {
-    const n = todo.pop() as string;
-    if (seen.has(n)) continue;
-    seen.add(n);
-    for (const m of successors(d.States[n])) if (!removed.has(m)) todo.push(m);
+    const [n, ctx] = todo.pop() as [string, string | undefined];
+    if (seen.has(`${n}|${ctx}`)) continue;
+    seen.add(`${n}|${ctx}`);
+    names.add(n);
+    const s = d.States[n];
+    const call = s.Type === 'Pass' && s.ResultPath === '$.door.call' ? s.Parameters?.returnTo : undefined;
+    const next = typeof call === 'string' ? call : ctx;
+    for (const m of nextOnPath(s, ctx)) if (!removed.has(m)) todo.push([m, next]);
   }
-  return seen;
+  return names;
 }
 
 const functionOf = (s: AslState) => flatten(s.Parameters?.FunctionName ?? s.Resource ?? '');
@@ -104,9 +128,9 @@ const ACTED_ON = /^(ec2|iam|ecr|eks|ssm|autoscaling|ecr-public):/;
 const READ = /^[a-z0-9-]+:(Describe|Get|List|BatchGet|Simulate|Validate)[A-Z]/;
 
 describe.each([
-  ['a fully configured cluster', FULL_CLUSTER],
-  ['a cluster without remediation scope', { clusters: [{ name: 'prod-eu' }] }],
-])('the door in the deployed stack (%s)', (_, props) => {
+  ['a fully configured cluster', FULL_CLUSTER, 'door-remedies'],
+  ['a cluster without remediation scope', { clusters: [{ name: 'prod-eu' }] }, 'door'],
+])('the door in the deployed stack (%s)', (_, props, bundle) => {
   const { json, resources, definition, fn } = build(props);
   const doorFunction = fn(/DoorFunction/);
   const states = allStates(definition.States);
@@ -175,6 +199,10 @@ describe.each([
       expect(unnotified.has(t), `${t} reachable without a notice`).toBe(false);
     }
     expect(terminals).toEqual(expect.arrayContaining(exceptions));
+    // Not vacuous: a plan that skipped Summarize for the write-back would close the incident unrecorded.
+    const skipping = structuredClone(definition);
+    (skipping.States['Act, ask or report?'] as { Default?: string }).Default = 'Report to cluster: request';
+    expect(reachable(skipping, new Set(recorders)).has('Incident closed')).toBe(true);
     // Every Task outside the Parallel's branches has a Catch: an error cannot leave the graph unrecorded.
     for (const [n, s] of Object.entries(definition.States))
       if (s.Type === 'Task' || s.Type === 'Parallel') expect(s.Catch?.length, n).toBeGreaterThan(0);
@@ -198,5 +226,10 @@ describe.each([
     );
     expect(writers.length).toBeGreaterThan(0);
     for (const w of writers) expect(JSON.stringify(w.Properties.PrincipalArn)).toContain(`"${doorRole}"`);
+  });
+
+  it(`runs the ${bundle} bundle: the account remedies' code only where their grants are`, () => {
+    const meta = (resources[doorFunction] as { Metadata?: { PodDoctorHandler?: string } }).Metadata;
+    expect(meta?.PodDoctorHandler).toBe(bundle);
   });
 });

@@ -59,11 +59,19 @@ describe('every EC2 call a function makes through the EC2 Query client is allowe
     },
   };
   const allowed = allowedEc2(synth({ clusters: [cluster] }).templateJson);
+  // Without a remediation scope the stack deploys the door without the account remedies.
+  const unscoped = allowedEc2(synth({ clusters: [{ name: 'prod-eu', region: 'eu-west-1' }] }).templateJson);
 
-  it.each(['check-eks', 'check-network', 'ingest', 'remedy', 'resolve-node'])('%s', (handler) => {
+  it.each(['check-eks', 'check-network', 'door-remedies', 'ingest', 'resolve-node'])('%s', (handler) => {
     const calls = ec2Calls(handler);
     expect(calls.length, `${handler} makes EC2 calls`).toBeGreaterThan(0);
     expect(calls.filter((a) => !allowed.get(handler)?.has(`ec2:${a}`))).toEqual([]);
+  });
+
+  it('door (no remediation scope): reads only, each allowed', () => {
+    const calls = ec2Calls('door');
+    expect(calls).toEqual(['DescribeInstances']);
+    expect(calls.filter((a) => !unscoped.get('door')?.has(`ec2:${a}`))).toEqual([]);
   });
 
   it('finds the calls it checks (a handler without EC2 has none)', () => {

@@ -11,7 +11,7 @@ import { parseSync } from '@swc/core';
  */
 
 /** The door: its modules and its composition root. */
-export const DOOR = [/^lambdas\/aws\/door\//, /^lambdas\/handlers\/door\.ts$/];
+export const DOOR = [/^lambdas\/aws\/door\//, /^lambdas\/handlers\/door(-remedies)?\.ts$/];
 const isDoor = (path: string) => DOOR.some((d) => d.test(path));
 
 /** Services pod-doctor acts on: a command of theirs that is not a read is a change. */

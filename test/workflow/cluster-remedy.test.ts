@@ -12,6 +12,7 @@ import {
   SUBNET,
 } from '../../local/account-snapshot.js';
 import { accessKeyOfToken } from '../../local/eks-token.js';
+import { isChange, isEventReport } from '../../local/kube-api-helpers.js';
 import { roleCredentials } from '../../local/kubernetes.js';
 import { clusterOnNode, LocalCluster, withWindowsNode } from '../../local/local-cluster.js';
 import { DOCUMENTS, definitionOf, type RunResult, runWorkflow, warmUpRuntime } from '../../local/local-workflow.js';
@@ -142,6 +143,8 @@ describe.each(CASES)('cluster remedy: $name', { timeout: 60_000 }, (k) => {
     expect(r.states).toEqual(expect.arrayContaining(['Remedy: request', 'Door: ask', 'Door']));
     expect(k.changed(c)).toBe(true);
     expect(c.writes()).toEqual([k.write]);
+    // Reported back where kubectl shows it: an event on the node (namespace default, as for any Node).
+    expect(c.reports()).toContainEqual({ namespace: 'default', regarding: `Node/${NODE_DNS}` });
     expect(outcome).toMatch(k.verifiedOutcome);
     expect(message).toMatch(new RegExp(`${k.remedy}: verified \\(approved through the signed link at 20`));
   });
@@ -155,9 +158,13 @@ describe.each(CASES)('cluster remedy: $name', { timeout: 60_000 }, (k) => {
     expect(invokes.map((d) => d.allowed)).toEqual([true]);
     const doorRole = r.decisions.find((d) => /DoorFunction/.test(d.principal))?.principal ?? '';
     const key = roleCredentials(doorRole).accessKeyId;
-    const writes = c.server.seen.filter((x) => x.method !== 'GET');
+    const writes = c.server.seen.filter(isChange);
     expect(writes.map((x) => `${x.method} ${x.path}`)).toEqual([k.write]);
     expect(writes.map((x) => accessKeyOfToken(x.authorization))).toEqual([key]);
+    // The run's report (events on the node and its stuck pods) is the door's write too.
+    const reports = c.server.seen.filter(isEventReport);
+    expect(reports.length).toBeGreaterThan(0);
+    expect(new Set(reports.map((x) => accessKeyOfToken(x.authorization)))).toEqual(new Set([key]));
     // The Kubernetes function signs with its own key: the API server knows it, with the read group only.
     const readers = c.server.seen.filter((x) => accessKeyOfToken(x.authorization) !== key);
     expect(readers.length).toBeGreaterThan(0);

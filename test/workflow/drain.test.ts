@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { healthyAccount, NODE_DNS, NODE_ID } from '../../local/account-snapshot.js';
+import { isChange } from '../../local/kube-api-helpers.js';
 import { KubeApiServer, type RecordedCluster, recordedCluster } from '../../local/kube-api-server.js';
 import { localKubernetes } from '../../local/kubernetes.js';
 import { DOCUMENTS, runWorkflow, synthesizedDefinition, warmUpRuntime } from '../../local/local-workflow.js';
@@ -53,7 +54,7 @@ const run = (o: Partial<Parameters<typeof runWorkflow>[1]> = {}) =>
     kubernetes: localKubernetes(server, endpoint, 1),
     ...o,
   });
-const writes = () => server.seen.filter((s) => s.method !== 'GET').map((s) => `${s.method} ${s.path}`);
+const writes = () => server.seen.filter(isChange).map((s) => `${s.method} ${s.path}`);
 const RESTART_FAILED =
   'collect-logs done; restart-runtime: repaired, verification failed: still failing after the repair';
 

@@ -25,11 +25,9 @@ import {
   DeleteSubnetCidrReservationCommand,
   RevokeSecurityGroupIngressCommand,
 } from './ec2-writes.js';
+import { RecheckTargetError } from './executor.js';
 
-/** The role the re-run check names is not the target's: the target is not what the check is about. */
-export class RecheckTargetError extends Error {
-  override readonly name = 'RecheckTargetError';
-}
+export { RecheckTargetError };
 
 /**
  * A re-run diagnosis check, reduced to what the apply path compares. With `role`, the role the check

@@ -8,26 +8,20 @@ import { secondaryIpsPath } from '../../core/remedy/secondary-ips.js';
 import { sgIngressPath } from '../../core/remedy/sg-ingress.js';
 import type { RemediationScope } from '../../core/remedy/targets.js';
 import type { WorkflowConfig } from '../../core/workflow-config.js';
-import type { CheckClients } from '../checks/check-input.js';
 import { checkCniPolicy, checkNodeRoleEcrRead } from '../checks/iam-checks.js';
 import { checkEndpoints, checkSubnet } from '../checks/network-checks.js';
 import type { NodeContext } from '../checks/node-context.js';
 import { cachePort, cidrPort, iamPort, recheckOf, sgPort } from './account-ports.js';
 import { addonPort } from './addon-port.js';
+import { type AccountRemedies, type RemedyClients, RemedyTargetError } from './executor.js';
+
+export { type RemedyClients, RemedyTargetError };
 
 /**
  * Account remedies behind the door: each target's apply path, bound to ports that may write, and
  * the checks that its target is the cluster's own — within the cluster's configured `remediation`,
  * and (roles, security groups) named by the cluster's and node group's own configuration.
  */
-
-/** The clients the account remedies use. */
-export type RemedyClients = Pick<CheckClients, 'iam' | 'eks' | 'ec2' | 'ecr'>;
-
-/** The target is outside the cluster's configuration, or not the cluster's own: nothing is read or changed. */
-export class RemedyTargetError extends Error {
-  override readonly name = 'RemedyTargetError';
-}
 
 function scopeOf(config: WorkflowConfig, cluster: string): RemediationScope & { nodeRoles: readonly string[] } {
   const c = config.clusters.find((x) => x.name === cluster);
@@ -118,4 +112,20 @@ export function pathFor(
   }
   const recheck = () => recheckOf(() => checkEndpoints(clients.ec2, network), 'vpc.endpoint.sg-443');
   return sgIngressPath(t, sgPort(clients.ec2, recheck)) as ApplyPath<unknown>;
+}
+
+const NO_NODE: NodeContext = { instanceId: '', securityGroupIds: [] };
+
+/**
+ * The account remedies as the door with remediation scope runs them: the target within the cluster's
+ * `remediation`, the cluster's own on EKS's word, then its apply path on `clients`.
+ */
+export function accountRemedies(clients: RemedyClients): AccountRemedies {
+  return {
+    async path(t, o) {
+      assertInScope(t, o.config, o.cluster);
+      await assertClusterOwned(t, o, clients);
+      return pathFor(t, { cluster: o.cluster, region: o.region, node: o.node ?? NO_NODE }, clients);
+    },
+  };
 }

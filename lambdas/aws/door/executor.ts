@@ -1,15 +1,21 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SSMClient } from '@aws-sdk/client-ssm';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { ActionRequest } from '../../core/action-request.js';
+import type { AccountTarget, ActionRequest } from '../../core/action-request.js';
 import type { CauseVerdict } from '../../core/door-gate.js';
 import type { DoorResult, PendingCommand } from '../../core/door-state.js';
+import type { ApplyPath } from '../../core/remedy/apply-path.js';
 import type { WorkflowConfig } from '../../core/workflow-config.js';
+import type { CheckClients } from '../checks/check-input.js';
 import type { NodeContext } from '../checks/node-context.js';
 import type { ClusterApi } from '../kubernetes/cluster-api.js';
-import type { RemedyClients } from './account-remedies.js';
 import type { WaitOptions } from './kubernetes-actions.js';
 import type { CooldownClaim } from './reservations.js';
+
+/** The clients the door reads targets with (EC2, IAM instance profiles, EKS clusters and node groups). */
+export type DoorClients = Pick<CheckClients, 'iam' | 'eks' | 'ec2'>;
+/** The clients the account remedies act with: the door's, and ECR in each Region. */
+export type RemedyClients = DoorClients & Pick<CheckClients, 'ecr'>;
 
 /** What the door needs: the table, SSM, the evidence bucket, the account's clients, each cluster's API. */
 export interface DoorDeps {
@@ -17,7 +23,13 @@ export interface DoorDeps {
   /** SendCommand, GetCommandInvocation and the kill switch parameter. */
   readonly ssm: SSMClient;
   readonly s3: S3Client;
-  readonly aws: RemedyClients;
+  /** Reads that corroborate a target (EC2, IAM instance profiles, EKS node groups). */
+  readonly aws: DoorClients;
+  /**
+   * The account remedies (their write ports), where a cluster has a remediation scope: the door
+   * built without them (no scope, no grants) refuses an account remedy before reading anything.
+   */
+  readonly accountRemedies?: AccountRemedies;
   /** The Kubernetes API of a configured cluster, as the door's access entry reaches it. */
   readonly cluster: (name: string) => Promise<ClusterApi>;
   readonly config: WorkflowConfig;
@@ -76,4 +88,27 @@ export interface PrepareFailure {
 /** The target is not what the request claims, or not the cluster's own: nothing is read or changed. */
 export class DoorTargetError extends Error {
   override readonly name = 'DoorTargetError';
+}
+
+/** An account remedy's target, checked and bound to its apply path (ports that may write). */
+export interface AccountRemedies {
+  path(
+    target: AccountTarget,
+    o: {
+      readonly cluster: string;
+      readonly region: string;
+      readonly node?: NodeContext;
+      readonly config: WorkflowConfig;
+    },
+  ): Promise<ApplyPath<unknown>>;
+}
+
+/** The target is outside the cluster's configuration, or not the cluster's own: nothing is read or changed. */
+export class RemedyTargetError extends Error {
+  override readonly name = 'RemedyTargetError';
+}
+
+/** The role the re-run check names is not the target's: the target is not what the check is about. */
+export class RecheckTargetError extends Error {
+  override readonly name = 'RecheckTargetError';
 }

@@ -9,11 +9,15 @@ import {
   unchangedRecord,
 } from '../../core/remedy/apply-path.js';
 import { awsNodeRestartPath, windowsIpamPath } from '../../core/remedy/kubernetes-paths.js';
-import type { NodeContext } from '../checks/node-context.js';
-import { assertClusterOwned, assertInScope, pathFor } from './account-remedies.js';
 import { awsNodeRestartPort, windowsIpamPort } from './cluster-ports.js';
 import { ClusterWrites } from './cluster-writes.js';
-import type { ActOutcome, DoorContext, Prepared, PrepareFailure } from './executor.js';
+import {
+  type ActOutcome,
+  type DoorContext,
+  type Prepared,
+  type PrepareFailure,
+  RemedyTargetError,
+} from './executor.js';
 import { nodeCooldowns } from './node-executor.js';
 import { ledgerOf } from './records.js';
 import type { CooldownClaim } from './reservations.js';
@@ -24,8 +28,6 @@ import type { CooldownClaim } from './reservations.js';
  * computes is what an approval covers; after an approval the door computes it again, and a diff that
  * changed meanwhile is another request.
  */
-
-const NO_NODE: NodeContext = { instanceId: '', securityGroupIds: [] };
 
 /** The resource a remedy changes, as its cooldown key. */
 function targetOf(a: RemedyAction, ctx: DoorContext): string {
@@ -83,9 +85,16 @@ async function pathOf(a: RemedyAction, ctx: DoorContext): Promise<ApplyPath<unkn
       { failureClass, cniPolicyAttached: await cniPolicyAttached(ctx) },
     ) as ApplyPath<unknown>;
   }
-  assertInScope(a, ctx.deps.config, cluster);
-  await assertClusterOwned(a, { cluster, node: ctx.node, config: ctx.deps.config }, ctx.deps.aws);
-  return pathFor(a, { cluster, region: ctx.request.scope.region, node: ctx.node ?? NO_NODE }, ctx.deps.aws);
+  if (!ctx.deps.accountRemedies)
+    throw new RemedyTargetError(
+      `${a.kind}: no cluster has a remediation scope, so this door has no account remedies (configure clusters[].remediation)`,
+    );
+  return ctx.deps.accountRemedies.path(a, {
+    cluster,
+    region: ctx.request.scope.region,
+    node: ctx.node,
+    config: ctx.deps.config,
+  });
 }
 
 const outcomeOf = (r: ApplyRecord): 'done' | 'failed' => (r.status === 'failed' ? 'failed' : 'done');

@@ -18,10 +18,16 @@ import {
 } from '../../core/door-gate.js';
 import { type DoorResult, type DoorRun, type DoorState, doorStateSchema } from '../../core/door-state.js';
 import '../../core/zod-english.js';
-import { RecheckTargetError } from './account-ports.js';
-import { RemedyTargetError } from './account-remedies.js';
 import { breakerOf, killSwitchOf, rollbackGate } from './door-facts.js';
-import { type DoorContext, type DoorDeps, DoorTargetError, type Prepared, type PrepareFailure } from './executor.js';
+import {
+  type DoorContext,
+  type DoorDeps,
+  DoorTargetError,
+  type Prepared,
+  type PrepareFailure,
+  RecheckTargetError,
+  RemedyTargetError,
+} from './executor.js';
 import { pollCommand } from './node-commands.js';
 import { nodeCommand, nodeKubernetes } from './node-executor.js';
 import { putNodeEvidence, readGrant, recordAction, writeLedger } from './records.js';

@@ -1,0 +1,50 @@
+import { EKSClient } from '@aws-sdk/client-eks';
+import { IAMClient } from '@aws-sdk/client-iam';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SSMClient } from '@aws-sdk/client-ssm';
+import { sdkClient } from '../checks/handler-kit.js';
+import { Ec2QueryClient } from '../ec2/client.js';
+import { ClusterApi } from '../kubernetes/cluster-api.js';
+import { endpointCache } from '../kubernetes/endpoint.js';
+import { EksTokenCache } from '../kubernetes/token.js';
+import { documentClient, logger, withPowertools, workflowConfig } from '../workflow/runtime.js';
+import type { DoorClients, DoorDeps } from './executor.js';
+import { doorInputSchema, doorStep } from './service.js';
+
+/**
+ * What both door handlers share (door, and door-remedies with the account remedies): the step as a
+ * Lambda handler, and the clients of the function's role. Each handler is its own composition root.
+ */
+
+/** One step of the door's states (gate and act, ask, probe, or poll) for the request it is called with. */
+export const createDoorHandler = (deps: () => Promise<DoorDeps>) =>
+  withPowertools(doorInputSchema, async (input) => {
+    const door = await doorStep(input, await deps());
+    logger.info('door', {
+      slot: input.door.call.slot,
+      kind: input.door.call.request.action.kind,
+      step: door.run?.step,
+      outcome: door.run?.step === 'done' ? door.last?.outcome : undefined,
+    });
+    return door;
+  });
+
+const ssm = sdkClient(SSMClient);
+const s3 = sdkClient(S3Client);
+const eks = sdkClient(EKSClient);
+/** The account's clients: target reads, and (with ECR) the account remedies' writes in door-remedies. */
+export const doorClients: DoorClients = { iam: sdkClient(IAMClient), eks, ec2: new Ec2QueryClient() };
+const endpoint = endpointCache(eks, process.env.AWS_REGION ?? 'us-east-1');
+// The function role's credentials, as the SDK client resolved them, sign the EKS token.
+const tokens = new EksTokenCache(() => eks.config.credentials());
+
+/** The door's dependencies without account remedies. */
+export const doorDeps = async (): Promise<DoorDeps> => ({
+  ddb: documentClient(),
+  ssm,
+  s3,
+  aws: doorClients,
+  cluster: async (name: string) => new ClusterApi(await endpoint(name), tokens),
+  config: await workflowConfig(),
+  now: Date.now,
+});
