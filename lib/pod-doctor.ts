@@ -31,6 +31,7 @@ import { KubernetesAccess, KubernetesSweep } from './constructs/kubernetes-acces
 import { NodeCommands } from './constructs/node-commands.js';
 import { Notifications } from './constructs/notifications.js';
 import { OperationsDashboard } from './constructs/operations-dashboard.js';
+import { estimatePolicyArnSize } from './constructs/pod-doctor-function.js';
 import { EnvironmentSizeCheck } from './constructs/resolved-size.js';
 import { configFromProps, type PodDoctorProps } from './pod-doctor-props.js';
 import { requireClustersInStackRegion, requirePullThroughSecretsHere, warnIamEventsNotSeen } from './regions.js';
@@ -96,6 +97,7 @@ export class PodDoctor extends Construct {
 
   constructor(scope: Construct, id: string, props: PodDoctorProps = {}) {
     super(scope, id);
+    estimatePolicyArnSize(this);
     const config = configFromProps(props);
     this.config = config;
     requireClustersInStackRegion(this, config.clusters);
