@@ -177,7 +177,12 @@ export interface PodDoctorProps {
    * account's quota of 10 refuses any).
    * @default - none reserved; the endpoint refuses malformed, expired and unsigned requests before any AWS call
    */
-  readonly approvalReservedConcurrency?: { readonly executions: number; readonly reason: string };
+  readonly approvalReservedConcurrency?: {
+    /** Concurrent executions reserved (1 to 1000). */
+    readonly executions: number;
+    /** Why this account can afford them (at least 10 characters; recorded in the template). */
+    readonly reason: string;
+  };
   /**
    * How long incident rows stay in the history table (DynamoDB TTL, whole days).
    * @default Duration.days(365)

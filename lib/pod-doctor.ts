@@ -32,6 +32,7 @@ import { KubernetesEvents } from './constructs/kubernetes-events.js';
 import { NodeCommands } from './constructs/node-commands.js';
 import { Notifications } from './constructs/notifications.js';
 import { OperationsDashboard } from './constructs/operations-dashboard.js';
+import { estimatePolicyArnSize } from './constructs/pod-doctor-function.js';
 import { EnvironmentSizeCheck } from './constructs/resolved-size.js';
 import { SignalCheck } from './constructs/signal-check.js';
 import { configFromProps, type PodDoctorProps } from './pod-doctor-props.js';
@@ -102,6 +103,7 @@ export class PodDoctor extends Construct {
 
   constructor(scope: Construct, id: string, props: PodDoctorProps = {}) {
     super(scope, id);
+    estimatePolicyArnSize(this);
     const config = configFromProps(props);
     this.config = config;
     requireClustersInStackRegion(this, config.clusters);

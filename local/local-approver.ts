@@ -15,10 +15,11 @@ export function approvalTask(ctx: TaskContext, state: string) {
   return async (params: { FunctionName: string; Payload: Record<string, unknown> }) => {
     const fn = ctx.roles.functionOfState(state);
     await authorizeInvoke(ctx, fn);
-    const { answer, killSwitch } = approverOf(ctx.options, params.Payload);
+    const { answer, killSwitch } = approverOf(ctx.options, params.Payload, asked(ctx));
     if (answer === 'timeout' || answer === undefined)
       throw Object.assign(new Error('States.Timeout'), { name: 'States.Timeout' });
     await sendApprovalRequest(ctx, fn, params.Payload);
+    await ctx.options.duringApproval?.();
     // Asked, and no one answers before the deadline (the approvers got the signed link).
     if (answer === 'unanswered') throw Object.assign(new Error('States.Timeout'), { name: 'States.Timeout' });
     if (killSwitch) ctx.clients.setKillSwitch(killSwitch);
@@ -27,12 +28,21 @@ export function approvalTask(ctx: TaskContext, state: string) {
   };
 }
 
+const asks = new WeakMap<TaskContext, number>();
+/** How many approval requests this run asked before this one. */
+function asked(ctx: TaskContext): number {
+  const n = asks.get(ctx) ?? 0;
+  asks.set(ctx, n + 1);
+  return n;
+}
+
 /**
  * The run's answer to the request, and the kill switch an operator sets meanwhile: the drain's or
  * the eviction's own (by what the door asks for), or the run's.
  */
-function approverOf(o: RunOptions, payload: Record<string, unknown>) {
+function approverOf(o: RunOptions, payload: Record<string, unknown>, index: number) {
   const kind = (payload.ask as { kind?: string } | undefined)?.kind;
+  if (o.approvals && index < o.approvals.length) return { answer: o.approvals[index], killSwitch: undefined };
   if (kind === 'drain-node')
     return { answer: o.drainApproval ?? o.approval, killSwitch: o.killSwitchDuringDrainApproval };
   if (kind === 'evict-stuck-pods')

@@ -81,6 +81,13 @@ export interface RunOptions {
   readonly trustedSandboxImages?: readonly string[];
   /** The approver's answer; `timeout`: not asked in time; `unanswered`: asked (row, e-mail), no answer before the deadline. */
   readonly approval?: 'approve' | 'reject' | 'timeout' | 'unanswered';
+  /**
+   * The answers to the approval requests in the order they are asked (then `approval` for the rest):
+   * an approval covers one request and its diff, so a request asked again gets the next answer.
+   */
+  readonly approvals?: readonly ('approve' | 'reject' | 'unanswered')[];
+  /** What someone changes while an approval request waits (before the approver answers). */
+  readonly duringApproval?: () => void | Promise<void>;
   /** The kill switch an operator sets while an approval request waits (before the approver answers). */
   readonly killSwitchDuringApproval?: 'on' | 'unreadable';
   /** The answer to the drain after a failed restart (default: `approval`), and a kill switch set meanwhile. */

@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import { AssetHashType, DockerImage, Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { type AddToPrincipalPolicyResult, type PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import {
   Architecture,
   type CfnFunction,
@@ -62,7 +62,7 @@ export class PodDoctorFunction extends LambdaFunction {
     });
     // An own role (instead of the default one with AWSLambdaBasicExecutionRole) so the function can
     // only write to its own log group.
-    const role = new Role(logScope, 'Role', {
+    const role = new ChunkedStatementsRole(logScope, 'Role', {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
       description: `pod-doctor ${id} function`,
     });
@@ -90,6 +90,52 @@ export class PodDoctorFunction extends LambdaFunction {
     // Which handler of lambdas/handlers/ runs here, for readers of the template (and the bundle tests).
     (this.node.defaultChild as CfnFunction).addMetadata('PodDoctorHandler', entry.name);
     acknowledgeFunction(this, role, synchronousOnly ?? false);
+  }
+}
+
+/** The CDK context key of the size it assumes for an ARN that holds a token when it splits policies. */
+const ARN_SIZE_ESTIMATE_CONTEXT = '@aws-cdk/aws-iam.arnSizeEstimate';
+
+/**
+ * The ARN size pod-doctor's policies are split with: its ARNs hold only pseudo parameters (partition,
+ * Region, account) or generated names, 60-100 characters resolved, where the CDK assumes 150 and so
+ * fills managed policies two-thirds: measured, the door's role then needs 15 managed policies at 50
+ * clusters instead of 10 (IAM's default quota). An app that sets the context keeps its own value.
+ */
+export const POLICY_ARN_SIZE_ESTIMATE = 100;
+
+/** Sets {@link POLICY_ARN_SIZE_ESTIMATE} on `scope` (before it has children) unless the app set one. */
+export function estimatePolicyArnSize(scope: Construct): void {
+  if (scope.node.tryGetContext(ARN_SIZE_ESTIMATE_CONTEXT) === undefined) {
+    scope.node.setContext(ARN_SIZE_ESTIMATE_CONTEXT, POLICY_ARN_SIZE_ESTIMATE);
+  }
+}
+
+/** Most resources one statement keeps before it is added as several (see {@link ChunkedStatementsRole}). */
+export const RESOURCES_PER_STATEMENT = 10;
+
+/**
+ * A function role that adds a statement naming more than {@link RESOURCES_PER_STATEMENT} resources
+ * as several statements of at most that many (same actions, same conditions). The CDK's policy
+ * minimization (`@aws-cdk/aws-iam:minimizePolicies`) merges statements again only up to its
+ * 2,000-character bound when a role outgrows IAM's 10,240 inline characters, and spreads them over
+ * managed policies of at most 6,144 characters; one statement listing every cluster's ARNs cannot be
+ * spread: measured, it passes a managed policy's 6,144 characters at ~29 clusters (two ARNs per log
+ * group) to ~70 (one ARN per cluster). Least privilege is unchanged: the same actions on the same
+ * resources. A statement with a Sid or NotResource is kept whole (a Sid must stay unique).
+ */
+class ChunkedStatementsRole extends Role {
+  override addToPrincipalPolicy(statement: PolicyStatement): AddToPrincipalPolicyResult {
+    const resources = statement.resources;
+    if (resources.length <= RESOURCES_PER_STATEMENT || statement.sid || statement.notResources.length > 0) {
+      return super.addToPrincipalPolicy(statement);
+    }
+    const results: AddToPrincipalPolicyResult[] = [];
+    for (let i = 0; i < resources.length; i += RESOURCES_PER_STATEMENT) {
+      const chunk = statement.copy({ resources: resources.slice(i, i + RESOURCES_PER_STATEMENT) });
+      results.push(super.addToPrincipalPolicy(chunk));
+    }
+    return { statementAdded: results.every((r) => r.statementAdded), policyDependable: results[0].policyDependable };
   }
 }
 

@@ -38,6 +38,7 @@ export function synthIn(
   config: unknown,
   env: Environment,
   outdir?: string,
+  extraContext: Record<string, unknown> = {},
 ): { template: Template; templateJson: Record<string, unknown> } {
   const { app, stack } = createApp(
     {
@@ -46,6 +47,7 @@ export function synthIn(
         ...CDK_JSON_CONTEXT,
         ...(config === undefined ? {} : { [CONFIG_CONTEXT_KEY]: config }),
         'aws:cdk:bundling-stacks': [],
+        ...extraContext,
       },
     },
     env,

@@ -101,6 +101,9 @@ interface RunOptions {
   broken?: ClusterCase['broken'];
   cls: FailureClass;
   template?: ResolvedTemplate;
+  approvals?: readonly ('approve' | 'reject' | 'unanswered')[];
+  /** What someone changes in the cluster while the approval waits. */
+  duringApproval?: (c: LocalCluster) => void;
 }
 
 async function run(
@@ -122,6 +125,8 @@ async function run(
       modes: { [o.cls]: o.mode },
       remedies: o.tier ? { [o.cls]: o.tier } : {},
       approval: o.approval,
+      approvals: o.approvals,
+      duringApproval: o.duringApproval ? () => o.duringApproval?.(c) : undefined,
       killSwitch: o.killSwitch,
       kubernetes: c.kubernetes,
     },
@@ -335,5 +340,35 @@ describe.each(NO_ACCESS)('without cluster access (%s)', { timeout: 60_000 }, (_,
     expect(message).toContain(
       'recommend: no cluster access (no Kubernetes function, or the cluster has kubernetesApi: false): set enable-windows-ipam',
     );
+  });
+});
+
+describe('an approval covers exactly the change it showed', { timeout: 60_000 }, () => {
+  /** The DaemonSet replaced aws-node on the node while the approval waited (a new pod, still not Ready). */
+  const awsNodeReplaced = (c: LocalCluster) => {
+    const pod = c.awsNodeOn() as { metadata: { name: string; uid?: string } };
+    pod.metadata.name = 'aws-node-9zq4w';
+    pod.metadata.uid = 'aws-node-uid-replaced';
+  };
+
+  it('the pod it showed was replaced during the wait: the approval does not cover the new one, nothing is deleted', async () => {
+    const { r, c, outcome, message } = await run({
+      mode: 'approve',
+      cls: 'ipamd-unavailable',
+      approvals: ['approve'],
+      duringApproval: awsNodeReplaced,
+    });
+    const ask = r.sns.find((m) => /approval needed/.test(m.subject ?? ''))?.message ?? '';
+    expect(ask).toContain('aws-node-7xk2p');
+    expect(c.writes()).toEqual([]);
+    expect(outcome).not.toMatch(/verified/);
+    expect(message).toMatch(/does not cover this exact action and change/);
+  });
+
+  it('the state it showed unchanged: the approved restart runs, once', async () => {
+    const { r, c } = await run({ mode: 'approve', cls: 'ipamd-unavailable', approvals: ['approve'] });
+    const subjects = r.sns.filter((m) => /approval needed/.test(m.subject ?? '')).map((m) => m.subject);
+    expect(subjects[0]).toContain('approval needed: restart-aws-node');
+    expect(c.writes()).toEqual(['DELETE /api/v1/namespaces/kube-system/pods/aws-node-7xk2p']);
   });
 });
