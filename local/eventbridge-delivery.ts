@@ -69,15 +69,3 @@ const kept = (failed: boolean, retry?: TargetRetry) => ({
   deadLettered: failed && retry?.deadLetter !== undefined,
   dropped: failed && retry?.deadLetter === undefined,
 });
-
-/** A seeded source of numbers in [0, 1) (mulberry32), so a run's jitter is the same every time. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { deliver, retryOf, seeded } from '../../local/eventbridge-delivery.js';
+import { seeded } from '../../bench/latency-model.js';
+import { deliver, retryOf } from '../../local/eventbridge-delivery.js';
 import { CHANNELS } from '../support/channels.js';
 import { synth } from '../support/synth.js';
 
