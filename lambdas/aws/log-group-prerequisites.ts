@@ -68,3 +68,32 @@ export async function ensureLogGroupReady(
     );
   return { created, otherFilters: others };
 }
+
+/** What one deployment makes ready: every log group it subscribes to. */
+export interface LogGroupsPrerequisitesInput extends Omit<LogGroupPrerequisitesInput, 'logGroupName'> {
+  readonly logGroupNames: readonly string[];
+}
+
+/**
+ * Every group of the deployment made ready, one after another (CloudWatch Logs' control-plane calls
+ * are rate-limited per account); the groups without a free filter slot are refused together, each
+ * named with its filters, so one deployment attempt shows them all.
+ * @throws SubscriptionFilterLimitError naming every group without a slot
+ */
+export async function ensureLogGroupsReady(
+  logs: CloudWatchLogsClient,
+  input: LogGroupsPrerequisitesInput,
+): Promise<{ readonly created: readonly string[] }> {
+  const created: string[] = [];
+  const refused: string[] = [];
+  for (const logGroupName of new Set(input.logGroupNames)) {
+    try {
+      if ((await ensureLogGroupReady(logs, { ...input, logGroupName })).created) created.push(logGroupName);
+    } catch (e) {
+      if (!(e instanceof SubscriptionFilterLimitError)) throw e;
+      refused.push(e.message);
+    }
+  }
+  if (refused.length) throw new SubscriptionFilterLimitError(refused.join('; '));
+  return { created };
+}

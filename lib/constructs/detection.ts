@@ -134,6 +134,7 @@ export class Detection extends Construct {
           logRetention: props.logRetention,
         })
       : undefined;
+    const ready = prerequisites?.ready(this, 'LogGroupsReady');
     for (const cluster of props.clusters) {
       for (const [i, name] of cluster.logGroups.entries()) {
         const logGroup = LogGroup.fromLogGroupName(this, `${cluster.name}LogGroup${i}`, name);
@@ -144,8 +145,7 @@ export class Detection extends Construct {
           filterPattern: FilterPattern.literal(SUBSCRIPTION_FILTER_PATTERN),
         });
         // The group exists and has a free filter slot before CloudFormation subscribes to it.
-        if (prerequisites)
-          filter.node.addDependency(prerequisites.readyFor(this, `${cluster.name}LogGroupReady${i}`, name));
+        if (ready) filter.node.addDependency(ready);
       }
     }
   }

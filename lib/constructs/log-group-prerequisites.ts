@@ -19,10 +19,12 @@ export interface LogGroupPrerequisitesProps {
 }
 
 /**
- * Before each subscription filter, a custom resource makes its log group ready: created when it does
- * not exist yet (Container Insights creates it only on its first flush), and the deployment refused,
- * with the filters named, when the group's 2 subscription filters (the CloudWatch Logs limit) belong
- * to others. Log groups live in the stack's region, so the destination is always in the same region.
+ * Before the subscription filters, one custom resource makes every log group ready: created when it
+ * does not exist yet (Container Insights creates it only on its first flush), and the deployment
+ * refused, with the groups and their filters named, when a group's 2 subscription filters (the
+ * CloudWatch Logs limit) belong to others. One resource for all groups, not one per group: a stack
+ * holds 500 resources, and per-cluster resources are what a large fleet runs out of. Log groups live
+ * in the stack's region, so the destination is always in the same region.
  */
 export class LogGroupPrerequisites extends Construct {
   private readonly provider: Provider;
@@ -36,7 +38,8 @@ export class LogGroupPrerequisites extends Construct {
       entry: lambdaEntry('log-group-prerequisites'),
       description: 'pod-doctor: create a missing log group; refuse one without a free subscription filter slot',
       logRetention: props.logRetention,
-      timeout: Duration.seconds(60),
+      // One group after another (control-plane calls are rate-limited): a few hundred groups fit.
+      timeout: Duration.minutes(5),
       synchronousOnly: true,
     });
     const groups = props.logGroupNames.flatMap((name) => {
@@ -62,13 +65,13 @@ export class LogGroupPrerequisites extends Construct {
     acknowledgeProviderFramework(this.provider, fn);
   }
 
-  /** The custom resource that makes `logGroupName` ready; subscribe only after it. */
-  readyFor(scope: Construct, id: string, logGroupName: string): CustomResource {
+  /** The custom resource that makes every log group ready; subscribe only after it. */
+  ready(scope: Construct, id: string): CustomResource {
     return new CustomResource(scope, id, {
       serviceToken: this.provider.serviceToken,
       resourceType: 'Custom::PodDoctorLogGroupReady',
       properties: {
-        LogGroupName: logGroupName,
+        LogGroupNames: [...new Set(this.props.logGroupNames)],
         DestinationArn: this.props.destination.functionArn,
         RetentionInDays: this.props.logRetention,
       },

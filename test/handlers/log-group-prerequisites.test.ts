@@ -8,7 +8,11 @@ import {
 } from '@aws-sdk/client-cloudwatch-logs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ensureLogGroupReady, SubscriptionFilterLimitError } from '../../lambdas/aws/log-group-prerequisites.js';
+import {
+  ensureLogGroupReady,
+  ensureLogGroupsReady,
+  SubscriptionFilterLimitError,
+} from '../../lambdas/aws/log-group-prerequisites.js';
 
 const logs = new CloudWatchLogsClient({
   region: 'eu-west-1',
@@ -81,5 +85,29 @@ describe('log group prerequisites (before pod-doctor subscribes)', () => {
       .on(CreateLogGroupCommand)
       .rejects(Object.assign(new Error('User is not authorized'), { name: 'AccessDeniedException' }));
     await expect(ensureLogGroupReady(logs, input)).rejects.toThrow('User is not authorized');
+  });
+
+  it('every group of the deployment: the groups without a slot are refused together, each named; the others made ready', async () => {
+    const full = '/aws/containerinsights/full/dataplane';
+    mock
+      .on(CreateLogGroupCommand)
+      .rejects(Object.assign(new Error('exists'), { name: 'ResourceAlreadyExistsException' }));
+    mock.on(DescribeSubscriptionFiltersCommand).resolves({ subscriptionFilters: [] });
+    mock.on(DescribeSubscriptionFiltersCommand, { logGroupName: full }).resolves({
+      subscriptionFilters: [
+        filter('datadog-forwarder', 'arn:aws:firehose:eu-west-1:111122223333:deliverystream/dd'),
+        filter('splunk', 'arn:aws:logs:eu-west-1:111122223333:destination:splunk'),
+      ],
+    });
+    const all = { ...input, logGroupNames: [GROUP, full, GROUP] };
+    await expect(ensureLogGroupsReady(logs, all)).rejects.toThrow(SubscriptionFilterLimitError);
+    await expect(ensureLogGroupsReady(logs, all)).rejects.toThrow(
+      `log group ${full} already has 2 subscription filters`,
+    );
+    // Each group once, the one without a slot among them.
+    expect(
+      new Set(mock.commandCalls(DescribeSubscriptionFiltersCommand).map((c) => c.args[0].input.logGroupName)),
+    ).toEqual(new Set([GROUP, full]));
+    expect(await ensureLogGroupsReady(logs, { ...input, logGroupNames: [GROUP] })).toEqual({ created: [] });
   });
 });

@@ -34,19 +34,23 @@ describe('log-group-prerequisites: createHandler(logs)', () => {
     RequestType,
     ResourceProperties: {
       ServiceToken: 'arn:aws:lambda:eu-west-1:111122223333:function:provider',
-      LogGroupName: '/eks/prod-eu/ipamd',
+      LogGroupNames: ['/eks/prod-eu/ipamd', '/aws/containerinsights/prod-eu/dataplane'],
       DestinationArn: 'arn:aws:lambda:eu-west-1:111122223333:function:ingest',
       RetentionInDays: '90',
     },
   });
 
-  it('makes the log group ready on Create (the properties arrive as strings)', async () => {
+  it('makes every log group ready on Create (the properties arrive as strings)', async () => {
     const mock = mockClient(logs);
     mock.on(CreateLogGroupCommand).resolves({});
     mock.on(DescribeSubscriptionFiltersCommand).resolves({ subscriptionFilters: [] });
     mock.on(PutRetentionPolicyCommand).resolves({});
     const out = await logGroup.createHandler(logs)(event('Create'), lambdaContext());
-    expect(out).toEqual({ PhysicalResourceId: 'log-group-ready:/eks/prod-eu/ipamd', Data: { Created: 'true' } });
+    expect(out).toEqual({ PhysicalResourceId: 'log-groups-ready', Data: { Created: '2' } });
+    expect(mock.commandCalls(CreateLogGroupCommand).map((c) => c.args[0].input.logGroupName)).toEqual([
+      '/eks/prod-eu/ipamd',
+      '/aws/containerinsights/prod-eu/dataplane',
+    ]);
     expect(mock.commandCalls(PutRetentionPolicyCommand)[0].args[0].input.retentionInDays).toBe(90);
     mock.restore();
   });
@@ -54,7 +58,7 @@ describe('log-group-prerequisites: createHandler(logs)', () => {
   it('changes nothing on Delete', async () => {
     const mock = mockClient(logs);
     const out = await logGroup.createHandler(logs)(event('Delete'), lambdaContext());
-    expect(out).toEqual({ PhysicalResourceId: 'log-group-ready:/eks/prod-eu/ipamd' });
+    expect(out).toEqual({ PhysicalResourceId: 'log-groups-ready' });
     expect(mock.calls()).toHaveLength(0);
     mock.restore();
   });
