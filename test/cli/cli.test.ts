@@ -245,10 +245,14 @@ describe('pod-doctor demo', () => {
         events.some((e) => e.regarding.startsWith('Node ')),
         name,
       ).toBe(true);
+      // Events go on the pods still stuck when the run reports: where the repair let them start (the
+      // events-only scenario runs a kubelet that starts them), the node carries the report alone.
+      const podsStarted =
+        SCENARIOS.find((s) => s.name === name)?.eventsWatched === true && /verified/.test(records[name].outcome);
       expect(
         events.some((e) => e.regarding.startsWith('Pod ')),
         name,
-      ).toBe(true);
+      ).toBe(!podsStarted);
       const cause = events.find((e) => e.reason === 'Diagnosed');
       expect(cause?.type, name).toBe('Warning');
       expect(cause?.note, name).toMatch(
