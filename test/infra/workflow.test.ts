@@ -59,3 +59,33 @@ describe('incident workflow infrastructure', () => {
     expect(actions.filter((a) => /^ssm:(Put|Delete)/.test(a))).toEqual([]);
   });
 });
+
+describe('the state machine is valid ASL in every configuration', () => {
+  type AslState = { Type: string; Choices?: unknown[]; Branches?: { States: Record<string, AslState> }[] };
+  const definitionOf = (config: Parameters<typeof synth>[0]) => {
+    const { template } = synth(config);
+    const sm = Object.values(template.findResources('AWS::StepFunctions::StateMachine'))[0] as {
+      Properties: { DefinitionString: { 'Fn::Join': [string, unknown[]] } };
+    };
+    const text = sm.Properties.DefinitionString['Fn::Join'][1]
+      .map((p) => (typeof p === 'string' ? p : 'TOKEN'))
+      .join('');
+    return JSON.parse(text) as { States: Record<string, AslState> };
+  };
+  const all = (states: Record<string, AslState>): [string, AslState][] =>
+    Object.entries(states).flatMap(([n, s]) => [
+      [n, s] as [string, AslState],
+      ...(s.Branches ?? []).flatMap((b) => all(b.States)),
+    ]);
+
+  it.each([
+    ['no cluster', { clusters: [] }],
+    ['a cluster whose API pod-doctor does not reach', { clusters: [{ name: 'legacy', kubernetesApi: false }] }],
+    ['a cluster with its API', { clusters: [{ name: 'prod-eu' }] }],
+  ])('%s: every Choice has at least one rule (Step Functions refuses one without)', (_, config) => {
+    const states = all(definitionOf(config as Parameters<typeof synth>[0]).States);
+    const choices = states.filter(([, s]) => s.Type === 'Choice');
+    expect(choices.length).toBeGreaterThan(0);
+    expect(choices.filter(([, s]) => !s.Choices?.length).map(([n]) => n)).toEqual([]);
+  });
+});

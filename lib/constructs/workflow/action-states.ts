@@ -155,38 +155,38 @@ function verifyStates(scope: Construct, p: ActionStatesProps): State {
  * "After the check?": a runtime restart that did not fix the node asks for the drain; a repaired
  * node whose pods stay stuck evicts them (with cluster access, as Decide planned); else summarize.
  */
-function afterCheck(scope: Construct, p: ActionStatesProps): State {
-  const choice = new Choice(scope, 'After the check?');
+function afterCheck(scope: Construct, p: ActionStatesProps): IChainable {
   const fn = p.kubernetes;
-  if (fn) {
-    const drain = p.door.call('Drain: request', {
-      slot: 'drain',
-      returnTo: 'summarize',
-      request: at('plan', 'requests', 'drain'),
-    });
-    const evict = p.door.call('Evict: request', {
-      slot: 'evict',
-      returnTo: 'evict',
-      request: at('plan', 'requests', 'evict'),
-    });
-    p.door.continueWith('evict', evictDone(scope, p, fn));
-    choice
-      .when(
-        Condition.and(
-          Condition.booleanEquals(at('verification', 'verified'), false),
-          Condition.stringEquals(at('door', 'lastAction', 'kind'), 'restart-runtime'),
-          present('plan', 'requests', 'drain'),
-        ),
-        drain,
-      )
-      .when(
-        Condition.and(
-          Condition.booleanEquals(at('verification', 'podsStillStuck'), true),
-          present('plan', 'requests', 'evict'),
-        ),
-        evict,
-      );
-  }
+  // Without cluster access there is no drain or eviction to choose: a Choice without rules is not valid ASL.
+  if (!fn) return p.summarize;
+  const choice = new Choice(scope, 'After the check?');
+  const drain = p.door.call('Drain: request', {
+    slot: 'drain',
+    returnTo: 'summarize',
+    request: at('plan', 'requests', 'drain'),
+  });
+  const evict = p.door.call('Evict: request', {
+    slot: 'evict',
+    returnTo: 'evict',
+    request: at('plan', 'requests', 'evict'),
+  });
+  p.door.continueWith('evict', evictDone(scope, p, fn));
+  choice
+    .when(
+      Condition.and(
+        Condition.booleanEquals(at('verification', 'verified'), false),
+        Condition.stringEquals(at('door', 'lastAction', 'kind'), 'restart-runtime'),
+        present('plan', 'requests', 'drain'),
+      ),
+      drain,
+    )
+    .when(
+      Condition.and(
+        Condition.booleanEquals(at('verification', 'podsStillStuck'), true),
+        present('plan', 'requests', 'evict'),
+      ),
+      evict,
+    );
   return choice.otherwise(p.summarize);
 }
 
