@@ -1,10 +1,12 @@
-import { Arn, Aspects, Duration, type IAspect, Stack, Token } from 'aws-cdk-lib';
+import { Arn, Aspects, Aws, Duration, type IAspect, Stack, Token } from 'aws-cdk-lib';
 import { GraphWidget } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import { CfnRole, type Grant, Grant as IamGrant, type IGrantable, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct, type IConstruct } from 'constructs';
 import { FLEET_NAME, type FleetMember, fleetMembers, hubRolePath, spokeRoleName } from '../lambdas/core/fleet.js';
+import { doorRolePath, spokeDoorRoleName } from '../lambdas/core/fleet-reach.js';
 import { ConfigError } from './config.js';
 import { FleetBus } from './constructs/fleet/fleet-bus.js';
 import { search } from './constructs/operations-dashboard.js';
@@ -31,7 +33,8 @@ class HubRolePath implements IAspect {
   constructor(private readonly path: string) {}
 
   visit(node: IConstruct): void {
-    if (!(node instanceof CfnRole)) return;
+    // A role with its own path under the fleet's (the door's) keeps it.
+    if (!(node instanceof CfnRole) || node.path) return;
     const trust = JSON.stringify(Stack.of(node).resolve(node.assumeRolePolicyDocument));
     if (trust.includes(new ServicePrincipal('lambda.amazonaws.com').service)) node.path = this.path;
   }
@@ -79,10 +82,28 @@ export class PodDoctorHub extends Construct {
       logRetention: props.logRetention ?? RetentionDays.THREE_MONTHS,
     });
     this.bus = this.fleetBus.bus;
+    this.actInMembers(podDoctor.workflow.door.function as LambdaFunction);
     Aspects.of(this).add(new HubRolePath(hubRolePath(fleet.name)));
     this.addFleetView();
     for (const fn of Object.values(podDoctor.checks.functions)) this.grantAssumeSpokeRoles(fn);
     this.grantAssumeSpokeRoles(podDoctor.checks.resolveNode);
+  }
+
+  /**
+   * The door acts in member accounts through their spoke door roles: its own role under the door's
+   * path (the only one those roles trust), the right to assume them and to set the source identity
+   * that names the incident, and the fleet's name and hub account in its environment.
+   */
+  private actInMembers(door: LambdaFunction): void {
+    (door.role?.node.defaultChild as CfnRole).path = doorRolePath(this.fleet.name);
+    IamGrant.addToPrincipal({
+      grantee: door,
+      actions: ['sts:AssumeRole', 'sts:SetSourceIdentity'],
+      resourceArns: this.memberRoleArns(spokeDoorRoleName),
+      conditions: this.inOrganization(),
+    });
+    door.addEnvironment('FLEET_NAME', this.fleet.name);
+    door.addEnvironment('FLEET_HUB_ACCOUNT', Aws.ACCOUNT_ID);
   }
 
   /** The fleet's rows on the operations dashboard: incidents, refused events and records read, per account. */
@@ -112,6 +133,11 @@ export class PodDoctorHub extends Construct {
 
   /** The spoke role ARNs of every member account and Region. */
   spokeRoleArns(): string[] {
+    return this.memberRoleArns(spokeRoleName);
+  }
+
+  /** The ARNs of one of the members' roles (`name` per fleet and Region) in every member account and Region. */
+  private memberRoleArns(name: (fleet: string, region: string) => string): string[] {
     const stack = Stack.of(this);
     return this.fleet.members.flatMap((m) =>
       m.regions.map((region) =>
@@ -121,7 +147,7 @@ export class PodDoctorHub extends Construct {
             region: '',
             account: m.account,
             resource: 'role',
-            resourceName: spokeRoleName(this.fleet.name, region),
+            resourceName: name(this.fleet.name, region),
           },
           stack,
         ),
@@ -131,6 +157,16 @@ export class PodDoctorHub extends Construct {
 
   /** Lets `grantee` (a hub function: its role is under the fleet's path) assume the members' spoke roles. */
   grantAssumeSpokeRoles(grantee: IGrantable): Grant {
-    return IamGrant.addToPrincipal({ grantee, actions: ['sts:AssumeRole'], resourceArns: this.spokeRoleArns() });
+    return IamGrant.addToPrincipal({
+      grantee,
+      actions: ['sts:AssumeRole'],
+      resourceArns: this.spokeRoleArns(),
+      conditions: this.inOrganization(),
+    });
+  }
+
+  /** The role assumed is in an account of the organization now (an account that left is refused, whatever is deployed there). */
+  private inOrganization() {
+    return { StringEquals: { 'aws:ResourceOrgID': this.fleet.organizationId } };
   }
 }

@@ -10,9 +10,12 @@ import { LambdaDestination } from 'aws-cdk-lib/aws-logs-destinations';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { SPOKE_SOURCE } from '../lambdas/core/fleet.js';
+import { spokeDocumentName } from '../lambdas/core/fleet-reach.js';
 import { createDeadLetterQueue } from './constructs/dead-letter-queue.js';
 import { SUBSCRIPTION_FILTER_PATTERN } from './constructs/detection.js';
+import { SpokeDoorRole } from './constructs/fleet/spoke-door-role.js';
 import { SpokeRole } from './constructs/fleet/spoke-role.js';
+import { NodeCommands } from './constructs/node-commands.js';
 import { lambdaEntry } from './constructs/paths.js';
 import { PodDoctorFunction } from './constructs/pod-doctor-function.js';
 import { CLOUDTRAIL_RULES } from './event-patterns.js';
@@ -50,11 +53,16 @@ export interface PodDoctorSpokeProps {
 /**
  * pod-doctor in a member account and Region: the signals (log subscriptions into an ingest that
  * classifies and forwards incident candidates; CloudTrail rules) go to the hub's bus, each rule with
- * its own role; and the one role the hub's functions assume here. Nothing here decides or acts.
+ * its own role; the role the hub's checks assume here (reads), and the role only the hub's door
+ * assumes (Run Command with pod-doctor's documents on the clusters' nodes). Nothing here decides.
  */
 export class PodDoctorSpoke extends Construct {
-  /** The role the hub assumes in this account and Region. */
+  /** The role the hub's checks assume in this account and Region (reads only). */
   readonly role: IRole;
+  /** The role the hub's door assumes here: Run Command on the clusters' nodes, nothing else that writes. */
+  readonly doorRole: IRole;
+  /** pod-doctor's documents in this account and Region, by their fixed names. */
+  readonly nodeCommands: NodeCommands;
   /** Classifies this account's log lines and puts the candidates on the account's default bus. */
   readonly ingest: IFunction;
   /** Log records the ingest could not forward. */
@@ -65,6 +73,12 @@ export class PodDoctorSpoke extends Construct {
     this.role = new SpokeRole(this, 'HubAccess', props).role;
     this.deadLetterQueue = createDeadLetterQueue(this, 'DeadLetterQueue');
     const clusters = props.clusters ?? [];
+    this.nodeCommands = new NodeCommands(this, 'NodeCommands', (c) => spokeDocumentName(props.fleet, c));
+    this.doorRole = new SpokeDoorRole(this, 'DoorAccess', {
+      ...props,
+      clusters: clusters.map((c) => c.name),
+      nodeCommands: this.nodeCommands,
+    }).role;
     const ingest = new PodDoctorFunction(this, 'Ingest', {
       entry: lambdaEntry('spoke-ingest'),
       description: 'pod-doctor spoke: classify node log lines, send incident candidates to the hub',

@@ -52,6 +52,8 @@ export interface Session {
   readonly sessionName: string;
   /** The role that assumed this one (role chaining). */
   readonly sourceArn: string;
+  /** The source identity set when it was assumed: every call of the session carries it (`aws:SourceIdentity`). */
+  readonly sourceIdentity?: string;
 }
 
 /** An event as EventBridge delivers it: `account` and `region` are the sender's, set by EventBridge. */
@@ -144,11 +146,10 @@ export class FleetWorld {
   async assumeRole(
     caller: string,
     roleArn: string,
-    options: { externalId?: string; sessionName: string; region: string },
+    options: { externalId?: string; sessionName: string; region: string; sourceIdentity?: string },
   ): Promise<Session> {
     this.checkReachable(options.region, 'sts');
     const callerAccount = accountOfArn(caller.replace(':sts::', ':iam::x:')) ?? /::(\d{12}):/.exec(caller)?.[1] ?? '';
-    const from = this.holderOfRole(caller);
     const request: AwsRequest = {
       action: 'sts:AssumeRole',
       resource: roleArn,
@@ -157,19 +158,19 @@ export class FleetWorld {
         'aws:PrincipalAccount': callerAccount,
         ...(this.organization.orgOf(callerAccount) ? { 'aws:PrincipalOrgID': this.organization.id } : {}),
         ...(options.externalId !== undefined ? { 'sts:ExternalId': options.externalId } : {}),
+        ...(options.sourceIdentity !== undefined ? { 'sts:SourceIdentity': options.sourceIdentity } : {}),
+        // Present only when the role's account is in an organization (the IAM condition key reference).
+        ...(this.organization.orgOf(accountOfArn(roleArn) ?? '') ? { 'aws:ResourceOrgID': this.organization.id } : {}),
       },
     };
-    const target = this.holderOfRole(roleArn);
-    const why = !from
-      ? `no role ${caller} exists in this world`
-      : !target
-        ? 'the role does not exist'
-        : await from.authz.deniedBecause(caller, request, {
-            identity: from.authz.identityPolicies(caller),
-            resourcePolicy: target.authz.resourcePolicy(roleArn, 'sts:AssumeRole') ?? { Statement: [] },
-          });
-    this.decisions.push({ principal: caller, action: request.action, resource: roleArn, allowed: !why });
-    if (why) throw stsDenied(caller, request, why);
+    // A source identity is authorised as its own action, sts:SetSourceIdentity, by both policies.
+    const requests: AwsRequest[] =
+      options.sourceIdentity === undefined ? [request] : [request, { ...request, action: 'sts:SetSourceIdentity' }];
+    for (const r of requests) {
+      const why = await this.trustDecision(caller, roleArn, r);
+      this.decisions.push({ principal: caller, action: r.action, resource: roleArn, allowed: !why });
+      if (why) throw stsDenied(caller, r, why);
+    }
     const account = accountOfArn(roleArn) ?? '';
     const name = roleArn.split('/').pop() ?? '';
     return {
@@ -178,7 +179,20 @@ export class FleetWorld {
       assumedRoleArn: `arn:${PARTITION}:sts::${account}:assumed-role/${name}/${options.sessionName}`,
       sessionName: options.sessionName,
       sourceArn: caller,
+      ...(options.sourceIdentity !== undefined ? { sourceIdentity: options.sourceIdentity } : {}),
     };
+  }
+
+  /** Why STS refuses `request` on `roleArn` for `caller` (its identity policies, the role's trust policy), if it does. */
+  private async trustDecision(caller: string, roleArn: string, request: AwsRequest): Promise<string | undefined> {
+    const from = this.holderOfRole(caller);
+    const target = this.holderOfRole(roleArn);
+    if (!from) return `no role ${caller} exists in this world`;
+    if (!target) return 'the role does not exist';
+    return from.authz.deniedBecause(caller, request, {
+      identity: from.authz.identityPolicies(caller),
+      resourcePolicy: target.authz.resourcePolicy(roleArn, request.action) ?? { Statement: [] },
+    });
   }
 
   /** Authorises `request` made with an assumed session: the role's own identity policies, in its account. */
@@ -189,7 +203,16 @@ export class FleetWorld {
       accountOfArn(request.resource) ? request.resource.split(':')[3] || holder.env.region : holder.env.region,
       request.action.split(':')[0],
     );
-    await holder.authz.authorize(session.roleArn, request);
+    const sourceIdentity: Record<string, string> =
+      session.sourceIdentity === undefined ? {} : { 'aws:SourceIdentity': session.sourceIdentity };
+    const decision = { principal: session.assumedRoleArn, action: request.action, resource: request.resource };
+    try {
+      await holder.authz.authorize(session.roleArn, { ...request, context: { ...request.context, ...sourceIdentity } });
+    } catch (e) {
+      this.decisions.push({ ...decision, allowed: false });
+      throw e;
+    }
+    this.decisions.push({ ...decision, allowed: true });
   }
 
   /**

@@ -17,8 +17,16 @@ export class UnmappedCallError extends Error {
 
 type Input = Record<string, unknown>;
 const s = (v: unknown) => String(v ?? '');
-const arn = (service: string, resource: string, account = ACCOUNT) =>
-  `arn:${PARTITION}:${service}:${REGION}:${account}:${resource}`;
+/** Where a call is made: the local runtime's own account and Region, or a fleet member's. */
+export interface CallSite {
+  readonly account: string;
+  readonly region: string;
+}
+const HOME: CallSite = { account: ACCOUNT, region: REGION };
+/** The site of the request being mapped (requestsOf sets it for the call). */
+let site: CallSite = HOME;
+const arn = (service: string, resource: string, account = site.account) =>
+  `arn:${PARTITION}:${service}:${site.region}:${account}:${resource}`;
 const one = (action: string, resource: string, context?: AwsRequest['context']): AwsRequest[] => [
   { action, resource, ...(context ? { context } : {}) },
 ];
@@ -33,8 +41,20 @@ const DOCUMENT_ACTIONS: Record<string, string> = {
   Scan: 'Scan',
 };
 
-/** The IAM requests one SDK call makes: action(s) and resource ARN(s), per the Service Authorization Reference. */
-export function requestsOf(service: string, command: string, i: Input): AwsRequest[] {
+/**
+ * The IAM requests one SDK call makes: action(s) and resource ARN(s), per the Service Authorization
+ * Reference, for a call made in `where` (default: the local runtime's account and Region).
+ */
+export function requestsOf(service: string, command: string, i: Input, where: CallSite = HOME): AwsRequest[] {
+  site = where;
+  try {
+    return requestsAt(service, command, i);
+  } finally {
+    site = HOME;
+  }
+}
+
+function requestsAt(service: string, command: string, i: Input): AwsRequest[] {
   const name = command.replace(/Command$/, '');
   const action = `${service}:${service === 'dynamodb' ? (DOCUMENT_ACTIONS[name] ?? name) : name}`;
   switch (service) {
@@ -68,22 +88,22 @@ export function requestsOf(service: string, command: string, i: Input): AwsReque
       return one(action, '*');
     case 'iam':
       if (/^(Attach|Detach)RolePolicy$/.test(name))
-        return one(action, `arn:${PARTITION}:iam::${ACCOUNT}:role/${s(i.RoleName)}`, {
+        return one(action, `arn:${PARTITION}:iam::${site.account}:role/${s(i.RoleName)}`, {
           'iam:PolicyARN': s(i.PolicyArn),
         });
       if (name === 'SimulatePrincipalPolicy') return one(action, s(i.PolicySourceArn));
       if (name === 'GetInstanceProfile')
-        return one(action, `arn:${PARTITION}:iam::${ACCOUNT}:instance-profile/${s(i.InstanceProfileName)}`);
+        return one(action, `arn:${PARTITION}:iam::${site.account}:instance-profile/${s(i.InstanceProfileName)}`);
       if (/^(ListAttachedRolePolicies|ListRolePolicies|GetRolePolicy)$/.test(name))
-        return one(action, `arn:${PARTITION}:iam::${ACCOUNT}:role/${s(i.RoleName)}`);
+        return one(action, `arn:${PARTITION}:iam::${site.account}:role/${s(i.RoleName)}`);
       if (/^GetPolicy(Version)?$/.test(name)) return one(action, s(i.PolicyArn));
       break;
     case 'eks':
       return eksRequests(action, name, i);
     case 'ecr': {
       // Pull-through cache rule actions have no resource type: only the Region scopes them.
-      if (/PullThroughCache/.test(name)) return one(action, '*', { 'aws:RequestedRegion': REGION });
-      const repo = (n: unknown) => arn('ecr', `repository/${s(n)}`, s(i.registryId) || ACCOUNT);
+      if (/PullThroughCache/.test(name)) return one(action, '*', { 'aws:RequestedRegion': site.region });
+      const repo = (n: unknown) => arn('ecr', `repository/${s(n)}`, s(i.registryId) || site.account);
       if (name === 'DescribeRepositories') {
         const names = (i.repositoryNames as string[] | undefined) ?? ['*'];
         return names.map((n) => ({ action, resource: repo(n) }));
@@ -121,7 +141,7 @@ function leadingKeys(i: Input): string[] {
  * DeleteSubnetCidrReservation have no resource type (`*`). Every EC2 request carries `ec2:Region`.
  */
 function ec2Requests(action: string, name: string, i: Input): AwsRequest[] {
-  const context = { 'ec2:Region': REGION };
+  const context = { 'ec2:Region': site.region };
   if (/^(Authorize|Revoke)SecurityGroupIngress$/.test(name))
     return one(action, arn('ec2', `security-group/${s(i.GroupId)}`), context);
   if (name === 'CreateSubnetCidrReservation') return one(action, arn('ec2', `subnet/${s(i.SubnetId)}`), context);

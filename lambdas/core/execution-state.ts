@@ -77,6 +77,8 @@ export const openResultSchema = z.object({
   checks: z.record(z.enum(CHECK_GROUPS), z.boolean()),
   probe: z.boolean(),
   region: z.string(),
+  /** A fleet member's account; empty (or absent, from a run opened before fleets): this account's. */
+  account: z.optional(z.string()),
   openedAt: z.number(),
 });
 

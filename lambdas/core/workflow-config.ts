@@ -120,6 +120,9 @@ export const incidentInputSchema = z.object({
   agentRequest: z.optional(agentRequestSchema),
   /** The signals the incident was seen on when it opened (kubernetes-events, dataplane-logs …). */
   signals: z._default(z.array(z.enum(SIGNALS)), []),
+  /** A fleet member's incident: its account and Region, as the hub's intake admitted them (absent: this account's). */
+  account: z.optional(z.string().check(z.regex(/^\d{12}$/))),
+  region: z.optional(z.string().check(z.regex(/^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$/))),
 });
 
 export type IncidentInput = z.output<typeof incidentInputSchema>;

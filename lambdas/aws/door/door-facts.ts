@@ -4,9 +4,9 @@ import { countAffectedNodes, readKillSwitch } from '../workflow/safety-reads.js'
 import type { DoorContext, DoorDeps, RollbackGate } from './executor.js';
 import { writeLedger } from './records.js';
 
-/** The kill switch as the parameter says now (unreadable = on). */
+/** The kill switch as the hub's parameter says now (unreadable = on). */
 export async function killSwitchOf(deps: DoorDeps): Promise<{ on: boolean; readable: boolean }> {
-  const ks = await readKillSwitch(deps.ssm, deps.config.killSwitchParameterName);
+  const ks = await readKillSwitch(deps.hubSsm ?? deps.ssm, deps.config.killSwitchParameterName);
   return { on: ks.killSwitch, readable: ks.readable };
 }
 

@@ -4,6 +4,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { sdkClient } from '../checks/handler-kit.js';
 import { Ec2QueryClient } from '../ec2/client.js';
+import { doorFleetFromEnv } from '../fleet/door-reach.js';
 import { ClusterApi } from '../kubernetes/cluster-api.js';
 import { endpointCache } from '../kubernetes/endpoint.js';
 import { EksTokenCache } from '../kubernetes/token.js';
@@ -37,6 +38,8 @@ export const doorClients: DoorClients = { iam: sdkClient(IAMClient), eks, ec2: n
 const endpoint = endpointCache(eks, process.env.AWS_REGION ?? 'us-east-1');
 // The function role's credentials, as the SDK client resolved them, sign the EKS token.
 const tokens = new EksTokenCache(() => eks.config.credentials());
+// A fleet hub's door also acts in member accounts, through their spoke roles.
+const fleet = doorFleetFromEnv(process.env);
 
 /** The door's dependencies without account remedies. */
 export const doorDeps = async (): Promise<DoorDeps> => ({
@@ -47,4 +50,5 @@ export const doorDeps = async (): Promise<DoorDeps> => ({
   cluster: async (name: string) => new ClusterApi(await endpoint(name), tokens),
   config: await workflowConfig(),
   now: Date.now,
+  ...(fleet ? { fleet } : {}),
 });

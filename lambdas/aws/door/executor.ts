@@ -4,10 +4,12 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AccountTarget, ActionRequest } from '../../core/action-request.js';
 import type { CauseVerdict } from '../../core/door-gate.js';
 import type { DoorResult, PendingCommand } from '../../core/door-state.js';
+import type { Reach } from '../../core/fleet-reach.js';
 import type { ApplyPath } from '../../core/remedy/apply-path.js';
 import type { WorkflowConfig } from '../../core/workflow-config.js';
 import type { CheckClients } from '../checks/check-input.js';
 import type { NodeContext } from '../checks/node-context.js';
+import type { SessionSpec } from '../fleet/broker.js';
 import type { ClusterApi } from '../kubernetes/cluster-api.js';
 import type { WaitOptions } from './kubernetes-actions.js';
 import type { CooldownClaim } from './reservations.js';
@@ -36,6 +38,22 @@ export interface DoorDeps {
   readonly now: () => number;
   /** How the aws-node restart and the drain wait for the pods. @default 120 s, read every 2 s */
   readonly wait?: WaitOptions;
+  /** A fleet hub's door: member accounts reached through their spoke roles (absent: this account only). */
+  readonly fleet?: DoorFleet;
+  /** The hub's SSM (the kill switch parameter) where `ssm` is a member account's. @default ssm */
+  readonly hubSsm?: SSMClient;
+}
+
+/** The door's clients in a member account and Region, and the names of pod-doctor's documents there. */
+export type MemberDoorClients = Pick<DoorDeps, 'ssm' | 'aws' | 'cluster'> & {
+  readonly documents: WorkflowConfig['documents'];
+};
+
+/** A fleet hub's door: which account is its own, and how it acts in the others. */
+export interface DoorFleet {
+  readonly hubAccount: string;
+  /** The door's clients as `where`'s spoke role in session `session`. @throws SpokeUnreachableError */
+  reach(where: Reach, session: SessionSpec): Promise<MemberDoorClients>;
 }
 
 /** One request as the door handles it: the request, the node it resolved from EC2, the clock. */

@@ -28,6 +28,7 @@ import {
   RecheckTargetError,
   RemedyTargetError,
 } from './executor.js';
+import { depsFor } from './member-reach.js';
 import { pollCommand } from './node-commands.js';
 import { nodeCommand, nodeKubernetes } from './node-executor.js';
 import { putNodeEvidence, readGrant, recordAction, writeLedger } from './records.js';
@@ -49,14 +50,20 @@ export const doorInputSchema = z.object({
   incident: incidentRefSchema,
   execution: z.string().check(z.minLength(1), z.maxLength(2_048)),
   region: z.string().check(z.regex(/^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$/)),
+  /** A fleet member's account (Open incident's `account`): empty or absent, the deployment's own. */
+  account: z.optional(z.string().check(z.regex(/^(\d{12})?$/))),
   polls: z.object({ probe: z.int().check(z.minimum(1)), action: z.int().check(z.minimum(1)) }),
 });
 export type DoorInput = z.output<typeof doorInputSchema>;
 
 const iso = (t: number) => new Date(t).toISOString();
 
-/** One step of the door for the current call. */
-export async function doorStep(input: DoorInput, deps: DoorDeps): Promise<DoorState> {
+/** One step of the door for the current call, with the clients of the account it acts in. */
+export async function doorStep(input: DoorInput, hubDeps: DoorDeps): Promise<DoorState> {
+  const reached = await depsFor(requestOf(input), hubDeps);
+  if ('refusal' in reached)
+    return finish(input, hubDeps, { outcome: 'refused', code: 'reach', reason: reached.refusal }, hubDeps.now());
+  const { deps } = reached;
   const run = input.door.run;
   const current = run?.slot === input.door.call.slot && run.step !== 'done' ? run : undefined;
   if (current?.step === 'wait' && current.pending) return pollStep(input, current, deps);
@@ -72,7 +79,7 @@ function requestOf(input: DoorInput): ActionRequest {
     description: call.request.description,
     incident: input.incident,
     execution: input.execution,
-    scope: { region: input.region },
+    scope: { region: input.region, ...(input.account ? { account: input.account } : {}) },
   };
 }
 

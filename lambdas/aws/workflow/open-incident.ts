@@ -30,6 +30,11 @@ export interface OpenResult {
   readonly checks: Readonly<Record<'iam' | 'ecr' | 'network' | 'eks' | 'changes', boolean>>;
   readonly probe: boolean;
   readonly region: string;
+  /**
+   * The fleet member the incident is in, empty for this account's own (the door acts in a member
+   * through its door role). Never null: a state path to null is refused by some interpreters.
+   */
+  readonly account: string;
   readonly openedAt: number;
 }
 
@@ -58,7 +63,8 @@ export async function openIncident(i: IncidentInput, executionId: string, deps: 
       (['iam', 'ecr', 'network', 'eks', 'changes'] as const).map((g) => [g, CHECKS_FOR_CLASS[i.class].includes(g)]),
     ) as OpenResult['checks'],
     probe: PROBE_CLASSES.has(i.class) && node !== null,
-    region: cluster?.region ?? process.env.AWS_REGION ?? 'us-east-1',
+    region: i.region ?? cluster?.region ?? process.env.AWS_REGION ?? 'us-east-1',
+    account: i.account ?? '',
     openedAt: now,
   };
 

@@ -71,6 +71,7 @@ export class DoorStates {
             },
             'execution.$': at('execution', 'arn'),
             'region.$': at('open', 'region'),
+            'account.$': at('open', 'account'),
             polls: { probe: p.polls.probe, action: p.polls.action },
           }),
           payloadResponseOnly: true,

@@ -340,7 +340,7 @@ export class IncidentStateGraph extends StateMachineFragment {
         'Open incident',
         f.openIncident,
         TaskInput.fromObject({ 'incident.$': '$', 'executionId.$': '$$.Execution.Id' }),
-        ['duplicate', 'gate', 'history', 'node', 'checks', 'probe', 'region', 'openedAt'],
+        ['duplicate', 'gate', 'history', 'node', 'checks', 'probe', 'region', 'account', 'openedAt'],
         at('open'),
       ),
     );
