@@ -1,4 +1,3 @@
-import type { CauseVerdict, KindRules } from './door-gate.js';
 import type { Finding } from './findings.js';
 import { failingOnNode, healthyNode, probeShowsClass } from './node-signs.js';
 
@@ -8,6 +7,32 @@ import { failingOnNode, healthyNode, probeShowsClass } from './node-signs.js';
  * a log line, a pod's event, a pod's `spec.nodeName`, a record envelope — may have opened the
  * incident; it is never the evidence here.
  */
+
+/**
+ * The evidence that must show the cause right before an action, owned by its target: the node's
+ * own probe (still failing, or healthy again before an eviction), aws-node's own pod, the
+ * cluster's own objects, or the account re-read by the remedy's apply path.
+ */
+export type EvidenceKind =
+  | 'none'
+  | 'node-failing'
+  | 'node-healthy'
+  | 'node-failing-or-unreachable'
+  | 'aws-node'
+  | 'cluster'
+  | 'account';
+
+/**
+ * The cause, as evidence the target owns shows it now: it holds; it is gone (nothing to do); the
+ * action cannot address it; the evidence cannot tell (the probe could not run); or there is no fresh
+ * evidence yet (the door probes the node first).
+ */
+export type CauseVerdict =
+  | { readonly status: 'holds'; readonly reason: string }
+  | { readonly status: 'gone'; readonly reason: string }
+  | { readonly status: 'cannot'; readonly reason: string }
+  | { readonly status: 'stale'; readonly reason: string }
+  | { readonly status: 'unknown'; readonly reason: string };
 
 /** How old the node's probe may be when no approval was asked (an approval wants a probe taken after it). */
 export const NODE_EVIDENCE_MAX_AGE_MS = 15 * 60_000;
@@ -23,7 +48,7 @@ export type NodeEvidence =
  * needs it healthy again, a drain needs it failing or unreachable through SSM.
  */
 export function nodeCause(
-  evidence: KindRules['evidence'],
+  evidence: EvidenceKind,
   failureClass: string,
   probe: NodeEvidence | undefined,
   since: number,
@@ -52,7 +77,7 @@ export function nodeCause(
   return { status: 'holds', reason: `the node's probe still shows ${bad.map((x) => x.id).join(', ') || failureClass}` };
 }
 
-function notRun(evidence: KindRules['evidence'], why: string): CauseVerdict {
+function notRun(evidence: EvidenceKind, why: string): CauseVerdict {
   if (evidence === 'node-failing-or-unreachable')
     return { status: 'holds', reason: `the node cannot be probed (${why}): it is drained through the API` };
   if (evidence === 'node-healthy')

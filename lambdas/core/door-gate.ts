@@ -6,6 +6,7 @@ import {
   isClusterRemedyKind,
   isNodeCommandKind,
 } from './action-request.js';
+import type { CauseVerdict, EvidenceKind } from './door-evidence.js';
 import type { ClassMode, FailureClass } from './failure-classes.js';
 import { actionDisposition, type KubernetesAction } from './kubernetes-actions.js';
 import { breakerBlock, type PolicyLimits, type RiskTier } from './policy.js';
@@ -29,14 +30,7 @@ export interface KindRules {
    * own probe (still failing, or healthy again before an eviction), aws-node's own pod, the
    * cluster's own objects, or the account re-read by the remedy's apply path.
    */
-  readonly evidence:
-    | 'none'
-    | 'node-failing'
-    | 'node-healthy'
-    | 'node-failing-or-unreachable'
-    | 'aws-node'
-    | 'cluster'
-    | 'account';
+  readonly evidence: EvidenceKind;
   /** Acts on one node: counts toward the node group's breaker and holds the node's cooldown. */
   readonly nodeLevel: boolean;
   /**
@@ -47,7 +41,7 @@ export interface KindRules {
   readonly hourlyCap?: boolean;
 }
 
-const node = (evidence: KindRules['evidence'], tier: RiskTier): KindRules => ({
+const node = (evidence: EvidenceKind, tier: RiskTier): KindRules => ({
   family: 'node-command',
   mutating: true,
   tier,
@@ -61,7 +55,7 @@ const account: KindRules = {
   evidence: 'account',
   nodeLevel: false,
 };
-const kube = (evidence: KindRules['evidence'], nodeLevel = true): KindRules => ({
+const kube = (evidence: EvidenceKind, nodeLevel = true): KindRules => ({
   family: 'kubernetes',
   mutating: true,
   tier: 'cluster',
@@ -156,18 +150,6 @@ export function effectiveDisposition(requested: Disposition, configured: Configu
     ? { disposition: requested, reason: `the plan asks for ${requested}` }
     : configured;
 }
-
-/**
- * The cause, as evidence the target owns shows it now: it holds; it is gone (nothing to do); the
- * action cannot address it; the evidence cannot tell (the probe could not run); or there is no fresh
- * evidence yet (the door probes the node first).
- */
-export type CauseVerdict =
-  | { readonly status: 'holds'; readonly reason: string }
-  | { readonly status: 'gone'; readonly reason: string }
-  | { readonly status: 'cannot'; readonly reason: string }
-  | { readonly status: 'stale'; readonly reason: string }
-  | { readonly status: 'unknown'; readonly reason: string };
 
 /** Why the door did not run a request: the refusal's code (the summary's wording keys on it) and reason. */
 export type RefusalCode =

@@ -6,9 +6,8 @@ import {
   canonicalJson,
   requestDigest,
 } from '../../lambdas/core/action-request.js';
-import { awsNodeCause, nodeCause, windowsIpamCause } from '../../lambdas/core/door-evidence.js';
+import { awsNodeCause, type CauseVerdict, nodeCause, windowsIpamCause } from '../../lambdas/core/door-evidence.js';
 import {
-  type CauseVerdict,
   configuredDisposition,
   effectiveDisposition,
   type GateInput,

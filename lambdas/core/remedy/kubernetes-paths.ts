@@ -1,5 +1,5 @@
 import { awsNodeCause, windowsIpamCause } from '../door-evidence.js';
-import type { CauseVerdict } from '../door-gate.js';
+import type { CauseVerdict } from '../door-evidence.js';
 import type { ApplyPath, Check } from './apply-path.js';
 
 /**
