@@ -10,8 +10,29 @@
  * type-only imports in the graph (a type import across a layer is still a dependency on that layer).
  * @type {import('dependency-cruiser').IConfiguration}
  */
+/**
+ * The rooms of lambdas/core, lowest first: a room imports only rooms below it (and itself). voices and
+ * fleet sit on top, side by side, and do not import each other.
+ */
+const CORE_ROOMS = ['text', 'contract', 'detect', 'cloudtrail', 'incident', 'policy', 'remedy', 'door', 'workflow'];
+const CORE_TOP = ['voices', 'fleet'];
+
+const coreRoomRules = [...CORE_ROOMS, ...CORE_TOP].map((room, i) => {
+  const above = CORE_ROOMS.includes(room)
+    ? [...CORE_ROOMS.slice(i + 1), ...CORE_TOP]
+    : CORE_TOP.filter((other) => other !== room);
+  return {
+    name: `core-${room}-imports-below`,
+    severity: 'error',
+    comment: `lambdas/core/${room} imports only the rooms below it (${CORE_ROOMS.join(' < ')} < ${CORE_TOP.join(' | ')}).`,
+    from: { path: `^lambdas/core/${room}/` },
+    to: { path: `^lambdas/core/(${above.join('|')})/` },
+  };
+});
+
 module.exports = {
   forbidden: [
+    ...coreRoomRules,
     {
       name: 'no-circular',
       severity: 'error',

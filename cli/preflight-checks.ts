@@ -15,8 +15,8 @@ import {
   paginateDescribeVpcEndpoints,
 } from '../lambdas/aws/ec2/commands.js';
 import { trailSignal } from '../lambdas/aws/signal-readers.js';
-import { CLUSTER_NAME_TAGS, CLUSTER_OWNERSHIP_TAG_PREFIX, clusterOfTags } from '../lambdas/core/node-tags.js';
-import { dataplaneLogGroup } from '../lambdas/core/signals.js';
+import { CLUSTER_NAME_TAGS, CLUSTER_OWNERSHIP_TAG_PREFIX, clusterOfTags } from '../lambdas/core/contract/node-tags.js';
+import { dataplaneLogGroup } from '../lambdas/core/contract/signals.js';
 import { authenticationModeRow, endpointAccessRow } from './preflight-cluster.js';
 import type { PreflightRow } from './preflight-row.js';
 

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { SignalReading } from '../lambdas/core/signal-health.js';
+import type { SignalReading } from '../lambdas/core/incident/signal-health.js';
 import type { PreflightRow } from './preflight-checks.js';
 
 const HELP = `Usage: pod-doctor preflight --cluster NAME [--cluster NAME ...] [--region R] [--profile P] [--json]

@@ -8,7 +8,7 @@ import {
   changeReaderOf,
   changeRecord,
   fromCloudTrailRecord,
-} from '../lambdas/core/change-records.js';
+} from '../lambdas/core/cloudtrail/change-records.js';
 import type { AccountSnapshot } from './account-snapshot.js';
 import { Ec2Double } from './ec2-double.js';
 import { mockReservationWrites, mockWrites } from './mock-account-writes.js';

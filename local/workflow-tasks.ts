@@ -8,7 +8,7 @@ import { decideEventSchema, decideIncident } from '../lambdas/aws/workflow/decid
 import { openIncident } from '../lambdas/aws/workflow/open-incident.js';
 import { summarizeEventSchema, summarizeIncident } from '../lambdas/aws/workflow/summarize.js';
 import { verifyEventSchema, verifyRepair } from '../lambdas/aws/workflow/verify.js';
-import { incidentInputSchema, type WorkflowConfig } from '../lambdas/core/workflow-config.js';
+import { incidentInputSchema, type WorkflowConfig } from '../lambdas/core/workflow/workflow-config.js';
 import type { AccountSnapshot } from './account-snapshot.js';
 import { asRole } from './guard.js';
 import type { PolicyDocument, TemplateAuthorizer } from './iam.js';

@@ -7,10 +7,10 @@ import {
   DEFAULT_CLASS_MODES,
   FAILURE_CLASSES,
   type FailureClass,
-} from '../../lambdas/core/failure-classes.js';
-import { outboundFields } from '../../lambdas/core/outbound.js';
-import { CHECKS_FOR_CLASS, CLASS_ADVICE } from '../../lambdas/core/policy.js';
-import { SIGNATURES } from '../../lambdas/core/signatures.js';
+} from '../../lambdas/core/contract/failure-classes.js';
+import { SIGNATURES } from '../../lambdas/core/detect/signatures.js';
+import { CHECKS_FOR_CLASS, CLASS_ADVICE } from '../../lambdas/core/policy/policy.js';
+import { outboundFields } from '../../lambdas/core/text/outbound.js';
 import { classifyLine } from '../classify-command.js';
 import { diagnose } from '../diagnose-command.js';
 import type { ActionRequester } from './action-requests.js';

@@ -5,8 +5,8 @@ import {
   paginateListAccessEntries,
   paginateListNodegroups,
 } from '@aws-sdk/client-eks';
-import type { AccountFacts, FactsNeeded } from '../core/cloudtrail-scope.js';
-import { clusterOfTags } from '../core/node-tags.js';
+import type { AccountFacts, FactsNeeded } from '../core/cloudtrail/cloudtrail-scope.js';
+import { clusterOfTags } from '../core/contract/node-tags.js';
 import { cniRole } from './checks/cni-role.js';
 import type { NodeContext } from './checks/node-context.js';
 import {

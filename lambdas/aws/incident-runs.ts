@@ -1,11 +1,11 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { openIncidentKey } from '../core/incident-table.js';
-import type { RunResult } from '../core/reevaluation.js';
+import { openIncidentKey } from '../core/contract/incident-table.js';
+import type { RunResult } from '../core/incident/reevaluation.js';
 
 /**
  * Records on the incident's open row that one of its executions ended, and what it left: new lines
- * for the incident are then evaluated again unless the run verified a repair (lambdas/core/reevaluation.ts).
+ * for the incident are then evaluated again unless the run verified a repair (lambdas/core/incident/reevaluation.ts).
  * Only the incident the run belongs to: a row another window reopened under the same key is left alone.
  */
 export async function closeIncidentRun(

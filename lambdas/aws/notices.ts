@@ -1,8 +1,8 @@
 import { unmarshallDynamoDB } from '@aws-lambda-powertools/commons/utils/unmarshallDynamoDB';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { approvalKey, RUN_PREFIX } from '../core/incident-table.js';
-import { outboundFields } from '../core/outbound.js';
+import { approvalKey, RUN_PREFIX } from '../core/contract/incident-table.js';
+import { outboundFields } from '../core/text/outbound.js';
 import { type CustomNotification, chatCard } from '../core/voices/chat-card.js';
 import type { IncidentNotice } from '../core/voices/notice.js';
 import { type PagingDetail, pagingDetail } from '../core/voices/paging.js';

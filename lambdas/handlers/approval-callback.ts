@@ -12,7 +12,7 @@ import {
 } from '../aws/workflow/approval-page.js';
 import { documentClient, logger, metrics, tracer, withPowertools, workflowConfig } from '../aws/workflow/runtime.js';
 import { type ApprovalKeys, approvalKeys } from '../aws/workflow/secret.js';
-import '../core/zod-english.js';
+import '../core/text/zod-english.js';
 
 const HEADERS = {
   'content-type': 'text/html; charset=utf-8',

@@ -5,8 +5,8 @@ import * as z from 'zod/mini';
 import { requestApproval } from '../aws/workflow/approval.js';
 import { documentClient, metrics, tracer, withPowertools, workflowConfig } from '../aws/workflow/runtime.js';
 import { approvalKeys } from '../aws/workflow/secret.js';
-import { doorAskSchema } from '../core/door-state.js';
-import '../core/zod-english.js';
+import { doorAskSchema } from '../core/door/state.js';
+import '../core/text/zod-english.js';
 
 const text = () => z.string().check(z.minLength(1));
 

@@ -11,10 +11,10 @@ import { type IntakeDeps, type IntakeOutcome, intake } from '../aws/fleet/fleet-
 import { IncidentStore } from '../aws/incident-store.js';
 import { logger, metrics, tracer, withPowertools } from '../aws/powertools.js';
 import { WorkflowStarter } from '../aws/workflow-starter.js';
-import { fleetEventSchema, fleetMembers, fleetMembersVariable } from '../core/fleet.js';
-import { ingestConfig, ingestEnvSchema } from '../core/ingest-config.js';
-import { prepareAnchorIndex } from '../core/prefilter.js';
-import '../core/zod-english.js';
+import { prepareAnchorIndex } from '../core/detect/prefilter.js';
+import { fleetEventSchema, fleetMembers, fleetMembersVariable } from '../core/fleet/fleet.js';
+import { ingestConfig, ingestEnvSchema } from '../core/workflow/ingest-config.js';
+import '../core/text/zod-english.js';
 
 const intakeEnvSchema = z.object({ ...ingestEnvSchema.shape, FLEET_MEMBERS: fleetMembersVariable() });
 

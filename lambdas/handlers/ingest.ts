@@ -17,10 +17,10 @@ import { type IngestDeps, type IngestOutcome, ingest } from '../aws/ingest-servi
 import { logger, metrics, tracer, withPowertools } from '../aws/powertools.js';
 import { TopicNotices } from '../aws/topic-notices.js';
 import { WorkflowStarter } from '../aws/workflow-starter.js';
-import { ingestConfig, ingestEnvSchema } from '../core/ingest-config.js';
-import { DEFAULT_INGEST_LIMITS } from '../core/ingest-limits.js';
-import { prepareAnchorIndex } from '../core/prefilter.js';
-import '../core/zod-english.js';
+import { prepareAnchorIndex } from '../core/detect/prefilter.js';
+import { DEFAULT_INGEST_LIMITS } from '../core/incident/ingest-limits.js';
+import { ingestConfig, ingestEnvSchema } from '../core/workflow/ingest-config.js';
+import '../core/text/zod-english.js';
 
 /**
  * The two events the function is subscribed to, by their envelope only: a CloudWatch Logs

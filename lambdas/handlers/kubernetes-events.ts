@@ -15,8 +15,8 @@ import { EventsStateStore } from '../aws/kubernetes/events-state.js';
 import { EksTokenCache } from '../aws/kubernetes/token.js';
 import { logger, metrics, withPowertools } from '../aws/powertools.js';
 import { WorkflowStarter } from '../aws/workflow-starter.js';
-import { incidentStoreVariables } from '../core/env-variables.js';
-import '../core/zod-english.js';
+import { incidentStoreVariables } from '../core/contract/env-variables.js';
+import '../core/text/zod-english.js';
 
 /** The events function's environment, validated once at cold start. */
 export const eventsEnvSchema = z.object({

@@ -14,9 +14,9 @@ import { type SweepDeps, type SweepOutcome, sweepClusters } from '../aws/kuberne
 import { EksTokenCache } from '../aws/kubernetes/token.js';
 import { logger, metrics, withPowertools } from '../aws/powertools.js';
 import { WorkflowStarter } from '../aws/workflow-starter.js';
-import { incidentStoreVariables } from '../core/env-variables.js';
-import { DEFAULT_INGEST_LIMITS } from '../core/ingest-limits.js';
-import { CLUSTER_READ_FAILED } from '../core/metric-names.js';
+import { incidentStoreVariables } from '../core/contract/env-variables.js';
+import { CLUSTER_READ_FAILED } from '../core/contract/metric-names.js';
+import { DEFAULT_INGEST_LIMITS } from '../core/incident/ingest-limits.js';
 
 const env = z
   .object({

@@ -9,7 +9,7 @@ import {
 } from '../aws/kubernetes/service.js';
 import { EksTokenCache } from '../aws/kubernetes/token.js';
 import { logger, metrics, withPowertools } from '../aws/powertools.js';
-import { CLUSTER_READ_FAILED } from '../core/metric-names.js';
+import { CLUSTER_READ_FAILED } from '../core/contract/metric-names.js';
 
 /** One failed read of `cluster`'s API (the stack's alarm on ClusterReadFailed tells which cluster keeps failing). */
 function readFailed(cluster: string): void {

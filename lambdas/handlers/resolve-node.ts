@@ -5,7 +5,7 @@ import { type NodeContext, resolveNode } from '../aws/checks/node-context.js';
 import { Ec2QueryClient } from '../aws/ec2/client.js';
 import type { Ec2Client } from '../aws/ec2/commands.js';
 import { withPowertools } from '../aws/powertools.js';
-import '../core/zod-english.js';
+import '../core/text/zod-english.js';
 
 export const resolveNodeEventSchema = z.object({
   node: z.string().check(z.regex(/^(i-[0-9a-f]{8,17}|[a-z0-9][a-z0-9.-]{0,252})$/)),

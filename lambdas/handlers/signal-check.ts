@@ -8,7 +8,7 @@ import * as z from 'zod/mini';
 import { configLocation, readConfig, untilSucceeded } from '../aws/config-store.js';
 import { logger, metrics, withPowertools } from '../aws/powertools.js';
 import { type ClusterSignals, checkSignals, type SignalCheckDeps } from '../aws/signal-check.js';
-import '../core/zod-english.js';
+import '../core/text/zod-english.js';
 
 /** The self-check's environment, validated once at cold start. */
 export const signalCheckEnvSchema = z.object({

@@ -4,7 +4,7 @@ import { type SummarizeDeps, summarizeEventSchema, summarizeIncident } from '../
 
 export { summarizeEventSchema };
 
-import '../core/zod-english.js';
+import '../core/text/zod-english.js';
 
 /**
  * Workflow steps "Summarize" and "Record failure": the execution state (validated as the workflow

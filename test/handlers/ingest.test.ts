@@ -18,7 +18,7 @@ import { ChangeIndex } from '../../lambdas/aws/change-index.js';
 import { checkRecentChanges } from '../../lambdas/aws/checks/change-checks.js';
 import { checkImageExists } from '../../lambdas/aws/checks/ecr-checks.js';
 import { writeConfig } from '../../lambdas/aws/config-store.js';
-import { parseEcrImage } from '../../lambdas/core/images.js';
+import { parseEcrImage } from '../../lambdas/core/contract/images.js';
 import { APP_REPO, healthyAccount, NODE_ROLE } from '../../local/account-snapshot.js';
 import { LocalDynamo, type LocalTable } from '../../local/dynamo.js';
 import { freshTable } from '../../local/incident-table.js';

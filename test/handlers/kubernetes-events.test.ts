@@ -5,8 +5,8 @@ import { type EventsDeps, readAllClusters } from '../../lambdas/aws/kubernetes/e
 import { EventsStateStore } from '../../lambdas/aws/kubernetes/events-state.js';
 import { sweepClusters } from '../../lambdas/aws/kubernetes/sweep.js';
 import { EksTokenCache } from '../../lambdas/aws/kubernetes/token.js';
-import { eventsStateKey } from '../../lambdas/core/incident-table.js';
-import type { Reject } from '../../lambdas/core/ingest.js';
+import { eventsStateKey } from '../../lambdas/core/contract/incident-table.js';
+import type { Reject } from '../../lambdas/core/incident/ingest.js';
 import type { LocalTable } from '../../local/dynamo.js';
 import { freshTable } from '../../local/incident-table.js';
 import { KubeApiServer, recordedCluster } from '../../local/kube-api-server.js';

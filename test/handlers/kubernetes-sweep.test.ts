@@ -4,7 +4,7 @@ import { ClusterApi } from '../../lambdas/aws/kubernetes/cluster-api.js';
 import { sweepClusters } from '../../lambdas/aws/kubernetes/sweep.js';
 import { EksTokenCache } from '../../lambdas/aws/kubernetes/token.js';
 import { metrics } from '../../lambdas/aws/powertools.js';
-import { mapBounded } from '../../lambdas/core/map-bounded.js';
+import { mapBounded } from '../../lambdas/core/text/map-bounded.js';
 import type { LocalTable } from '../../local/dynamo.js';
 import { freshTable } from '../../local/incident-table.js';
 import { KubeApiServer, recordedCluster } from '../../local/kube-api-server.js';

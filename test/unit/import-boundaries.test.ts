@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -54,6 +54,13 @@ describe('import boundaries', () => {
     expect(await violations(PROJECT_ROOT, SOURCES)).toEqual(PENDING);
   });
 
+  it('keeps lambdas/core in rooms: no module lies loose beside them', () => {
+    const loose = readdirSync(join(PROJECT_ROOT, 'lambdas', 'core'), { withFileTypes: true }).filter(
+      (e) => !e.isDirectory(),
+    );
+    expect(loose.map((e) => e.name)).toEqual([]);
+  });
+
   describe('on a project that breaks each rule', () => {
     const dir = mkdtempSync(join(tmpdir(), 'pod-doctor-boundaries-'));
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -61,6 +68,10 @@ describe('import boundaries', () => {
       'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext' } }),
       'lambdas/core/clock.ts': "import { stack } from '../../lib/stack.js';\nexport const clock = stack;\n",
       'lambdas/core/names.ts': "export const TABLE = 'TABLE_NAME';\n",
+      'lambdas/core/text/low.ts': "import { gate } from '../door/high.js';\nexport const low = gate;\n",
+      'lambdas/core/door/high.ts': 'export const gate = 1;\n',
+      'lambdas/core/voices/card.ts': "import { member } from '../fleet/member.js';\nexport const card = member;\n",
+      'lambdas/core/fleet/member.ts': "export const member = 'm';\n",
       'lambdas/aws/adapter.ts': "import { label } from '../../lib/label.js';\nexport const adapter = label;\n",
       'lambdas/handlers/entry.ts': 'export const handler = 1;\n',
       'lib/label.ts': "export const label = 'x';\n",
@@ -89,6 +100,8 @@ describe('import boundaries', () => {
     it('reports every rule, and nothing the layers allow', { timeout: 120_000 }, async () => {
       expect(await violations(dir, ['bin', 'cli', 'demo', 'lambdas', 'lib', 'local', 'test'])).toEqual([
         'core-imports-only-core: lambdas/core/clock.ts → lib/stack.ts',
+        'core-text-imports-below: lambdas/core/text/low.ts → lambdas/core/door/high.ts',
+        'core-voices-imports-below: lambdas/core/voices/card.ts → lambdas/core/fleet/member.ts',
         'demo-only-from-demo-entries: cli/tool.ts → demo/show.ts',
         'handlers-are-entry-points: lib/stack.ts → lambdas/handlers/entry.ts',
         'lambdas-import-no-lib: lambdas/aws/adapter.ts → lib/label.ts',

@@ -1,4 +1,4 @@
-import { runCheck } from '../../core/findings.js';
+import { runCheck } from '../../core/contract/findings.js';
 import { checkRecentChanges } from './change-checks.js';
 import { type GroupRunner, inputImage, nodeOrUnknown } from './check-input.js';
 

@@ -1,4 +1,4 @@
-import { finding, runCheck } from '../../core/findings.js';
+import { finding, runCheck } from '../../core/contract/findings.js';
 import { type GroupRunner, inputImage, nodeOrUnknown } from './check-input.js';
 import { checkImageExists, checkRepositoryPolicy } from './ecr-checks.js';
 

@@ -7,7 +7,7 @@ import {
   type EKSClient,
   ResourceNotFoundException,
 } from '@aws-sdk/client-eks';
-import { type Finding, finding } from '../../core/findings.js';
+import { type Finding, finding } from '../../core/contract/findings.js';
 import { DescribeInstanceTypesCommand, DescribeNetworkInterfacesCommand, type Ec2Client } from '../ec2/commands.js';
 import type { NodeContext } from './node-context.js';
 

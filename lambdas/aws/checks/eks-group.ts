@@ -1,4 +1,4 @@
-import { runCheck } from '../../core/findings.js';
+import { runCheck } from '../../core/contract/findings.js';
 import { type GroupRunner, requireNode } from './check-input.js';
 import { checkAddonVersions, checkEniCapacity, checkNodeAmi } from './eks-checks.js';
 

@@ -1,4 +1,4 @@
-import type { Finding } from '../../core/findings.js';
+import type { Finding } from '../../core/contract/findings.js';
 import { runChangesGroup } from './changes-group.js';
 import type { CheckClients, CheckGroup, CheckInput } from './check-input.js';
 import { runEcrGroup } from './ecr-group.js';

@@ -1,5 +1,5 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { Finding } from '../../core/findings.js';
+import type { Finding } from '../../core/contract/findings.js';
 import { logger, metrics, tracer, withPowertools } from '../powertools.js';
 import {
   type CheckClients,

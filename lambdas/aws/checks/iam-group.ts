@@ -1,4 +1,4 @@
-import { runCheck } from '../../core/findings.js';
+import { runCheck } from '../../core/contract/findings.js';
 import { type GroupRunner, inputImage, requireNode } from './check-input.js';
 import { checkCniPolicy, checkNodeRoleEcrRead } from './iam-checks.js';
 

@@ -1,8 +1,8 @@
 import type { RouteTable, SecurityGroup, VpcEndpoint } from '@aws-sdk/client-ec2';
-import { freePrefixBlocks, parseCidr, parseIpv4 } from '../../core/cidr.js';
-import { type Finding, finding } from '../../core/findings.js';
-import { evaluate, namesPrincipal, type PolicyDocument } from '../../core/iam-policy.js';
-import { partitionOf } from '../../core/partition.js';
+import { type Finding, finding } from '../../core/contract/findings.js';
+import { partitionOf } from '../../core/contract/partition.js';
+import { evaluate, namesPrincipal, type PolicyDocument } from '../../core/policy/iam-policy.js';
+import { freePrefixBlocks, parseCidr, parseIpv4 } from '../../core/remedy/cidr.js';
 import {
   DescribeRouteTablesCommand,
   DescribeSecurityGroupsCommand,

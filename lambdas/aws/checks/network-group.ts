@@ -1,4 +1,4 @@
-import { type Finding, runCheck } from '../../core/findings.js';
+import { type Finding, runCheck } from '../../core/contract/findings.js';
 import { type GroupRunner, inputImage, requireNode } from './check-input.js';
 import { checkEndpoints, checkSubnet } from './network-checks.js';
 

@@ -1,5 +1,5 @@
 import type { Subnet } from '@aws-sdk/client-ec2';
-import type { SubnetUsage } from '../../core/cidr.js';
+import type { SubnetUsage } from '../../core/remedy/cidr.js';
 import {
   DescribeSubnetsCommand,
   type Ec2Client,

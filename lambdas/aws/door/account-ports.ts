@@ -12,7 +12,7 @@ import {
   paginateListAttachedRolePolicies,
   paginateSimulatePrincipalPolicy,
 } from '@aws-sdk/client-iam';
-import type { Finding } from '../../core/findings.js';
+import type { Finding } from '../../core/contract/findings.js';
 import type { CidrReservationPort } from '../../core/remedy/cidr-reservation.js';
 import type { ManagedPolicyPort, RecheckResult } from '../../core/remedy/managed-policy.js';
 import type { CacheRule, PullThroughCachePort } from '../../core/remedy/pull-through-cache.js';

@@ -1,5 +1,5 @@
 import { DescribeClusterCommand, DescribeNodegroupCommand } from '@aws-sdk/client-eks';
-import type { AccountTarget } from '../../core/action-request.js';
+import type { AccountTarget } from '../../core/door/action-request.js';
 import type { ApplyPath } from '../../core/remedy/apply-path.js';
 import { cidrReservationPath } from '../../core/remedy/cidr-reservation.js';
 import { managedPolicyPath } from '../../core/remedy/managed-policy.js';
@@ -7,7 +7,7 @@ import { pullThroughCachePath } from '../../core/remedy/pull-through-cache.js';
 import { secondaryIpsPath } from '../../core/remedy/secondary-ips.js';
 import { sgIngressPath } from '../../core/remedy/sg-ingress.js';
 import type { RemediationScope } from '../../core/remedy/targets.js';
-import type { WorkflowConfig } from '../../core/workflow-config.js';
+import type { WorkflowConfig } from '../../core/workflow/workflow-config.js';
 import { checkCniPolicy, checkNodeRoleEcrRead } from '../checks/iam-checks.js';
 import { checkEndpoints, checkSubnet } from '../checks/network-checks.js';
 import type { NodeContext } from '../checks/node-context.js';

@@ -1,4 +1,4 @@
-import type { NodeObject } from '../../core/stuck-pods.js';
+import type { NodeObject } from '../../core/detect/stuck-pods.js';
 import { statusOf } from '../kubernetes/api-errors.js';
 import { PatchStrategy, setHeaderOptions } from '../kubernetes/client.js';
 import { type ClusterApi, selectorValue } from '../kubernetes/cluster-api.js';

@@ -1,4 +1,4 @@
-import type { ActionRequest } from '../../core/action-request.js';
+import type { ActionRequest } from '../../core/door/action-request.js';
 import { type NodeContext, NodeNotFoundError, NodeNotInClusterError, resolveNode } from '../checks/node-context.js';
 import { type DoorDeps, DoorTargetError } from './executor.js';
 

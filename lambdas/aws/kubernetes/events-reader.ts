@@ -1,4 +1,4 @@
-import { WARNING_SELECTOR } from '../../core/kube-events.js';
+import { WARNING_SELECTOR } from '../../core/incident/kube-events.js';
 import { statusOf } from './api-errors.js';
 import { CoreV1Api } from './client.js';
 import { type ClusterApi, KubernetesForbiddenError, KubernetesUnauthorizedError } from './cluster-api.js';

@@ -1,5 +1,5 @@
-import type { EvictedPod } from '../../core/evict-after-repair.js';
-import { isRunningAndReady, type PodObject } from '../../core/stuck-pods.js';
+import { isRunningAndReady, type PodObject } from '../../core/detect/stuck-pods.js';
+import type { EvictedPod } from '../../core/door/evict-after-repair.js';
 import { CoreV1Api } from './client.js';
 import type { ClusterApi } from './cluster-api.js';
 

@@ -1,6 +1,6 @@
 import { GetParameterCommand, type SSMClient } from '@aws-sdk/client-ssm';
 import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { activeNodeKey, activeNodesPartition } from '../../core/incident-table.js';
+import { activeNodeKey, activeNodesPartition } from '../../core/contract/incident-table.js';
 
 /** The kill switch as the parameter says now: anything but `off` is on; unreadable is on (fail closed). */
 export async function readKillSwitch(
