@@ -30,9 +30,34 @@ const coreRoomRules = [...CORE_ROOMS, ...CORE_TOP].map((room, i) => {
   };
 });
 
+/**
+ * lambdas/aws: shared rooms under the services. runtime/ (plumbing) < ec2/ (the EC2 wire client) <
+ * readers/ (read adapters several services reuse) < ingest/ (the services that open incidents); the
+ * services import the shared rooms and never each other.
+ */
+const AWS_SHARED = ['runtime', 'ec2', 'readers', 'ingest'];
+const AWS_SERVICES = ['checks', 'door', 'fleet', 'kubernetes', 'voices', 'workflow'];
+const awsRoomRules = [
+  ...AWS_SHARED.map((room, i) => ({
+    name: `aws-${room}-imports-below`,
+    severity: 'error',
+    comment: `lambdas/aws/${room} is shared: it imports only the shared rooms below it (${AWS_SHARED.join(' < ')}), never a service.`,
+    from: { path: `^lambdas/aws/${room}/` },
+    to: { path: `^lambdas/aws/(${[...AWS_SHARED.slice(i + 1), ...AWS_SERVICES].join('|')})/` },
+  })),
+  {
+    name: 'aws-services-import-no-service',
+    severity: 'error',
+    comment: `A service folder of lambdas/aws (${AWS_SERVICES.join(', ')}) imports the shared rooms (${AWS_SHARED.join(', ')}), never another service: what two services share moves down into a shared room.`,
+    from: { path: `^lambdas/aws/(${AWS_SERVICES.join('|')})/` },
+    to: { path: `^lambdas/aws/(${AWS_SERVICES.join('|')})/`, pathNot: '^lambdas/aws/$1/' },
+  },
+];
+
 module.exports = {
   forbidden: [
     ...coreRoomRules,
+    ...awsRoomRules,
     {
       name: 'no-circular',
       severity: 'error',

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { type CheckClients, type CheckGroup, runCheckGroup } from '../lambdas/aws/checks/groups.js';
-import { type NodeContext, resolveNode } from '../lambdas/aws/checks/node-context.js';
+import { type NodeContext, resolveNode } from '../lambdas/aws/readers/account/node-context.js';
 import type { Finding } from '../lambdas/core/contract/findings.js';
 
 const HELP = `Usage: pod-doctor diagnose --cluster NAME [--node NAME|INSTANCE_ID] [--region R] [--profile P] [--image REF] [--json]

@@ -1,6 +1,11 @@
-import { CoreV1Api } from '../lambdas/aws/kubernetes/client.js';
-import type { ClusterApi } from '../lambdas/aws/kubernetes/cluster-api.js';
-import { applicationSignal, dataplaneSignal, guardedReading, trailSignal } from '../lambdas/aws/signal-readers.js';
+import {
+  applicationSignal,
+  dataplaneSignal,
+  guardedReading,
+  trailSignal,
+} from '../lambdas/aws/ingest/signal-readers.js';
+import { CoreV1Api } from '../lambdas/aws/readers/kubernetes/client.js';
+import type { ClusterApi } from '../lambdas/aws/readers/kubernetes/cluster-api.js';
 import { WARNING_SELECTOR } from '../lambdas/core/incident/kube-events.js';
 import type { SignalReading } from '../lambdas/core/incident/signal-health.js';
 import type { PreflightClients } from './preflight-checks.js';

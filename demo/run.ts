@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { APPROVAL_STATE } from '../cli/mcp/action-requests.js';
-import type { NoticeEvent } from '../lambdas/aws/notices.js';
+import type { NoticeEvent } from '../lambdas/aws/voices/notices.js';
 import { nodeActions, remedies } from '../lambdas/aws/workflow/summarize-results.js';
 import { openIncidentKey } from '../lambdas/core/contract/incident-table.js';
 import { orderSignals, type Signal } from '../lambdas/core/contract/signals.js';

@@ -4,12 +4,12 @@ import { ExecutionAlreadyExists, SFNClient, StartExecutionCommand } from '@aws-s
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { RejectStore } from '../lambdas/aws/evidence-store.js';
-import { IncidentBudget } from '../lambdas/aws/incident-budget.js';
-import { IncidentStore } from '../lambdas/aws/incident-store.js';
-import { type IngestDeps, type IngestOutcome, ingest } from '../lambdas/aws/ingest-service.js';
-import { TopicNotices } from '../lambdas/aws/topic-notices.js';
-import { WorkflowStarter } from '../lambdas/aws/workflow-starter.js';
+import { IncidentBudget } from '../lambdas/aws/ingest/incident-budget.js';
+import { IncidentStore } from '../lambdas/aws/ingest/incident-store.js';
+import { type IngestDeps, type IngestOutcome, ingest } from '../lambdas/aws/ingest/ingest-service.js';
+import { TopicNotices } from '../lambdas/aws/ingest/topic-notices.js';
+import { WorkflowStarter } from '../lambdas/aws/ingest/workflow-starter.js';
+import { RejectStore } from '../lambdas/aws/runtime/evidence-store.js';
 import type { IngestConfig } from '../lambdas/core/incident/ingest.js';
 import { DEFAULT_INGEST_LIMITS, type IngestLimits } from '../lambdas/core/incident/ingest-limits.js';
 import { parseWorkflowConfig } from '../lambdas/core/workflow/workflow-config.js';

@@ -2,7 +2,7 @@ import { ECRClient } from '@aws-sdk/client-ecr';
 import { EKSClient } from '@aws-sdk/client-eks';
 import { IAMClient } from '@aws-sdk/client-iam';
 import { mockClient } from 'aws-sdk-client-mock';
-import type { CheckClients } from '../lambdas/aws/checks/check-input.js';
+import type { CheckClients } from '../lambdas/aws/readers/account/check-input.js';
 import {
   type ChangeReader,
   changeReaderOf,

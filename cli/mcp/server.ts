@@ -1,7 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { CheckClients } from '../../lambdas/aws/checks/check-input.js';
+import type { CheckClients } from '../../lambdas/aws/readers/account/check-input.js';
 import {
   CLASS_SCOPE,
   DEFAULT_CLASS_MODES,

@@ -1,6 +1,6 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import * as z from 'zod/mini';
-import { logger, withPowertools } from '../aws/powertools.js';
+import { logger, withPowertools } from '../aws/runtime/powertools.js';
 import { rotateApprovalKey } from '../aws/workflow/key-rotation.js';
 import '../core/text/zod-english.js';
 

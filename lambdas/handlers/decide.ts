@@ -3,7 +3,7 @@ import { type DecideDeps, decideEventSchema, decideIncident } from '../aws/workf
 
 export { decideEventSchema };
 
-import { documentClient, tracer, withPowertools, workflowConfig } from '../aws/workflow/runtime.js';
+import { documentClient, tracer, withPowertools, workflowConfig } from '../aws/runtime/workflow-runtime.js';
 import '../core/text/zod-english.js';
 
 /** Workflow step "Decide": findings → safety policy → plan, and the requests the door runs. */

@@ -1,7 +1,7 @@
 import { SSMClient } from '@aws-sdk/client-ssm';
 import * as z from 'zod/mini';
+import { documentClient, tracer, withPowertools, workflowConfig } from '../aws/runtime/workflow-runtime.js';
 import { type OpenDeps, openIncident } from '../aws/workflow/open-incident.js';
-import { documentClient, tracer, withPowertools, workflowConfig } from '../aws/workflow/runtime.js';
 import { incidentInputSchema } from '../core/workflow/workflow-config.js';
 import '../core/text/zod-english.js';
 

@@ -1,10 +1,10 @@
 import { IAMClient } from '@aws-sdk/client-iam';
 import * as z from 'zod/mini';
-import { sdkClient } from '../aws/checks/handler-kit.js';
-import { type NodeContext, resolveNode } from '../aws/checks/node-context.js';
 import { Ec2QueryClient } from '../aws/ec2/client.js';
 import type { Ec2Client } from '../aws/ec2/commands.js';
-import { withPowertools } from '../aws/powertools.js';
+import { type NodeContext, resolveNode } from '../aws/readers/account/node-context.js';
+import { withPowertools } from '../aws/runtime/powertools.js';
+import { sdkClient } from '../aws/runtime/sdk-client.js';
 import '../core/text/zod-english.js';
 
 export const resolveNodeEventSchema = z.object({

@@ -2,7 +2,7 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import * as z from 'zod/mini';
 import { forwardSignals, type SpokeBus, type SpokeDeps } from '../aws/fleet/spoke-forwarder.js';
-import { logger, metrics, tracer, withPowertools } from '../aws/powertools.js';
+import { logger, metrics, tracer, withPowertools } from '../aws/runtime/powertools.js';
 import { prepareAnchorIndex } from '../core/detect/prefilter.js';
 import { spokeEnvSchema } from '../core/fleet/fleet.js';
 import '../core/text/zod-english.js';

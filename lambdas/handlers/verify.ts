@@ -1,4 +1,4 @@
-import { withPowertools } from '../aws/powertools.js';
+import { withPowertools } from '../aws/runtime/powertools.js';
 import { verifyEventSchema, verifyRepair } from '../aws/workflow/verify.js';
 
 export { verifyEventSchema };

@@ -7,7 +7,7 @@ import {
   configLocation,
   configVersion,
   readConfig,
-} from '../../lambdas/aws/config-store.js';
+} from '../../lambdas/aws/runtime/config-store.js';
 import { configKey } from '../../lambdas/core/contract/incident-table.js';
 import { InvalidWorkflowConfigError } from '../../lambdas/core/workflow/workflow-config.js';
 import { createHandler } from '../../lambdas/handlers/config-writer.js';

@@ -4,7 +4,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { sdkStreamMixin } from '@smithy/core/serde';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { NoticeEvent } from '../../lambdas/aws/notices.js';
+import type { NoticeEvent } from '../../lambdas/aws/voices/notices.js';
 import { approvalKey, incidentRunKey, openIncidentKey } from '../../lambdas/core/contract/incident-table.js';
 import { StoredNoticeError } from '../../lambdas/core/voices/stored-notice.js';
 import { createHandler } from '../../lambdas/handlers/notices.js';

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { closeIncidentRun } from '../../lambdas/aws/incident-runs.js';
+import { closeIncidentRun } from '../../lambdas/aws/ingest/incident-runs.js';
 import type { IngestLimits } from '../../lambdas/core/incident/ingest-limits.js';
 import { evaluationName, type RunResult } from '../../lambdas/core/incident/reevaluation.js';
 import type { LocalTable } from '../../local/dynamo.js';

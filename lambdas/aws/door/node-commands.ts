@@ -4,7 +4,7 @@ import { type CommandResult, lastJsonLine, probeFindings } from '../../core/cont
 import type { Action } from '../../core/door/action-request.js';
 import { COMMAND_OUTPUT_PREFIX, type CommandOutcome, type PendingCommand } from '../../core/door/state.js';
 import type { WorkflowConfig } from '../../core/workflow/workflow-config.js';
-import { putNewObject } from '../evidence-store.js';
+import { putNewObject } from '../runtime/evidence-store.js';
 
 /**
  * Run Command on one node, for the door only: SendCommand with pod-doctor's own document (the kind

@@ -6,7 +6,7 @@ import {
   inAccount,
 } from '../../core/fleet/fleet.js';
 import type { IngestStats } from '../../core/incident/ingest.js';
-import { type IngestDeps, type IngestOutcome, ingest, keepAndOpen } from '../ingest-service.js';
+import { type IngestDeps, type IngestOutcome, ingest, keepAndOpen } from '../ingest/ingest-service.js';
 
 export interface IntakeDeps extends IngestDeps {
   /** The accounts and Regions the hub acts in (a removed account is no longer listed). */

@@ -10,8 +10,8 @@ import type { PodFacts } from '../../core/detect/pod-facts.js';
 import { type ClassifiedEvent, classifyPodEvents, dominantClass, type StuckPod } from '../../core/detect/stuck-pods.js';
 import { aggregate, type Occurrence } from '../../core/incident/incidents.js';
 import { mapBounded } from '../../core/text/map-bounded.js';
-import { type DroppedCandidate, type OpenIncidentDeps, openIncidents } from '../open-incidents.js';
-import type { ClusterApi } from './cluster-api.js';
+import { type DroppedCandidate, type OpenIncidentDeps, openIncidents } from '../ingest/open-incidents.js';
+import type { ClusterApi } from '../readers/kubernetes/cluster-api.js';
 
 export interface SweepOptions {
   /** A pod must have been stuck this long (a normal pull takes seconds to minutes). @default 5 min */

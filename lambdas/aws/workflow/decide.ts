@@ -10,9 +10,9 @@ import { decide, type Plan } from '../../core/policy/policy.js';
 import { type PlannedRemedy, planRemedy } from '../../core/remedy/plan.js';
 import type { PlanOutput } from '../../core/workflow/execution-state.js';
 import type { WorkflowConfig } from '../../core/workflow/workflow-config.js';
+import { markAndCountAffected } from '../runtime/safety-reads.js';
 import { type DecideInput, diagnosisFindings, probeOf } from './decide-inputs.js';
 import { requestsOf } from './decide-requests.js';
-import { markAndCountAffected } from './safety-reads.js';
 
 export { type DecideInput, decideEventSchema } from './decide-inputs.js';
 

@@ -9,7 +9,7 @@ import {
 } from '../../core/contract/incident-table.js';
 import { CHECKS_FOR_CLASS, PROBE_CLASSES } from '../../core/policy/policy.js';
 import type { IncidentInput, WorkflowConfig } from '../../core/workflow/workflow-config.js';
-import { readKillSwitch } from './safety-reads.js';
+import { readKillSwitch } from '../runtime/safety-reads.js';
 
 export interface OpenDeps {
   readonly ddb: DynamoDBDocumentClient;

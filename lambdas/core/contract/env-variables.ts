@@ -15,6 +15,6 @@ export const incidentStoreVariables = {
 
 /**
  * The variables that locate a function's configuration in the configuration store (the construct
- * `ConfigStore` sets them, lambdas/aws/config-store.ts reads them).
+ * `ConfigStore` sets them, lambdas/aws/runtime/config-store.ts reads them).
  */
 export const CONFIG_VARIABLES = { table: 'CONFIG_TABLE_NAME', version: 'CONFIG_VERSION' } as const;

@@ -2,7 +2,7 @@ import { outboundFields } from '../text/outbound.js';
 import { snsSubject } from '../text/sns-subject.js';
 import type { IngestLimits } from './ingest-limits.js';
 
-/** One candidate a limit kept from evaluation (see DroppedCandidate in lambdas/aws/open-incidents.ts). */
+/** One candidate a limit kept from evaluation (see DroppedCandidate in lambdas/aws/ingest/open-incidents.ts). */
 export interface DroppedLine {
   readonly cluster: string;
   readonly class: string;

@@ -22,7 +22,7 @@ export const remediationScopeSchema = z.object({
 
 /**
  * What pod-doctor's functions know of the deployment: one document per deployed version, written to
- * the incident table at deploy time and loaded by every function (`lambdas/aws/config-store.ts`).
+ * the incident table at deploy time and loaded by every function (`lambdas/aws/runtime/config-store.ts`).
  */
 export const workflowConfigSchema = z.object({
   clusters: z.array(

@@ -4,19 +4,19 @@ import type { IAMClient } from '@aws-sdk/client-iam';
 // zod/mini (tree-shaken to a few KB) instead of classic zod: these schemas need nothing more; its
 // English messages (zod-english) say what a refused input lacks.
 import * as z from 'zod/mini';
-import type { ChangeReader } from '../../core/cloudtrail/change-records.js';
-import { FAILURE_CLASSES } from '../../core/contract/failure-classes.js';
-import type { Finding } from '../../core/contract/findings.js';
-import { type EcrImage, parseEcrImage } from '../../core/contract/images.js';
-import { CHECKS_FOR_CLASS } from '../../core/policy/policy.js';
-import '../../core/text/zod-english.js';
-import { CHECK_GROUPS, type CheckGroupName } from '../../core/workflow/execution-state.js';
+import type { ChangeReader } from '../../../core/cloudtrail/change-records.js';
+import { FAILURE_CLASSES } from '../../../core/contract/failure-classes.js';
+import type { Finding } from '../../../core/contract/findings.js';
+import { type EcrImage, parseEcrImage } from '../../../core/contract/images.js';
+import { CHECKS_FOR_CLASS } from '../../../core/policy/policy.js';
+import '../../../core/text/zod-english.js';
+import { CHECK_GROUPS, type CheckGroupName } from '../../../core/workflow/execution-state.js';
 
 export { CHECK_GROUPS };
 /** One of the account check groups (one read-only Lambda function each). */
 export type CheckGroup = CheckGroupName;
 
-import type { Ec2Client } from '../ec2/commands.js';
+import type { Ec2Client } from '../../ec2/commands.js';
 import type { NodeContext } from './node-context.js';
 
 /**

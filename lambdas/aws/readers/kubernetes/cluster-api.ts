@@ -1,4 +1,4 @@
-import type { PodFacts } from '../../core/detect/pod-facts.js';
+import type { PodFacts } from '../../../core/detect/pod-facts.js';
 import {
   asStuckPod,
   type ClassifiedEvent,
@@ -7,7 +7,7 @@ import {
   type NodeObject,
   type PodObject,
   type StuckPod,
-} from '../../core/detect/stuck-pods.js';
+} from '../../../core/detect/stuck-pods.js';
 import { disruptionBudgetMessage, forbiddenMessage, statusMessage, statusOf } from './api-errors.js';
 import {
   ApiException,

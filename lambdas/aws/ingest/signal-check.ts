@@ -2,7 +2,7 @@ import type { CloudTrailClient } from '@aws-sdk/client-cloudtrail';
 import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { eventsStateKey, signalStateKey } from '../core/contract/incident-table.js';
+import { eventsStateKey, signalStateKey } from '../../core/contract/incident-table.js';
 import {
   eventsReading,
   eventsWithoutApi,
@@ -10,9 +10,9 @@ import {
   type SignalStatus,
   type SignalTransition,
   transitionOf,
-} from '../core/incident/signal-health.js';
-import { outboundText } from '../core/text/outbound.js';
-import { snsSubject } from '../core/text/sns-subject.js';
+} from '../../core/incident/signal-health.js';
+import { outboundText } from '../../core/text/outbound.js';
+import { snsSubject } from '../../core/text/sns-subject.js';
 import { applicationSignal, dataplaneSignal, guardedReading, trailSignal } from './signal-readers.js';
 
 const STATUSES: readonly SignalStatus[] = ['ok', 'silent', 'absent', 'unknown'];

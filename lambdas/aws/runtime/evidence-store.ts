@@ -1,6 +1,6 @@
 import { PutObjectCommand, type PutObjectCommandInput, type S3Client } from '@aws-sdk/client-s3';
-import type { Reject } from '../core/incident/ingest.js';
-import { outboundFields } from '../core/text/outbound.js';
+import type { Reject } from '../../core/incident/ingest.js';
+import { outboundFields } from '../../core/text/outbound.js';
 
 /** How many other keys a create-only write tries when its key exists. */
 const MAX_OTHER_KEYS = 5;

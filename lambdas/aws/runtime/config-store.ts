@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { CONFIG_VARIABLES } from '../core/contract/env-variables.js';
-import { configKey } from '../core/contract/incident-table.js';
-import { parseWorkflowConfig, type WorkflowConfig } from '../core/workflow/workflow-config.js';
+import { CONFIG_VARIABLES } from '../../core/contract/env-variables.js';
+import { configKey } from '../../core/contract/incident-table.js';
+import { parseWorkflowConfig, type WorkflowConfig } from '../../core/workflow/workflow-config.js';
 
 /**
  * The deployment's configuration store: one document per deployed version in the incident table

@@ -1,5 +1,5 @@
-import { isRunningAndReady, type PodObject } from '../../core/detect/stuck-pods.js';
-import { controllerOf } from '../../core/door/kubernetes-actions.js';
+import { isRunningAndReady, type PodObject } from '../../../core/detect/stuck-pods.js';
+import { controllerOf } from '../../../core/door/kubernetes-actions.js';
 import type { ClusterApi } from './cluster-api.js';
 
 /** aws-node on one node as the API server keeps it: its own pod and status (never text, never another pod). */

@@ -1,11 +1,11 @@
 import type { Subnet } from '@aws-sdk/client-ec2';
-import type { SubnetUsage } from '../../core/remedy/cidr.js';
+import type { SubnetUsage } from '../../../core/remedy/cidr.js';
 import {
   DescribeSubnetsCommand,
   type Ec2Client,
   GetSubnetCidrReservationsCommand,
   paginateDescribeNetworkInterfaces,
-} from '../ec2/commands.js';
+} from '../../ec2/commands.js';
 
 /** What occupies a subnet's addresses: ENI addresses, delegated prefixes, CIDR reservations (with their ids). */
 export async function subnetUsage(

@@ -1,14 +1,14 @@
 import type { RouteTable, SecurityGroup, VpcEndpoint } from '@aws-sdk/client-ec2';
-import { type Finding, finding } from '../../core/contract/findings.js';
-import { partitionOf } from '../../core/contract/partition.js';
-import { evaluate, namesPrincipal, type PolicyDocument } from '../../core/policy/iam-policy.js';
-import { freePrefixBlocks, parseCidr, parseIpv4 } from '../../core/remedy/cidr.js';
+import { type Finding, finding } from '../../../core/contract/findings.js';
+import { partitionOf } from '../../../core/contract/partition.js';
+import { evaluate, namesPrincipal, type PolicyDocument } from '../../../core/policy/iam-policy.js';
+import { freePrefixBlocks, parseCidr, parseIpv4 } from '../../../core/remedy/cidr.js';
 import {
   DescribeRouteTablesCommand,
   DescribeSecurityGroupsCommand,
   type Ec2Client,
   paginateDescribeVpcEndpoints,
-} from '../ec2/commands.js';
+} from '../../ec2/commands.js';
 import type { NodeContext } from './node-context.js';
 import { subnetUsage } from './subnet-usage.js';
 

@@ -4,8 +4,8 @@ import {
   FilterLogEventsCommand,
   type FilterLogEventsCommandOutput,
 } from '@aws-sdk/client-cloudwatch-logs';
-import { applicationLogGroups, dataplaneLogGroup } from '../core/contract/signals.js';
-import { logReading, type SignalReading, trailReading } from '../core/incident/signal-health.js';
+import { applicationLogGroups, dataplaneLogGroup } from '../../core/contract/signals.js';
+import { logReading, type SignalReading, trailReading } from '../../core/incident/signal-health.js';
 
 const DAY_MS = 24 * 3_600_000;
 /** FilterLogEvents searches a time range in slices; it may answer empty pages before a match. */

@@ -1,9 +1,9 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { configLoader } from '../config-store.js';
-import { tracer } from '../powertools.js';
+import { configLoader } from './config-store.js';
+import { tracer } from './powertools.js';
 
-export { logger, metrics, tracer, withPowertools } from '../powertools.js';
+export { logger, metrics, tracer, withPowertools } from './powertools.js';
 
 let ddb: DynamoDBDocumentClient | undefined;
 /** The incident table's document client, created on first use. */

@@ -1,7 +1,7 @@
 import type { EKSClient } from '@aws-sdk/client-eks';
 import type { IAMClient } from '@aws-sdk/client-iam';
-import { type Finding, finding } from '../../core/contract/findings.js';
-import { type ActionDecision, CNI_ACTIONS, ECR_PULL_ACTIONS, evaluate } from '../../core/policy/iam-policy.js';
+import { type Finding, finding } from '../../../core/contract/findings.js';
+import { type ActionDecision, CNI_ACTIONS, ECR_PULL_ACTIONS, evaluate } from '../../../core/policy/iam-policy.js';
 import { cniRole } from './cni-role.js';
 import { rolePolicies } from './iam-policies.js';
 import type { NodeContext } from './node-context.js';

@@ -5,16 +5,16 @@ import {
   paginateListAccessEntries,
   paginateListNodegroups,
 } from '@aws-sdk/client-eks';
-import type { AccountFacts, FactsNeeded } from '../core/cloudtrail/cloudtrail-scope.js';
-import { clusterOfTags } from '../core/contract/node-tags.js';
-import { cniRole } from './checks/cni-role.js';
-import type { NodeContext } from './checks/node-context.js';
+import type { AccountFacts, FactsNeeded } from '../../core/cloudtrail/cloudtrail-scope.js';
+import { clusterOfTags } from '../../core/contract/node-tags.js';
 import {
   DescribeInstancesCommand,
   DescribeNetworkInterfacesCommand,
   type Ec2Client,
   paginateDescribeVpcEndpoints,
-} from './ec2/commands.js';
+} from '../ec2/commands.js';
+import { cniRole } from '../readers/account/cni-role.js';
+import type { NodeContext } from '../readers/account/node-context.js';
 
 /** Access entry types of nodes (managed node groups, Karpenter, self-managed under API authentication). */
 const NODE_ENTRY_TYPES = new Set(['EC2_LINUX', 'EC2_WINDOWS', 'EC2', 'HYBRID_LINUX']);

@@ -1,6 +1,10 @@
 import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { CHANGE_RETENTION_DAYS, type ChangeReader, type ChangeRecord } from '../core/cloudtrail/change-records.js';
-import { changeKey, changePartition, changesSince, TTL_ATTRIBUTE } from '../core/contract/incident-table.js';
+import {
+  CHANGE_RETENTION_DAYS,
+  type ChangeReader,
+  type ChangeRecord,
+} from '../../../core/cloudtrail/change-records.js';
+import { changeKey, changePartition, changesSince, TTL_ATTRIBUTE } from '../../../core/contract/incident-table.js';
 
 /** DynamoDB attribute values are limited to 400 KB an item; resource names to the 2,048-byte key. */
 const MAX_KEY_CHARS = 1024;

@@ -1,13 +1,13 @@
 import { unmarshallDynamoDB } from '@aws-lambda-powertools/commons/utils/unmarshallDynamoDB';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { approvalKey, RUN_PREFIX } from '../core/contract/incident-table.js';
-import { outboundFields } from '../core/text/outbound.js';
-import { type CustomNotification, chatCard } from '../core/voices/chat-card.js';
-import type { IncidentNotice } from '../core/voices/notice.js';
-import { type PagingDetail, pagingDetail } from '../core/voices/paging.js';
-import { approvalNotice, runNotice } from '../core/voices/stored-notice.js';
-import { summaryOf } from './stored-summary.js';
+import { approvalKey, RUN_PREFIX } from '../../core/contract/incident-table.js';
+import { outboundFields } from '../../core/text/outbound.js';
+import { type CustomNotification, chatCard } from '../../core/voices/chat-card.js';
+import type { IncidentNotice } from '../../core/voices/notice.js';
+import { type PagingDetail, pagingDetail } from '../../core/voices/paging.js';
+import { approvalNotice, runNotice } from '../../core/voices/stored-notice.js';
+import { summaryOf } from '../runtime/stored-summary.js';
 
 /**
  * The enrichment of the notices pipe: incident-table stream records (a run's history row, a pending

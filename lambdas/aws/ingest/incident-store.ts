@@ -1,9 +1,9 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { openIncidentKey } from '../core/contract/incident-table.js';
-import { CATALOGUE_VERSION } from '../core/detect/signatures.js';
-import { type IncidentCandidate, incidentId } from '../core/incident/incidents.js';
-import type { IncidentRuns } from '../core/incident/reevaluation.js';
+import { openIncidentKey } from '../../core/contract/incident-table.js';
+import { CATALOGUE_VERSION } from '../../core/detect/signatures.js';
+import { type IncidentCandidate, incidentId } from '../../core/incident/incidents.js';
+import type { IncidentRuns } from '../../core/incident/reevaluation.js';
 
 /** Step Functions takes at most 256 KB of execution input; keep well below it. */
 export const MAX_WORKFLOW_INPUT_BYTES = 200 * 1024;

@@ -6,7 +6,7 @@ import {
   paginateListAttachedRolePolicies,
   paginateListRolePolicies,
 } from '@aws-sdk/client-iam';
-import type { NamedPolicy, PolicyDocument } from '../../core/policy/iam-policy.js';
+import type { NamedPolicy, PolicyDocument } from '../../../core/policy/iam-policy.js';
 
 /** IAM returns policy documents URL-encoded. */
 function decode(doc: string | undefined): PolicyDocument {

@@ -1,6 +1,6 @@
 import { GetInstanceProfileCommand, type IAMClient } from '@aws-sdk/client-iam';
-import { clusterOfTags } from '../../core/contract/node-tags.js';
-import { DescribeInstancesCommand, type Ec2Client } from '../ec2/commands.js';
+import { clusterOfTags } from '../../../core/contract/node-tags.js';
+import { DescribeInstancesCommand, type Ec2Client } from '../../ec2/commands.js';
 
 /** Everything the checks need to know about the node a failure happened on. */
 export interface NodeContext {

@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { openIncidentKey } from '../core/contract/incident-table.js';
-import type { RunResult } from '../core/incident/reevaluation.js';
+import { openIncidentKey } from '../../core/contract/incident-table.js';
+import type { RunResult } from '../../core/incident/reevaluation.js';
 
 /**
  * Records on the incident's open row that one of its executions ended, and what it left: new lines

@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { budgetKey, limitNoticeKey } from '../core/contract/incident-table.js';
-import type { IngestLimits } from '../core/incident/ingest-limits.js';
+import { budgetKey, limitNoticeKey } from '../../core/contract/incident-table.js';
+import type { IngestLimits } from '../../core/incident/ingest-limits.js';
 
 /** Budget rows live past their hour long enough to be read back, then expire. */
 const BUDGET_TTL_SECONDS = 3 * 3_600;

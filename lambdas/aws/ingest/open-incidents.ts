@@ -1,8 +1,8 @@
-import type { IncidentCandidate } from '../core/incident/incidents.js';
-import type { Reject } from '../core/incident/ingest.js';
-import { DEFAULT_INGEST_LIMITS, type IngestLimits } from '../core/incident/ingest-limits.js';
-import { evaluationName, reevaluationDue, reevaluationInput } from '../core/incident/reevaluation.js';
-import { mapBounded } from '../core/text/map-bounded.js';
+import type { IncidentCandidate } from '../../core/incident/incidents.js';
+import type { Reject } from '../../core/incident/ingest.js';
+import { DEFAULT_INGEST_LIMITS, type IngestLimits } from '../../core/incident/ingest-limits.js';
+import { evaluationName, reevaluationDue, reevaluationInput } from '../../core/incident/reevaluation.js';
+import { mapBounded } from '../../core/text/map-bounded.js';
 import type { IncidentBudget } from './incident-budget.js';
 import { boundedInput, type IncidentStore, type OpenIncident } from './incident-store.js';
 

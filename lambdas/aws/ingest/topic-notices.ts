@@ -1,5 +1,5 @@
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
-import { snsSubject } from '../core/text/sns-subject.js';
+import { snsSubject } from '../../core/text/sns-subject.js';
 
 /** Notices to the notification topic (e-mail subscribers): a subject SNS accepts and a plain-text body. */
 export class TopicNotices {
