@@ -72,6 +72,20 @@ function valueEnd(text: string, at: number): number | undefined {
   return m && !m[0].startsWith('-') ? at + m[0].length : undefined;
 }
 
+/**
+ * An ARN names a resource; it is not a secret (`arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly`
+ * has the length and character mix of a generated key). The ARN's head before `at`, bounded: partition,
+ * service, Region, account (12 digits, `aws` for AWS managed policies, or none), then resource text.
+ */
+const ARN_HEAD = /\barn:aws[a-z-]{0,16}:[a-z0-9-]{1,64}:[a-z0-9-]{0,32}:(?:\d{12}|aws)?:[^\s"'<>\\]{0,1024}$/;
+const ARN_VALUE = /^arn:aws[a-z-]{0,16}:[a-z0-9-]{1,64}:[a-z0-9-]{0,32}:(?:\d{12}|aws)?:/;
+
+/** Whether `text` at `at` is inside the resource part of an ARN. */
+function insideArn(text: string, at: number): boolean {
+  const before = text.slice(Math.max(0, at - 1200), at);
+  return before.includes('arn:') && ARN_HEAD.test(before);
+}
+
 /** The key-value rule: keeps every key, replaces its value. */
 function redactKeyValues(text: string): string {
   if (!SECRET_WORD.test(text)) return text;
@@ -85,6 +99,8 @@ function redactKeyValues(text: string): string {
     if (!namesSecret(text, m.index, key)) continue;
     const end = valueEnd(text, start);
     if (end === undefined) continue;
+    // `"SecretArn": "arn:aws:secretsmanager:…"` names the secret; it is not one.
+    if (ARN_VALUE.test(text.slice(start, end))) continue;
     // A "value" that names a secret and is followed by `=` or `":` is the next key (`--pass "password":"x"`).
     KEY_AFTER.lastIndex = end;
     if (SECRET_WORD.test(text.slice(start, end)) && KEY_AFTER.test(text)) {
@@ -204,7 +220,13 @@ const RULES: readonly Rule[] = [
   {
     name: 'aws-secret-access-key-or-blob',
     re: /(?<![A-Za-z0-9/+=._-])[A-Za-z0-9/+]{40,8192}={0,2}(?![A-Za-z0-9/+=._-])/g,
-    replace: (m) => (mixed(m) && (m.length >= 64 || !(m.startsWith('/') && m.indexOf('/', 1) > 0)) ? REDACTED : m),
+    // No groups: String.prototype.replace passes the offset and the whole text next.
+    replace: (m: string, ...rest: unknown[]) =>
+      mixed(m) &&
+      (m.length >= 64 || !(m.startsWith('/') && m.indexOf('/', 1) > 0)) &&
+      !insideArn(String(rest[1]), Number(rest[0]))
+        ? REDACTED
+        : m,
     when: /[A-Za-z0-9/+]{40}/,
   },
 ];
