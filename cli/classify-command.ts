@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { StringDecoder } from 'node:string_decoder';
-import { classify, quickUnknown } from '../lambdas/core/classifier.js';
-import { classifyCloudTrail, isCloudTrailEvent } from '../lambdas/core/cloudtrail.js';
+import { classifyCloudTrail, isCloudTrailEvent } from '../lambdas/core/cloudtrail/cloudtrail.js';
+import { classify, quickUnknown } from '../lambdas/core/detect/classifier.js';
 
 const UNKNOWN_JSON = '{"class":"unknown"}';
 /** The result of a line that matches no signature (shared: never modified). */

@@ -1,7 +1,7 @@
 import { DescribeClusterCommand, type EKSClient } from '@aws-sdk/client-eks';
 import { type CheckClients, type CheckGroup, runCheckGroup } from '../lambdas/aws/checks/groups.js';
-import { type NodeContext, resolveNode } from '../lambdas/aws/checks/node-context.js';
-import type { Finding } from '../lambdas/core/findings.js';
+import { type NodeContext, resolveNode } from '../lambdas/aws/readers/account/node-context.js';
+import type { Finding } from '../lambdas/core/contract/findings.js';
 import type { ParsedArgs } from './args.js';
 
 export interface DiagnoseOptions {

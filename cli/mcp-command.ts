@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CheckClients } from '../lambdas/aws/checks/check-input.js';
+import type { CheckClients } from '../lambdas/aws/readers/account/check-input.js';
 import { PROJECT_ROOT } from '../lib/constructs/paths.js';
 import type { ParsedArgs } from './args.js';
 import type { McpDeps } from './mcp/server.js';

@@ -1,4 +1,4 @@
-import type { SignalReading } from '../lambdas/core/signal-health.js';
+import type { SignalReading } from '../lambdas/core/incident/signal-health.js';
 import type { ParsedArgs } from './args.js';
 import type { PreflightRow } from './preflight-checks.js';
 
@@ -72,9 +72,9 @@ async function realClients() {
   const { CloudTrailClient } = await import('@aws-sdk/client-cloudtrail');
   const { CloudWatchLogsClient } = await import('@aws-sdk/client-cloudwatch-logs');
   const checks = accountClients();
-  const { ClusterApi } = await import('../lambdas/aws/kubernetes/cluster-api.js');
-  const { endpointCache } = await import('../lambdas/aws/kubernetes/endpoint.js');
-  const { EksTokenCache } = await import('../lambdas/aws/kubernetes/token.js');
+  const { ClusterApi } = await import('../lambdas/aws/readers/kubernetes/cluster-api.js');
+  const { endpointCache } = await import('../lambdas/aws/readers/kubernetes/endpoint.js');
+  const { EksTokenCache } = await import('../lambdas/aws/readers/kubernetes/token.js');
   const endpoint = endpointCache(checks.eks, process.env.AWS_REGION ?? '');
   const tokens = new EksTokenCache(() => checks.eks.config.credentials());
   return {
