@@ -17,10 +17,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { freePrefixBlocks } from '../lambdas/core/cidr.js';
-import { classify } from '../lambdas/core/classifier.js';
-import { readEvent } from '../lambdas/core/ingest.js';
-import { parseRecord } from '../lambdas/core/records.js';
+import { classify } from '../lambdas/core/detect/classifier.js';
+import { parseRecord } from '../lambdas/core/detect/records.js';
+import { readEvent } from '../lambdas/core/incident/ingest.js';
+import { freePrefixBlocks } from '../lambdas/core/remedy/cidr.js';
 import { PROJECT_ROOT } from '../lib/constructs/paths.js';
 import { synthesizedDefinition } from '../local/local-workflow.js';
 import { labelledCorpus } from '../test/support/corpus.js';

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { planRemedy, type RemedyPlanInput } from '../../lambdas/core/remedy/plan.js';
-import { rolloutRemedyTarget } from '../../lambdas/core/remedy/rollout-rollback.js';
 import {
   gitOpsManager,
   type ReplicaSetView,
   type RolloutFacts,
   revisionOf,
   rolloutVerdict,
-} from '../../lambdas/core/rollout.js';
+} from '../../lambdas/core/remedy/rollout.js';
+import { rolloutRemedyTarget } from '../../lambdas/core/remedy/rollout-rollback.js';
 
 const GOOD = '111122223333.dkr.ecr.eu-west-1.amazonaws.com/payments/api:v2.3.1';
 const TYPO = '111122223333.dkr.ecr.eu-west-1.amazonaws.com/payments/api:v2.3.11';

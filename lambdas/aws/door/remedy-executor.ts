@@ -1,6 +1,6 @@
-import { isClusterRemedyKind, type RemedyAction } from '../../core/action-request.js';
-import { applyPathCause } from '../../core/door-evidence.js';
-import { targetCooldownKey } from '../../core/incident-table.js';
+import { targetCooldownKey } from '../../core/contract/incident-table.js';
+import { isClusterRemedyKind, type RemedyAction } from '../../core/door/action-request.js';
+import { applyPathCause } from '../../core/policy/cause-evidence.js';
 import {
   type ApplyPath,
   type ApplyRecord,

@@ -2,12 +2,12 @@ import type { V1Deployment, V1PodTemplateSpec } from '@kubernetes/client-node';
 import type { Configuration, ConfigurationOptions } from '@kubernetes/client-node/dist/gen/configuration.js';
 import { HttpMethod } from '@kubernetes/client-node/dist/gen/http/http.js';
 import { ObjectSerializer } from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js';
+import { samePullInputs } from '../../core/remedy/rollout.js';
 import type { RolloutRollbackPort } from '../../core/remedy/rollout-rollback.js';
-import { samePullInputs } from '../../core/rollout.js';
-import { PatchStrategy, setHeaderOptions } from '../kubernetes/client.js';
-import { type ClusterApi, selectorValue } from '../kubernetes/cluster-api.js';
-import { type Operation, PRETTY, send } from '../kubernetes/generated-api.js';
-import { deployment, pullInputsOf, rolloutFacts } from '../kubernetes/rollout-reader.js';
+import { PatchStrategy, setHeaderOptions } from '../readers/kubernetes/client.js';
+import { type ClusterApi, selectorValue } from '../readers/kubernetes/cluster-api.js';
+import { type Operation, PRETTY, send } from '../readers/kubernetes/generated-api.js';
+import { deployment, pullInputsOf, rolloutFacts } from '../readers/kubernetes/rollout-reader.js';
 import type { WaitOptions } from './kubernetes-actions.js';
 
 /**

@@ -1,9 +1,9 @@
-import type { FailureClass } from '../../core/failure-classes.js';
-import { type Finding, finding, runCheck } from '../../core/findings.js';
-import { capabilitiesLine, nodeCapabilities } from '../../core/node-access.js';
-import { ROLLOUT_CLASSES } from '../../core/rollout.js';
-import { dominantClass, nodeHostAccess, type StuckPod } from '../../core/stuck-pods.js';
-import type { ClusterApi } from './cluster-api.js';
+import type { FailureClass } from '../../core/contract/failure-classes.js';
+import { type Finding, finding, runCheck } from '../../core/contract/findings.js';
+import { dominantClass, nodeHostAccess, type StuckPod } from '../../core/detect/stuck-pods.js';
+import { capabilitiesLine, nodeCapabilities } from '../../core/policy/node-access.js';
+import { ROLLOUT_CLASSES } from '../../core/remedy/rollout.js';
+import type { ClusterApi } from '../readers/kubernetes/cluster-api.js';
 import { rolloutFinding } from './rollout-finding.js';
 
 /** Finding ids of the Kubernetes inspection (a contract, like the account finding ids). */

@@ -1,8 +1,8 @@
-import { type Finding, finding } from '../../core/findings.js';
-import { rollbackByHand, rolloutVerdict } from '../../core/rollout.js';
-import type { StuckPod } from '../../core/stuck-pods.js';
-import type { ClusterApi } from './cluster-api.js';
-import { deploymentOfPod, rolloutFacts } from './rollout-reader.js';
+import { type Finding, finding } from '../../core/contract/findings.js';
+import type { StuckPod } from '../../core/detect/stuck-pods.js';
+import { rollbackByHand, rolloutVerdict } from '../../core/remedy/rollout.js';
+import type { ClusterApi } from '../readers/kubernetes/cluster-api.js';
+import { deploymentOfPod, rolloutFacts } from '../readers/kubernetes/rollout-reader.js';
 
 /** Deployments looked at per incident (the stuck pods' owners, first ones). */
 const MAX_DEPLOYMENTS = 3;

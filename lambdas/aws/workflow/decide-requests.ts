@@ -1,8 +1,8 @@
-import type { Action, PlannedRequest, Slot } from '../../core/action-request.js';
-import type { DrainPlan } from '../../core/drain.js';
-import type { EvictPlan } from '../../core/evict-after-repair.js';
-import type { NodeTrust } from '../../core/node-trust.js';
-import type { Plan, PlannedAction } from '../../core/policy.js';
+import type { Action, PlannedRequest, Slot } from '../../core/door/action-request.js';
+import type { DrainPlan } from '../../core/door/drain.js';
+import type { EvictPlan } from '../../core/door/evict-after-repair.js';
+import type { NodeTrust } from '../../core/policy/node-trust.js';
+import type { Plan, PlannedAction } from '../../core/policy/policy.js';
 import type { AnyRemedyTarget, PlannedRemedy } from '../../core/remedy/plan.js';
 import type { DecideInput } from './decide-inputs.js';
 

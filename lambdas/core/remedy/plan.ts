@@ -1,9 +1,9 @@
-import type { ClassMode, FailureClass } from '../failure-classes.js';
-import type { Finding } from '../findings.js';
-import { isAdvisory } from '../policy.js';
-import { rollbackByHand } from '../rollout.js';
+import type { ClassMode, FailureClass } from '../contract/failure-classes.js';
+import type { Finding } from '../contract/findings.js';
+import { isAdvisory } from '../policy/policy.js';
 import type { RemedyId, RemedyTier } from './apply-path.js';
 import { type KubernetesRemedyTarget, kubernetesRemedyTarget } from './kubernetes-paths.js';
+import { rollbackByHand } from './rollout.js';
 import { type RolloutRollbackTargetSpec, rolloutRemedyTarget } from './rollout-rollback.js';
 import { type RemediationScope, type RemedyNode, type RemedyTarget, remedyTarget } from './targets.js';
 

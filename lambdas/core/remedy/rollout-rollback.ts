@@ -1,6 +1,6 @@
-import type { Finding } from '../findings.js';
-import { type RollbackTarget, type RolloutFacts, rolloutVerdict, samePullInputs } from '../rollout.js';
+import type { Finding } from '../contract/findings.js';
 import type { ApplyPath, Check } from './apply-path.js';
+import { type RollbackTarget, type RolloutFacts, rolloutVerdict, samePullInputs } from './rollout.js';
 
 /**
  * Roll a Deployment back to the revision whose pods ran (issue 35, part 3), under the apply-path
