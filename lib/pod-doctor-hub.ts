@@ -5,8 +5,8 @@ import { CfnRole, type Grant, Grant as IamGrant, type IGrantable, ServicePrincip
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct, type IConstruct } from 'constructs';
-import { FLEET_NAME, type FleetMember, fleetMembers, hubRolePath, spokeRoleName } from '../lambdas/core/fleet.js';
-import { doorRolePath, spokeDoorRoleName } from '../lambdas/core/fleet-reach.js';
+import { FLEET_NAME, type FleetMember, fleetMembers, hubRolePath, spokeRoleName } from '../lambdas/core/fleet/fleet.js';
+import { doorRolePath, spokeDoorRoleName } from '../lambdas/core/fleet/fleet-reach.js';
 import { ConfigError } from './config.js';
 import { FleetBus } from './constructs/fleet/fleet-bus.js';
 import { search } from './constructs/operations-dashboard.js';

@@ -9,8 +9,8 @@ import { FilterPattern, LogGroup, RetentionDays, SubscriptionFilter } from 'aws-
 import { LambdaDestination } from 'aws-cdk-lib/aws-logs-destinations';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { SPOKE_SOURCE } from '../lambdas/core/fleet.js';
-import { spokeDocumentName } from '../lambdas/core/fleet-reach.js';
+import { SPOKE_SOURCE } from '../lambdas/core/fleet/fleet.js';
+import { spokeDocumentName } from '../lambdas/core/fleet/fleet-reach.js';
 import { createDeadLetterQueue } from './constructs/dead-letter-queue.js';
 import { SUBSCRIPTION_FILTER_PATTERN } from './constructs/detection.js';
 import { SpokeDoorRole } from './constructs/fleet/spoke-door-role.js';

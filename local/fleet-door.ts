@@ -1,8 +1,8 @@
 import { GetCommandInvocationCommand, SendCommandCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { DoorFleet, MemberDoorClients } from '../lambdas/aws/door/executor.js';
-import { type AssumeRole, SpokeBroker } from '../lambdas/aws/fleet/broker.js';
-import { spokeDocuments } from '../lambdas/core/fleet-reach.js';
+import { type AssumeRole, SpokeBroker } from '../lambdas/aws/runtime/credential-broker.js';
+import { spokeDocuments } from '../lambdas/core/fleet/fleet-reach.js';
 import { type AccountSnapshot, healthyAccount } from './account-snapshot.js';
 import type { Deployment, FleetWorld, Session } from './fleet-world.js';
 import { type CallSite, requestsOf, UnmappedCallError } from './guard.js';
@@ -119,7 +119,7 @@ export interface DoorFleetRecord {
 }
 
 /**
- * The hub door's fleet, locally: the real broker (lambdas/aws/fleet/broker.ts) with STS as the world
+ * The hub door's fleet, locally: the real broker (lambdas/aws/runtime/credential-broker.ts) with STS as the world
  * decides it for `doorRole`, and each member's clients authorised as the session it got.
  */
 export function localDoorFleet(

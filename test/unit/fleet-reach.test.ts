@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { DoorDeps } from '../../lambdas/aws/door/executor.js';
 import { depsFor } from '../../lambdas/aws/door/member-reach.js';
-import { type AssumeParams, SpokeBroker, SpokeUnreachableError } from '../../lambdas/aws/fleet/broker.js';
-import type { ActionRequest } from '../../lambdas/core/action-request.js';
+import { type AssumeParams, SpokeBroker, SpokeUnreachableError } from '../../lambdas/aws/runtime/credential-broker.js';
+import type { ActionRequest } from '../../lambdas/core/door/action-request.js';
 import {
   doorSourceIdentity,
   isMemberReach,
   spokeDocumentName,
   spokeDoorRoleArn,
   spokeSessionName,
-} from '../../lambdas/core/fleet-reach.js';
+} from '../../lambdas/core/fleet/fleet-reach.js';
 
 const STS_TEXT = /^[\w+=,.@-]{2,64}$/;
 

@@ -1,11 +1,11 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { doorInputSchema, doorStep } from '../../lambdas/aws/door/service.js';
-import { type ActionRequest, requestDigest } from '../../lambdas/core/action-request.js';
-import type { DoorState } from '../../lambdas/core/door-state.js';
-import { spokeRoleArn } from '../../lambdas/core/fleet.js';
-import { spokeDoorRoleArn } from '../../lambdas/core/fleet-reach.js';
-import { grantKey } from '../../lambdas/core/incident-table.js';
+import { grantKey } from '../../lambdas/core/contract/incident-table.js';
+import { type ActionRequest, requestDigest } from '../../lambdas/core/door/action-request.js';
+import type { DoorState } from '../../lambdas/core/door/state.js';
+import { spokeRoleArn } from '../../lambdas/core/fleet/fleet.js';
+import { spokeDoorRoleArn } from '../../lambdas/core/fleet/fleet-reach.js';
 import { healthyAccount, NODE_DNS, NODE_ID } from '../../local/account-snapshot.js';
 import { type LocalMember, localDoorFleet, memberAccount, memberNode } from '../../local/fleet-door.js';
 import { asRole } from '../../local/guard.js';

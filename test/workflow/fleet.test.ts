@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { spokeRoleArn } from '../../lambdas/core/fleet.js';
+import { spokeRoleArn } from '../../lambdas/core/fleet/fleet.js';
 import type { Deployment } from '../../local/fleet-world.js';
 import { FLEET } from '../support/fleet-templates.js';
 import {

@@ -1,6 +1,6 @@
-import type { ActionRequest } from '../../core/action-request.js';
-import { doorSourceIdentity, isMemberReach, spokeSessionName } from '../../core/fleet-reach.js';
-import { SpokeUnreachableError } from '../fleet/broker.js';
+import type { ActionRequest } from '../../core/door/action-request.js';
+import { doorSourceIdentity, isMemberReach, spokeSessionName } from '../../core/fleet/fleet-reach.js';
+import { SpokeUnreachableError } from '../runtime/credential-broker.js';
 import type { DoorDeps } from './executor.js';
 
 /**

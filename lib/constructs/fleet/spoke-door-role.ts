@@ -1,7 +1,11 @@
 import { Aws, Stack } from 'aws-cdk-lib';
 import { AccountPrincipal, type IRole, PolicyStatement, Role } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { DOOR_SOURCE_IDENTITY_PREFIX, doorRolePath, spokeDoorRoleName } from '../../../lambdas/core/fleet-reach.js';
+import {
+  DOOR_SOURCE_IDENTITY_PREFIX,
+  doorRolePath,
+  spokeDoorRoleName,
+} from '../../../lambdas/core/fleet/fleet-reach.js';
 import { eksArn } from '../eks-arn.js';
 import { acknowledgeClusterResources, acknowledgeDescribeOnly, acknowledgeInstanceProfiles } from '../nag.js';
 import type { NodeCommands } from '../node-commands.js';
