@@ -85,8 +85,11 @@ export class PodDoctorHub extends Construct {
     this.actInMembers(podDoctor.workflow.door.function as LambdaFunction);
     Aspects.of(this).add(new HubRolePath(hubRolePath(fleet.name)));
     this.addFleetView();
-    for (const fn of Object.values(podDoctor.checks.functions)) this.grantAssumeSpokeRoles(fn);
-    this.grantAssumeSpokeRoles(podDoctor.checks.resolveNode);
+    // The readers of a member incident (the check groups, the node's resolution) read there through its read role.
+    for (const fn of [...Object.values(podDoctor.checks.functions), podDoctor.checks.resolveNode]) {
+      this.grantAssumeSpokeRoles(fn);
+      this.tellFleet(fn as LambdaFunction);
+    }
   }
 
   /**
@@ -102,8 +105,13 @@ export class PodDoctorHub extends Construct {
       resourceArns: this.memberRoleArns(spokeDoorRoleName),
       conditions: this.inOrganization(),
     });
-    door.addEnvironment('FLEET_NAME', this.fleet.name);
-    door.addEnvironment('FLEET_HUB_ACCOUNT', Aws.ACCOUNT_ID);
+    this.tellFleet(door);
+  }
+
+  /** The fleet's name and the hub's account, in the environment of a function that acts or reads in members. */
+  private tellFleet(fn: LambdaFunction): void {
+    fn.addEnvironment('FLEET_NAME', this.fleet.name);
+    fn.addEnvironment('FLEET_HUB_ACCOUNT', Aws.ACCOUNT_ID);
   }
 
   /** The fleet's rows on the operations dashboard: incidents, refused events and records read, per account. */

@@ -136,35 +136,74 @@ export function localDoorFleet(
   },
 ): DoorFleet & DoorFleetRecord {
   const record: DoorFleetRecord = { sessions: [], commands: [] };
-  const byToken = new Map<string, Session>();
-  const assume: AssumeRole = (params) => async () => {
-    const session = await world.assumeRole(o.doorRole, params.RoleArn, {
-      externalId: params.ExternalId,
-      sessionName: params.RoleSessionName,
-      region: o.hubRegion,
-      ...(params.SourceIdentity ? { sourceIdentity: params.SourceIdentity } : {}),
-    });
-    record.sessions.push(session);
-    const token = `session-${record.sessions.length}`;
-    byToken.set(token, session);
-    return {
-      accessKeyId: 'ASIALOCAL',
-      secretAccessKey: 'x',
-      sessionToken: token,
-      expiration: new Date(o.now() + params.DurationSeconds * 1000),
-    };
-  };
+  const sts = localSts(world, o.doorRole, o.hubRegion, o.now, record.sessions);
+  const { assume } = sts;
   const broker = new SpokeBroker({ fleet: o.fleet, partition: PARTITION, assume, now: o.now }, (where, credentials) => {
     const member = o.members.get(`${where.account}/${where.region}`);
     if (!member) throw new UnmappedCallError(`no local member ${where.account}/${where.region}`);
     // The broker assumed already: the first credentials name the session.
-    return credentials().then((c) =>
-      memberClients(world, o.fleet, member, byToken.get(String(c.sessionToken)) as Session, where, record),
-    );
+    return credentials().then((c) => memberClients(world, o.fleet, member, sts.sessionOf(c), where, record));
   });
   return {
     ...record,
     hubAccount: o.hubAccount,
     reach: async (where, session) => broker.clients(where, session),
+  };
+}
+
+/**
+ * STS from the hub, locally: `caller` (a hub function's role) assumes what the broker asks, as the
+ * world decides it; each session's credentials carry a token that names it.
+ */
+export function localSts(
+  world: FleetWorld,
+  caller: string,
+  hubRegion: string,
+  now: () => number,
+  sessions: Session[] = [],
+): { assume: AssumeRole; sessionOf(credentials: { sessionToken?: string }): Session; last(): Session | undefined } {
+  const byToken = new Map<string, Session>();
+  const assume: AssumeRole = (params) => async () => {
+    const session = await world.assumeRole(caller, params.RoleArn, {
+      externalId: params.ExternalId,
+      sessionName: params.RoleSessionName,
+      region: hubRegion,
+      ...(params.SourceIdentity ? { sourceIdentity: params.SourceIdentity } : {}),
+    });
+    sessions.push(session);
+    const token = `session-${sessions.length}`;
+    byToken.set(token, session);
+    return {
+      accessKeyId: 'ASIALOCAL',
+      secretAccessKey: 'x',
+      sessionToken: token,
+      expiration: new Date(now() + params.DurationSeconds * 1000),
+    };
+  };
+  return {
+    assume,
+    sessionOf: (c) => byToken.get(String(c.sessionToken)) as Session,
+    last: () => sessions.at(-1),
+  };
+}
+
+/**
+ * A member's read clients (EC2, IAM, EKS of its recorded account) for the session STS just handed
+ * out (the broker calls `make` right after it assumed): every call authorised as that session.
+ */
+export function memberReadClients(
+  world: FleetWorld,
+  members: ReadonlyMap<string, LocalMember>,
+  sts: ReturnType<typeof localSts>,
+): (where: CallSite) => ReturnType<typeof mockAccount> {
+  return (where) => {
+    const member = members.get(`${where.account}/${where.region}`);
+    const session = sts.last();
+    if (!member || !session) throw new UnmappedCallError(`no local member ${where.account}/${where.region}`);
+    const aws = mockAccount(member.account);
+    asSession(aws.ec2, 'ec2', world, session, where);
+    asSession(aws.iam, 'iam', world, session, where);
+    asSession(aws.eks, 'eks', world, session, where);
+    return aws;
   };
 }

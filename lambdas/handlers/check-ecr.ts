@@ -1,15 +1,25 @@
 import { ECRClient } from '@aws-sdk/client-ecr';
 import { changeIndexFromEnv } from '../aws/checks/change-index-client.js';
 import { runEcrGroup } from '../aws/checks/ecr-group.js';
-import { createCheckHandler } from '../aws/checks/handler-kit.js';
-import type { CheckClients } from '../aws/readers/account/check-input.js';
-import { perRegion, sdkClient } from '../aws/runtime/sdk-client.js';
+import { createCheckHandler, type GroupClients } from '../aws/checks/handler-kit.js';
+import { fleetFromEnv, memberReads } from '../aws/runtime/member-reads.js';
+import { sdkAssume } from '../aws/runtime/sdk-assume.js';
+import { CLIENT_OPTIONS, perRegion, sdkClient } from '../aws/runtime/sdk-client.js';
 
 /** Account checks, group "ecr": ECR in the image's region, and the change index (lifecycle deletions). */
-export const createHandler = (deps: Pick<CheckClients, 'ecr' | 'changes'>, now?: () => Date) =>
+export const createHandler = (deps: GroupClients<'ecr' | 'changes'>, now?: () => Date) =>
   createCheckHandler('ecr', runEcrGroup, deps, now);
 
-export const handler = createHandler({
-  ecr: perRegion((region) => sdkClient(ECRClient, region)),
-  changes: changeIndexFromEnv(),
-});
+const own = { ecr: perRegion((region) => sdkClient(ECRClient, region)), changes: changeIndexFromEnv() };
+// A fleet member's incident: the member's ECR, through its read role (the change index is the hub's).
+export const handler = createHandler(
+  memberReads(own, {
+    fleet: fleetFromEnv(process.env),
+    assume: sdkAssume(process.env.AWS_REGION ?? 'us-east-1'),
+    purpose: 'check-ecr',
+    make: (_where, credentials) => ({
+      ecr: perRegion((r) => new ECRClient({ ...CLIENT_OPTIONS, region: r, credentials })),
+      changes: own.changes,
+    }),
+  }),
+);

@@ -1,12 +1,25 @@
 import { EKSClient } from '@aws-sdk/client-eks';
 import { IAMClient } from '@aws-sdk/client-iam';
-import { createCheckHandler } from '../aws/checks/handler-kit.js';
+import { createCheckHandler, type GroupClients } from '../aws/checks/handler-kit.js';
 import { runIamGroup } from '../aws/checks/iam-group.js';
-import type { CheckClients } from '../aws/readers/account/check-input.js';
-import { sdkClient } from '../aws/runtime/sdk-client.js';
+import { fleetFromEnv, memberReads } from '../aws/runtime/member-reads.js';
+import { sdkAssume } from '../aws/runtime/sdk-assume.js';
+import { CLIENT_OPTIONS, sdkClient } from '../aws/runtime/sdk-client.js';
 
 /** Account checks, group "iam": IAM (role policies) and EKS (the role aws-node uses). */
-export const createHandler = (deps: Pick<CheckClients, 'iam' | 'eks'>, now?: () => Date) =>
+export const createHandler = (deps: GroupClients<'iam' | 'eks'>, now?: () => Date) =>
   createCheckHandler('iam', runIamGroup, deps, now);
 
-export const handler = createHandler({ iam: sdkClient(IAMClient), eks: sdkClient(EKSClient) });
+const own = { iam: sdkClient(IAMClient), eks: sdkClient(EKSClient) };
+// A fleet member's incident: the member's IAM and EKS, through its read role.
+export const handler = createHandler(
+  memberReads(own, {
+    fleet: fleetFromEnv(process.env),
+    assume: sdkAssume(process.env.AWS_REGION ?? 'us-east-1'),
+    purpose: 'check-iam',
+    make: ({ region }, credentials) => ({
+      iam: new IAMClient({ ...CLIENT_OPTIONS, region, credentials }),
+      eks: new EKSClient({ ...CLIENT_OPTIONS, region, credentials }),
+    }),
+  }),
+);

@@ -1,10 +1,20 @@
-import { createCheckHandler } from '../aws/checks/handler-kit.js';
+import { createCheckHandler, type GroupClients } from '../aws/checks/handler-kit.js';
 import { runNetworkGroup } from '../aws/checks/network-group.js';
 import { Ec2QueryClient } from '../aws/ec2/client.js';
-import type { CheckClients } from '../aws/readers/account/check-input.js';
+import { fleetFromEnv, memberReads } from '../aws/runtime/member-reads.js';
+import { sdkAssume } from '../aws/runtime/sdk-assume.js';
 
 /** Account checks, group "network": EC2 only (endpoints, security groups, route tables, subnet usage). */
-export const createHandler = (deps: Pick<CheckClients, 'ec2'>, now?: () => Date) =>
+export const createHandler = (deps: GroupClients<'ec2'>, now?: () => Date) =>
   createCheckHandler('network', runNetworkGroup, deps, now);
 
-export const handler = createHandler({ ec2: new Ec2QueryClient() });
+const own = { ec2: new Ec2QueryClient() };
+// A fleet member's incident: the member's EC2, through its read role.
+export const handler = createHandler(
+  memberReads(own, {
+    fleet: fleetFromEnv(process.env),
+    assume: sdkAssume(process.env.AWS_REGION ?? 'us-east-1'),
+    purpose: 'check-network',
+    make: ({ region }, credentials) => ({ ec2: new Ec2QueryClient({ region, credentials }) }),
+  }),
+);

@@ -1,13 +1,25 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { checkHandler } from '../../lambdas/aws/checks/handler-kit.js';
+import { runNetworkGroup } from '../../lambdas/aws/checks/network-group.js';
 import { doorInputSchema, doorStep } from '../../lambdas/aws/door/service.js';
+import { resolveNode } from '../../lambdas/aws/readers/account/node-context.js';
+import { SpokeUnreachableError } from '../../lambdas/aws/runtime/credential-broker.js';
+import { memberReads } from '../../lambdas/aws/runtime/member-reads.js';
 import { grantKey } from '../../lambdas/core/contract/incident-table.js';
 import { type ActionRequest, requestDigest } from '../../lambdas/core/door/action-request.js';
 import type { DoorState } from '../../lambdas/core/door/state.js';
 import { spokeRoleArn } from '../../lambdas/core/fleet/fleet.js';
 import { spokeDoorRoleArn } from '../../lambdas/core/fleet/fleet-reach.js';
 import { healthyAccount, NODE_DNS, NODE_ID } from '../../local/account-snapshot.js';
-import { type LocalMember, localDoorFleet, memberAccount, memberNode } from '../../local/fleet-door.js';
+import {
+  type LocalMember,
+  localDoorFleet,
+  localSts,
+  memberAccount,
+  memberNode,
+  memberReadClients,
+} from '../../local/fleet-door.js';
 import { asRole } from '../../local/guard.js';
 import { definitionOf, deployedWorkflowConfig } from '../../local/local-workflow.js';
 import { simulatedPauseNode } from '../../local/node-adapters.js';
@@ -305,5 +317,61 @@ describe('who may act in a member account: the door role’s trust and grants, a
         context: { 'ssm:resourceTag/eks:cluster-name': 'someone-elses-cluster' },
       }),
     ).rejects.toMatchObject({ name: 'AccessDeniedException' });
+  });
+});
+
+describe('a member incident’s readers read in the member’s account through its read role', { timeout: 120_000 }, () => {
+  let w: World;
+  beforeEach(async () => {
+    w = await world();
+  }, 300_000);
+
+  /** The readers of `role` (a hub check function's), as the hub's handlers build them for `purpose`. */
+  const readers = (role: string, purpose: string) => {
+    const sts = localSts(w.f.world, role, HUB.region, () => NOW);
+    const own = w.deps.aws;
+    const reads = memberReads(own, {
+      fleet: { name: FLEET.name, hubAccount: HUB.account, partition: 'aws' },
+      assume: sts.assume,
+      purpose,
+      make: memberReadClients(w.f.world, w.members, sts),
+    });
+    return { sts, reads };
+  };
+  const site = (account: string) => ({ account, region: REGION, incidentId: INCIDENT.id });
+
+  it('the node is resolved in the member’s EC2 and the network checks read there, each session named for the incident and reader', async () => {
+    const resolver = readers(fnOf(w.f.hub, 'resolve-node').role, 'resolve-node');
+    const node = await asRole(fnOf(w.f.hub, 'resolve-node').role, async () => {
+      const c = await resolver.reads(site(A));
+      // The member's node is tagged as the member's cluster: the hub's own account has no such node.
+      return resolveNode(c.ec2, c.iam, NODE_ID, clusterOf(A));
+    });
+    expect(node).toMatchObject({ instanceId: NODE_ID, privateDnsName: NODE_DNS });
+    const checks = fnOf(w.f.hub, 'check-network').role;
+    const network = readers(checks, 'check-network');
+    const run = checkHandler('network', runNetworkGroup, network.reads);
+    const out = await asRole(checks, () =>
+      run({ node, cluster: clusterOf(A), region: REGION, account: A, incidentId: INCIDENT.id, class: 'ip-exhaustion' }),
+    );
+    expect(out.findings.length).toBeGreaterThan(0);
+    expect(out.findings.filter((f) => f.status === 'error')).toEqual([]);
+    expect([resolver.sts.last(), network.sts.last()].map((x) => [x?.roleArn, x?.sessionName])).toEqual([
+      [spokeRoleArn('aws', FLEET.name, A, REGION), `${INCIDENT.id}.resolve-node`],
+      [spokeRoleArn('aws', FLEET.name, A, REGION), `${INCIDENT.id}.check-network`],
+    ]);
+    const member = w.f.world.decisions.filter((d) => d.principal.includes(':assumed-role/'));
+    expect(member.length).toBeGreaterThan(2);
+    expect(member.every((d) => d.allowed)).toBe(true);
+  });
+
+  it('the hub’s own incidents read with the function’s own clients; an account that left the organization is not read', async () => {
+    const { reads } = readers(fnOf(w.f.hub, 'check-network').role, 'check-network');
+    expect(await reads({ region: REGION })).toBe(w.deps.aws);
+    expect(await reads({ account: HUB.account, region: REGION })).toBe(w.deps.aws);
+    w.f.world.organization.remove(C);
+    await expect(asRole(fnOf(w.f.hub, 'check-network').role, () => reads(site(C)))).rejects.toBeInstanceOf(
+      SpokeUnreachableError,
+    );
   });
 });

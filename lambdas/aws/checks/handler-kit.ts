@@ -18,16 +18,24 @@ import { subnetGauges } from './subnet-gauges.js';
 
 export { logger, tracer };
 
+/**
+ * A group's clients: fixed (this account's), or chosen per input (a fleet hub: a member incident's
+ * checks read in the member's account through its read role, lambdas/aws/runtime/member-reads.ts).
+ */
+export type GroupClients<K extends keyof CheckClients> =
+  | Pick<CheckClients, K>
+  | ((input: CheckInput) => Promise<Pick<CheckClients, K>>);
+
 /** One check group on parsed input: its checks → findings (and a metric each). */
 function runGroup<K extends keyof CheckClients>(
   group: CheckGroup,
   run: GroupRunner<K>,
-  clients: Pick<CheckClients, K>,
+  clients: GroupClients<K>,
   now: () => Date,
 ) {
   return async (input: CheckInput): Promise<{ group: CheckGroup; findings: Finding[] }> => {
     if (!groupApplies(group, input)) return { group, findings: [] };
-    const findings = await run(input, clients, now());
+    const findings = await run(input, typeof clients === 'function' ? await clients(input) : clients, now());
     for (const f of findings) {
       const m = metrics.singleMetric();
       m.addDimension('status', f.status);
@@ -50,7 +58,7 @@ function runGroup<K extends keyof CheckClients>(
 export function createCheckHandler<K extends keyof CheckClients>(
   group: CheckGroup,
   run: GroupRunner<K>,
-  clients: Pick<CheckClients, K>,
+  clients: GroupClients<K>,
   now: () => Date = () => new Date(),
 ) {
   return withPowertools(checkInputSchema, runGroup(group, run, clients, now), {
@@ -62,7 +70,7 @@ export function createCheckHandler<K extends keyof CheckClients>(
 export function checkHandler<K extends keyof CheckClients>(
   group: CheckGroup,
   run: GroupRunner<K>,
-  clients: Pick<CheckClients, K>,
+  clients: GroupClients<K>,
   now: () => Date = () => new Date(),
 ) {
   const r = runGroup(group, run, clients, now);

@@ -1,22 +1,17 @@
 import { EKSClient } from '@aws-sdk/client-eks';
 import { IAMClient } from '@aws-sdk/client-iam';
 import { SSMClient } from '@aws-sdk/client-ssm';
-import { fromTemporaryCredentials } from '@aws-sdk/credential-providers';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import { spokeDocuments } from '../../core/fleet/fleet-reach.js';
 import { Ec2QueryClient } from '../ec2/client.js';
 import { ClusterApi } from '../readers/kubernetes/cluster-api.js';
 import { endpointCache } from '../readers/kubernetes/endpoint.js';
 import { EksTokenCache } from '../readers/kubernetes/token.js';
-import { type AssumeRole, SpokeBroker } from '../runtime/credential-broker.js';
+import { SpokeBroker } from '../runtime/credential-broker.js';
+import { fleetFromEnv } from '../runtime/member-reads.js';
+import { sdkAssume } from '../runtime/sdk-assume.js';
 import { CLIENT_OPTIONS } from '../runtime/sdk-client.js';
 import type { DoorFleet, MemberDoorClients } from './executor.js';
-
-/** STS through the SDK (the hub's regional endpoint), chained from the function's own role. */
-export const sdkAssume =
-  (hubRegion: string): AssumeRole =>
-  (params) =>
-    fromTemporaryCredentials({ params: { ...params }, clientConfig: { region: hubRegion } });
 
 /** The door's clients in a member account and Region, acting with the spoke role's `credentials`. */
 export function memberDoorClients(
@@ -38,13 +33,11 @@ export function memberDoorClients(
 
 /** The live door of a fleet hub (FLEET_NAME, FLEET_HUB_ACCOUNT set on the function), or none. */
 export function doorFleetFromEnv(env: NodeJS.ProcessEnv): DoorFleet | undefined {
-  const fleet = env.FLEET_NAME;
-  const hubAccount = env.FLEET_HUB_ACCOUNT;
-  if (!fleet || !hubAccount) return undefined;
-  const region = env.AWS_REGION ?? 'us-east-1';
-  const partition = region.startsWith('cn-') ? 'aws-cn' : region.startsWith('us-gov-') ? 'aws-us-gov' : 'aws';
-  const broker = new SpokeBroker({ fleet, partition, assume: sdkAssume(region), now: Date.now }, (where, c) =>
-    memberDoorClients(fleet, where.region, c),
+  const fleet = fleetFromEnv(env);
+  if (!fleet) return undefined;
+  const assume = sdkAssume(env.AWS_REGION ?? 'us-east-1');
+  const broker = new SpokeBroker({ fleet: fleet.name, partition: fleet.partition, assume, now: Date.now }, (where, c) =>
+    memberDoorClients(fleet.name, where.region, c),
   );
-  return { hubAccount, reach: (where, session) => broker.clients(where, session) };
+  return { hubAccount: fleet.hubAccount, reach: (where, session) => broker.clients(where, session) };
 }

@@ -225,6 +225,8 @@ export class IncidentStateGraph extends StateMachineFragment {
         'node.$': at('node'),
         'cluster.$': at('cluster'),
         'region.$': at('open', 'region'),
+        'account.$': at('open', 'account'),
+        'incidentId.$': at('incidentId'),
         'entities.$': at('entities'),
         'class.$': at('class'),
       }),
@@ -316,7 +318,13 @@ export class IncidentStateGraph extends StateMachineFragment {
     const resolve = retried(
       new LambdaInvoke(this, 'Resolve node', {
         lambdaFunction: f.resolveNode,
-        payload: TaskInput.fromObject({ 'node.$': at('open', 'node'), 'cluster.$': at('cluster') }),
+        payload: TaskInput.fromObject({
+          'node.$': at('open', 'node'),
+          'cluster.$': at('cluster'),
+          'account.$': at('open', 'account'),
+          'region.$': at('open', 'region'),
+          'incidentId.$': at('incidentId'),
+        }),
         // The function's result is the node context itself.
         payloadResponseOnly: true,
         resultPath: at('node'),

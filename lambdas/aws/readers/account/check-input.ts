@@ -70,6 +70,10 @@ export const checkInputSchema = z.object({
    */
   class: z.optional(z.enum(FAILURE_CLASSES)),
   lookbackHours: z._default(z.number().check(z.int(), z.minimum(1), z.maximum(24 * 90)), 72),
+  /** A fleet member's incident: its account (empty or absent: this account's); the checks read there. */
+  account: z.optional(z.string().check(z.regex(/^(\d{12})?$/))),
+  /** The incident (a member read's session is named for it). */
+  incidentId: z.optional(z.string().check(z.maxLength(256))),
 });
 
 export type CheckInput = z.output<typeof checkInputSchema>;
