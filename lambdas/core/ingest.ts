@@ -6,7 +6,9 @@ import { classifyEach, classifyStream } from './context.js';
 import { capValue } from './entities.js';
 import type { Occurrence } from './incidents.js';
 import { outboundFields, outboundText } from './outbound.js';
-import { logGroupSignal } from './signals.js';
+import { logLineRank } from './provenance.js';
+import { envelopeNamespace } from './records.js';
+import { logGroupSignal, type Signal } from './signals.js';
 import { MAX_TIMESTAMP, readLogEvent, readSubscription } from './subscription.js';
 import { trustedSandboxClass } from './trust.js';
 
@@ -161,22 +163,38 @@ export function readEvent(event: unknown, config: IngestConfig, now: number, fac
       stats.unknown++;
       continue;
     }
-    const trusted = trustedClass(c, config);
+    const o = lineOccurrence(c, config, { cluster, signal, record: le.message, at: le.timestamp });
     stats.classified++;
-    stats.byClass[trusted.class] = (stats.byClass[trusted.class] ?? 0) + 1;
-    occurrences.push({
-      ...trusted,
-      kind: 'failure',
-      signature: c.signature,
-      cluster,
-      entities: c.entities,
-      at: le.timestamp,
-      // What a human reads: the envelope's message, not the Fluent Bit JSON around it.
-      evidence: c.message,
-      signal,
-    });
+    stats.byClass[o.class] = (stats.byClass[o.class] ?? 0) + 1;
+    occurrences.push(o);
   }
   return { occurrences, rejects, stats };
+}
+
+/**
+ * A classified log line as an occurrence: its class (a sandbox failure only for a trusted pause image),
+ * and its rank by who wrote it (the envelope's namespace, else the group: provenance.ts).
+ */
+function lineOccurrence(
+  c: Classification,
+  config: IngestConfig,
+  line: { cluster: string; signal: Signal; record: string; at: number },
+): Occurrence {
+  const namespace = envelopeNamespace(line.record);
+  const rank = logLineRank(line.signal, namespace);
+  return {
+    ...trustedClass(c, config),
+    rank,
+    ...(rank === 'tenant' ? { tenantNamespace: namespace ?? '-' } : {}),
+    kind: 'failure',
+    signature: c.signature,
+    cluster: line.cluster,
+    entities: c.entities,
+    at: line.at,
+    // What a human reads: the envelope's message, not the Fluent Bit JSON around it.
+    evidence: c.message,
+    signal: line.signal,
+  };
 }
 
 /** One EventBridge CloudTrail event: its fields checked against a schema, then classified. */
@@ -218,6 +236,7 @@ function readCloudTrail(
       at: Number.isFinite(at) && at >= 0 && at <= MAX_TIMESTAMP ? at : now,
       evidence: `${e.detail.eventName}${e.detail.errorCode ? ` ${e.detail.errorCode}` : ''} by ${c.actor ?? 'unknown'}: ${cause}`,
       signal: 'cloudtrail',
+      rank: 'aws',
     }),
   };
 }

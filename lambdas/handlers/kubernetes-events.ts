@@ -3,10 +3,12 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EKSClient } from '@aws-sdk/client-eks';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
+import { SNSClient } from '@aws-sdk/client-sns';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { configLocation, readConfig, untilSucceeded } from '../aws/config-store.js';
 import { RejectStore } from '../aws/evidence-store.js';
+import { IncidentBudget } from '../aws/incident-budget.js';
 import { IncidentStore } from '../aws/incident-store.js';
 import { ClusterApi } from '../aws/kubernetes/cluster-api.js';
 import { endpointCache } from '../aws/kubernetes/endpoint.js';
@@ -14,8 +16,10 @@ import { type ClusterEventsOutcome, type EventsDeps, readAllClusters } from '../
 import { EventsStateStore } from '../aws/kubernetes/events-state.js';
 import { EksTokenCache } from '../aws/kubernetes/token.js';
 import { logger, metrics, withPowertools } from '../aws/powertools.js';
+import { TopicNotices } from '../aws/topic-notices.js';
 import { WorkflowStarter } from '../aws/workflow-starter.js';
 import { incidentStoreVariables } from '../core/env-variables.js';
+import { DEFAULT_INGEST_LIMITS } from '../core/ingest-limits.js';
 import '../core/zod-english.js';
 
 /** The events function's environment, validated once at cold start. */
@@ -26,6 +30,8 @@ export const eventsEnvSchema = z.object({
   WORKFLOW_ARN: z.string().check(z.minLength(1)),
   /** Seconds each invocation reads (the function's timeout leaves a margin after it). */
   WATCH_SECONDS: z.coerce.number().check(z.int(), z.minimum(5), z.maximum(840)),
+  /** The topic of the one notice per cluster, rank and hour of what the limits dropped (absent: none). */
+  TOPIC_ARN: z.optional(z.string()),
 });
 
 /**
@@ -46,6 +52,11 @@ function publish(outcomes: readonly ClusterEventsOutcome[]): void {
     m.addMetric('EventsRejected', MetricUnit.Count, o.counts.rejected);
     m.addMetric('EventsRelisted', MetricUnit.Count, o.counts.relists);
     m.addMetric('EventsApiErrors', MetricUnit.Count, o.counts.apiErrors);
+    // Tenant rank (provenance.ts): what the pods' status backed, what it did not, what was over budget.
+    m.addMetric('EventsCorroborated', MetricUnit.Count, o.counts.corroborated);
+    m.addMetric('EventsUncorroborated', MetricUnit.Count, o.counts.uncorroborated);
+    m.addMetric('EventsOverBudget', MetricUnit.Count, o.counts.overBudget);
+    m.addMetric('IncidentsDropped', MetricUnit.Count, o.counts.dropped);
     if (o.counts.rejected > 0) logger.warn('events rejected and kept', { cluster: o.cluster, keys: o.rejectKeys });
     if (!o.readable) logger.warn('events not readable', { cluster: o.cluster, error: o.error });
   }
@@ -72,7 +83,12 @@ async function liveDeps(): Promise<EventsDeps> {
   const ddb = DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } });
   const config = await readConfig(ddb, configLocation());
   const windowMs = env.INCIDENT_WINDOW_MINUTES * 60_000;
+  const limits = config.ingestLimits ?? DEFAULT_INGEST_LIMITS;
   return {
+    // Every rank's hourly budgets, as on the log path (tenant signals per namespace: provenance.ts).
+    budget: new IncidentBudget(ddb, env.INCIDENT_TABLE_NAME, limits),
+    limits,
+    notices: env.TOPIC_ARN ? new TopicNotices(new SNSClient({}), env.TOPIC_ARN) : undefined,
     // A cluster with kubernetesApi: false has no access entry: its events are not read.
     clusters: config.clusters.filter((c) => c.kubernetesApi !== false).map((c) => c.name),
     api: async (cluster) => new ClusterApi(await endpoint(cluster), tokens),

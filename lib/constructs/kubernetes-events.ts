@@ -4,12 +4,18 @@ import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { EVENT_SEEN_PREFIX, EVENTS_STATE_PREFIX, INCIDENT_PREFIX } from '../../lambdas/core/incident-table.js';
+import {
+  BUDGET_PREFIX,
+  EVENT_SEEN_PREFIX,
+  EVENTS_STATE_PREFIX,
+  INCIDENT_PREFIX,
+} from '../../lambdas/core/incident-table.js';
 import type { ConfigStore } from './config-store.js';
 import { grantClusterAccess } from './kubernetes-access.js';
-import { acknowledgeEvidencePrefix } from './nag.js';
+import { acknowledgeEvidencePrefix, acknowledgeTopicKey } from './nag.js';
 import { lambdaEntry } from './paths.js';
 import { PodDoctorFunction } from './pod-doctor-function.js';
 import { scheduleFunction } from './schedule.js';
@@ -38,6 +44,11 @@ export interface KubernetesEventsProps {
   readonly watchDuration?: Duration;
   /** Where the reader reads the clusters and the trusted sandbox images (the deployment's configuration). */
   readonly configStore: ConfigStore;
+  /**
+   * The topic of the one notice per cluster, rank and hour that says what the limits dropped.
+   * @default no notice (what was dropped is still kept under `dropped/` and counted)
+   */
+  readonly topic?: ITopic;
 }
 
 /** The function's timeout beyond its watch (final batches, saving the state). */
@@ -71,6 +82,7 @@ export class KubernetesEvents extends Construct {
         EVIDENCE_BUCKET_NAME: props.evidenceBucket.bucketName,
         WORKFLOW_ARN: props.workflow.stateMachineArn,
         WATCH_SECONDS: String(watch.toSeconds()),
+        ...(props.topic ? { TOPIC_ARN: props.topic.topicArn } : {}),
       },
     });
     grantClusterAccess(this, fn, props.clusters);
@@ -81,7 +93,13 @@ export class KubernetesEvents extends Construct {
         resources: [props.incidentTable.tableArn],
         conditions: {
           'ForAllValues:StringLike': {
-            'dynamodb:LeadingKeys': [`${INCIDENT_PREFIX}*`, `${EVENTS_STATE_PREFIX}*`, `${EVENT_SEEN_PREFIX}*`],
+            // Incidents, its own state and counted events, and the hourly budgets (tenant signals per namespace).
+            'dynamodb:LeadingKeys': [
+              `${INCIDENT_PREFIX}*`,
+              `${EVENTS_STATE_PREFIX}*`,
+              `${EVENT_SEEN_PREFIX}*`,
+              `${BUDGET_PREFIX}*`,
+            ],
           },
         },
       }),
@@ -89,9 +107,22 @@ export class KubernetesEvents extends Construct {
     props.incidentTable.encryptionKey?.grantEncryptDecrypt(fn);
     props.workflow.grantStartExecution(fn);
     fn.addToRolePolicy(
-      new PolicyStatement({ actions: ['s3:PutObject'], resources: [props.evidenceBucket.arnForObjects('rejected/*')] }),
+      new PolicyStatement({
+        actions: ['s3:PutObject'],
+        resources: [props.evidenceBucket.arnForObjects('rejected/*'), props.evidenceBucket.arnForObjects('dropped/*')],
+      }),
     );
     acknowledgeEvidencePrefix(fn.role as IRole, props.evidenceBucket, 'rejected', 'Unreadable Kubernetes events');
+    acknowledgeEvidencePrefix(
+      fn.role as IRole,
+      props.evidenceBucket,
+      'dropped',
+      'Events not corroborated or over a budget',
+    );
+    if (props.topic) {
+      props.topic.grantPublish(fn);
+      acknowledgeTopicKey(fn.role as IRole);
+    }
     scheduleFunction(this, fn, {
       rate: Duration.minutes(1),
       description: 'pod-doctor: watch the Warning events of the configured clusters',
