@@ -24,6 +24,7 @@ import { freePrefixBlocks } from '../lambdas/core/remedy/cidr.js';
 import { PROJECT_ROOT } from '../lib/constructs/paths.js';
 import { synthesizedDefinition } from '../local/local-workflow.js';
 import { labelledCorpus } from '../test/support/corpus.js';
+import { benchCapacity } from './capacity.js';
 import { benchCli, benchContext, benchFilter, healthyMix } from './detection.js';
 import { benchEvents } from './events.js';
 import { benchFleetStorm } from './fleet-storm.js';
@@ -180,6 +181,8 @@ console.log('');
 const eventsOk = await benchEvents(logCostPerGb);
 console.log('');
 const initOk = benchInit();
+console.log('');
+const capacityOk = await benchCapacity();
 if (
   bestBatch >= 100 ||
   bestBlocks >= 100 ||
@@ -189,6 +192,7 @@ if (
   !fleetStormOk ||
   !latencyOk ||
   !eventsOk ||
-  !initOk
+  !initOk ||
+  !capacityOk
 )
   process.exitCode = 1;

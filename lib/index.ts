@@ -38,7 +38,7 @@ export {
   type PodDoctorSpokeStackSetProps,
 } from './fleet-stacks.js';
 export { IamEventForwarderStack, type IamEventForwarderStackProps } from './iam-event-forwarder-stack.js';
-export { PodDoctor } from './pod-doctor.js';
+export { PodDoctor, type PodDoctorResources } from './pod-doctor.js';
 export { type FleetProps, PodDoctorHub, type PodDoctorHubProps } from './pod-doctor-hub.js';
 export type {
   ClusterRemediation,

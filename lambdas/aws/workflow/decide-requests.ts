@@ -32,6 +32,14 @@ function remedyActionOf(t: AnyRemedyTarget, node: Node | undefined): Action | un
   if (t.kind === 'restart-aws-node')
     return node ? { kind: t.kind, node: { instanceId: node.instanceId, name: t.nodeName } } : undefined;
   if (t.kind === 'enable-windows-ipam') return { kind: t.kind };
+  if (t.kind === 'rollback-deployment')
+    return {
+      kind: t.kind,
+      namespace: t.namespace,
+      deployment: t.deployment,
+      fromRevision: t.fromRevision,
+      toRevision: t.toRevision,
+    };
   const on = node ? { node: { instanceId: node.instanceId } } : {};
   if (t.kind === 'create-pull-through-cache') return { ...t, nodeRoleArns: t.nodeRoleArns ?? [], ...on };
   return { ...t, ...on };

@@ -88,6 +88,15 @@ export const actionSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('restart-aws-node'), node: namedNode }),
   z.object({ kind: z.literal('enable-windows-ipam') }),
   z.object({
+    kind: z.literal('rollback-deployment'),
+    /** The Deployment the stuck pods' owner chain names (API server's ownerReferences), never log text. */
+    namespace: matching(DNS_NAME),
+    deployment: matching(DNS_NAME),
+    /** Revisions as the deployment controller wrote them on the ReplicaSets (deployment.kubernetes.io/revision). */
+    fromRevision: z.int().check(z.minimum(1)),
+    toRevision: z.int().check(z.minimum(1)),
+  }),
+  z.object({
     kind: z.literal('evict-stuck-pods'),
     node: namedNode,
     /** The stuck pods the inspection listed (API objects): only these, if still stuck and re-created by a controller. */
@@ -124,6 +133,7 @@ export const ACTION_KINDS_LIST = [
   'use-secondary-ips',
   'restart-aws-node',
   'enable-windows-ipam',
+  'rollback-deployment',
   'evict-stuck-pods',
   'drain-node',
   'cordon',
@@ -148,6 +158,7 @@ export const ACCOUNT_KINDS = [
 export const CLUSTER_REMEDY_KINDS = [
   'restart-aws-node',
   'enable-windows-ipam',
+  'rollback-deployment',
 ] as const satisfies readonly ActionKind[];
 /** Node command kinds (SSM documents on one node). */
 export const NODE_COMMAND_KINDS = [
@@ -287,6 +298,8 @@ export function actionLine(a: Action): string {
       return `vpc-cni add-on of ${a.clusterName}: ENABLE_PREFIX_DELEGATION=false`;
     case 'enable-windows-ipam':
       return 'enable-windows-ipam: "true" in ConfigMap kube-system/amazon-vpc-cni';
+    case 'rollback-deployment':
+      return `roll Deployment ${a.namespace}/${a.deployment} back from revision ${a.fromRevision} to ${a.toRevision}`;
     case 'evict-stuck-pods':
       return `${a.dryRun ? 'dry-run ' : ''}evict stuck pods${on}`;
     default:

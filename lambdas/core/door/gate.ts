@@ -76,6 +76,7 @@ export const KIND_RULES: Readonly<Record<ActionKind, KindRules>> = {
   'use-secondary-ips': { ...account, evidence: 'account' },
   'restart-aws-node': { family: 'cluster', mutating: true, tier: 'cluster', evidence: 'aws-node', nodeLevel: true },
   'enable-windows-ipam': { family: 'cluster', mutating: true, tier: 'cluster', evidence: 'cluster', nodeLevel: false },
+  'rollback-deployment': { family: 'cluster', mutating: true, tier: 'cluster', evidence: 'cluster', nodeLevel: false },
   'evict-stuck-pods': kube('node-healthy'),
   'drain-node': kube('node-failing-or-unreachable'),
   cordon: kube('none'),
@@ -91,6 +92,9 @@ export const KIND_RULES: Readonly<Record<ActionKind, KindRules>> = {
 };
 
 export type Disposition = 'auto' | 'approve' | 'dry-run';
+
+/** Remedies that ask a human whatever the tier and mode: a cluster-wide CNI change, a workload's rollback. */
+export const ALWAYS_ASKS: readonly ActionKind[] = ['use-secondary-ips', 'rollback-deployment'];
 
 /** How the configuration lets one kind run for a class (the door recomputes it; it never trusts the plan's). */
 export type ConfiguredDisposition =
@@ -125,14 +129,16 @@ export function configuredDisposition(kind: ActionKind, c: DispositionConfig): C
   const tier = c.remedyTier ?? 'approve';
   if (isAccountKind(kind) || isClusterRemedyKind(kind)) {
     if (tier === 'dry-run') return { disposition: 'dry-run', reason: 'remedies of the class run as dry run' };
-    if (tier === 'auto' && c.mode === 'auto' && kind !== 'use-secondary-ips')
+    if (tier === 'auto' && c.mode === 'auto' && !ALWAYS_ASKS.includes(kind))
       return { disposition: 'auto', reason: 'remedy tier auto and the class in auto mode' };
     return {
       disposition: 'approve',
       reason:
         kind === 'use-secondary-ips'
           ? 'a cluster-wide CNI change always asks first'
-          : 'account and cluster changes ask first unless tier and mode are auto',
+          : kind === 'rollback-deployment'
+            ? "a rollback changes a tenant's workload: it always asks first"
+            : 'account and cluster changes ask first unless tier and mode are auto',
     };
   }
   const d = actionDisposition({ action: kind as KubernetesAction, mode: c.mode, tier, killSwitch: false });

@@ -13,10 +13,13 @@ import type {
   CoreV1EventList,
   V1ConfigMap,
   V1DaemonSet,
+  V1Deployment,
   V1Node,
   V1NodeList,
   V1Pod,
   V1PodList,
+  V1ReplicaSet,
+  V1ReplicaSetList,
 } from '@kubernetes/client-node';
 import { RequiredError } from '@kubernetes/client-node/dist/gen/apis/baseapi.js';
 import { ApiException } from '@kubernetes/client-node/dist/gen/apis/exception.js';
@@ -33,10 +36,13 @@ import type {
   CoreV1ApiListNamespacedEventRequest as ListEvents,
   CoreV1ApiListNodeRequest as ListNodes,
   CoreV1ApiListNamespacedPodRequest as ListPods,
+  AppsV1ApiListNamespacedReplicaSetRequest as ListReplicaSets,
   CoreV1ApiReadNamespacedConfigMapRequest as ReadConfigMap,
   AppsV1ApiReadNamespacedDaemonSetRequest as ReadDaemonSet,
+  AppsV1ApiReadNamespacedDeploymentRequest as ReadDeployment,
   CoreV1ApiReadNodeRequest as ReadNode,
   CoreV1ApiReadNamespacedPodRequest as ReadPod,
+  AppsV1ApiReadNamespacedReplicaSetRequest as ReadReplicaSet,
 } from '@kubernetes/client-node/dist/gen/types/ObjectParamAPI.js';
 
 /** A query parameter: its name in the URL, the serializer's type, the request object's key when it differs. */
@@ -84,8 +90,8 @@ const read = (api: Operation['api'], name: string, path: string, returns: string
   query: [PRETTY],
   returns,
 });
-const list = (name: string, path: string, returns: string): Operation => ({
-  api: 'CoreV1Api',
+const list = (name: string, path: string, returns: string, api: Operation['api'] = 'CoreV1Api'): Operation => ({
+  api,
   name,
   method: HttpMethod.GET,
   path,
@@ -125,6 +131,25 @@ export const OPERATIONS = {
     'readNamespacedDaemonSet',
     '/apis/apps/v1/namespaces/{namespace}/daemonsets/{name}',
     'V1DaemonSet',
+  ),
+  // A pull failure's owner chain (pod → ReplicaSet → Deployment) and the Deployment's revisions (lambdas/core/rollout.ts).
+  readNamespacedReplicaSet: read(
+    'AppsV1Api',
+    'readNamespacedReplicaSet',
+    '/apis/apps/v1/namespaces/{namespace}/replicasets/{name}',
+    'V1ReplicaSet',
+  ),
+  listNamespacedReplicaSet: list(
+    'listNamespacedReplicaSet',
+    '/apis/apps/v1/namespaces/{namespace}/replicasets',
+    'V1ReplicaSetList',
+    'AppsV1Api',
+  ),
+  readNamespacedDeployment: read(
+    'AppsV1Api',
+    'readNamespacedDeployment',
+    '/apis/apps/v1/namespaces/{namespace}/deployments/{name}',
+    'V1Deployment',
   ),
 } as const satisfies Record<string, Operation>;
 
@@ -211,11 +236,20 @@ export class CoreV1Api {
   }
 }
 
-/** The AppsV1 method pod-doctor calls (ObjectAppsV1Api's parameter object). */
+/** The AppsV1 methods pod-doctor calls (ObjectAppsV1Api's parameter object). */
 export class AppsV1Api {
   constructor(private readonly configuration: Configuration) {}
 
   readNamespacedDaemonSet(p: ReadDaemonSet, options?: ConfigurationOptions) {
     return send<V1DaemonSet>(OPERATIONS.readNamespacedDaemonSet, p, this.configuration, options);
+  }
+  readNamespacedReplicaSet(p: ReadReplicaSet, options?: ConfigurationOptions) {
+    return send<V1ReplicaSet>(OPERATIONS.readNamespacedReplicaSet, p, this.configuration, options);
+  }
+  listNamespacedReplicaSet(p: ListReplicaSets, options?: ConfigurationOptions) {
+    return send<V1ReplicaSetList>(OPERATIONS.listNamespacedReplicaSet, p, this.configuration, options);
+  }
+  readNamespacedDeployment(p: ReadDeployment, options?: ConfigurationOptions) {
+    return send<V1Deployment>(OPERATIONS.readNamespacedDeployment, p, this.configuration, options);
   }
 }
