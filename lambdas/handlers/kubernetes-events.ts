@@ -6,33 +6,21 @@ import { SFNClient } from '@aws-sdk/client-sfn';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
-import { configLocation, readConfig, untilSucceeded } from '../aws/config-store.js';
-import { RejectStore } from '../aws/evidence-store.js';
-import { IncidentBudget } from '../aws/incident-budget.js';
-import { IncidentStore } from '../aws/incident-store.js';
-import { ClusterApi } from '../aws/kubernetes/cluster-api.js';
-import { endpointCache } from '../aws/kubernetes/endpoint.js';
+import { IncidentBudget } from '../aws/ingest/incident-budget.js';
+import { IncidentStore } from '../aws/ingest/incident-store.js';
+import { TopicNotices } from '../aws/ingest/topic-notices.js';
+import { WorkflowStarter } from '../aws/ingest/workflow-starter.js';
 import { type ClusterEventsOutcome, type EventsDeps, readAllClusters } from '../aws/kubernetes/events-service.js';
 import { EventsStateStore } from '../aws/kubernetes/events-state.js';
-import { EksTokenCache } from '../aws/kubernetes/token.js';
-import { logger, metrics, withPowertools } from '../aws/powertools.js';
-import { TopicNotices } from '../aws/topic-notices.js';
-import { WorkflowStarter } from '../aws/workflow-starter.js';
-import { incidentStoreVariables } from '../core/env-variables.js';
-import { DEFAULT_INGEST_LIMITS } from '../core/ingest-limits.js';
-import '../core/zod-english.js';
-
-/** The events function's environment, validated once at cold start. */
-export const eventsEnvSchema = z.object({
-  AWS_REGION: z._default(z.string(), 'us-east-1'),
-  ...incidentStoreVariables,
-  EVIDENCE_BUCKET_NAME: z.string().check(z.minLength(1)),
-  WORKFLOW_ARN: z.string().check(z.minLength(1)),
-  /** Seconds each invocation reads (the function's timeout leaves a margin after it). */
-  WATCH_SECONDS: z.coerce.number().check(z.int(), z.minimum(5), z.maximum(840)),
-  /** The topic of the one notice per cluster, rank and hour of what the limits dropped (absent: none). */
-  TOPIC_ARN: z.optional(z.string()),
-});
+import { ClusterApi } from '../aws/readers/kubernetes/cluster-api.js';
+import { endpointCache } from '../aws/readers/kubernetes/endpoint.js';
+import { EksTokenCache } from '../aws/readers/kubernetes/token.js';
+import { configLocation, readConfig, untilSucceeded } from '../aws/runtime/config-store.js';
+import { readEnvironment } from '../aws/runtime/environment.js';
+import { RejectStore } from '../aws/runtime/evidence-store.js';
+import { logger, metrics, withPowertools } from '../aws/runtime/powertools.js';
+import { DEFAULT_INGEST_LIMITS } from '../core/incident/ingest-limits.js';
+import '../core/text/zod-english.js';
 
 /**
  * The EventBridge Scheduler invocation: the schedule sets no input, and nothing in the event decides
@@ -76,7 +64,7 @@ export const createHandler = (deps: () => Promise<EventsDeps>) =>
  * deployment's configuration (built on the first invocation; a failed build is tried again).
  */
 async function liveDeps(): Promise<EventsDeps> {
-  const env = eventsEnvSchema.parse(process.env);
+  const env = readEnvironment('kubernetes-events');
   const eks = new EKSClient({ maxAttempts: 6 });
   const endpoint = endpointCache(eks, env.AWS_REGION);
   const tokens = new EksTokenCache(() => eks.config.credentials());

@@ -12,7 +12,7 @@ import {
   EVENT_SEEN_PREFIX,
   EVENTS_STATE_PREFIX,
   INCIDENT_PREFIX,
-} from '../../lambdas/core/incident-table.js';
+} from '../../lambdas/core/contract/incident-table.js';
 import type { ConfigStore } from './config-store.js';
 import { grantClusterAccess } from './kubernetes-access.js';
 import { acknowledgeEvidencePrefix, acknowledgeTopicKey } from './nag.js';
