@@ -1,11 +1,5 @@
 import { Aspects, Duration, RemovalPolicies, RemovalPolicy, Stack } from 'aws-cdk-lib';
-import {
-  Alarm,
-  ComparisonOperator,
-  type Metric,
-  type MetricOptions,
-  TreatMissingData,
-} from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, Metric, type MetricOptions, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { ArnPrincipal, Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
@@ -16,6 +10,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { type IStringParameter, StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { CONFIG_INTEGRITY_MISMATCH, METRICS_NAMESPACE, SERVICE_NAME } from '../lambdas/core/metric-names.js';
 import type { PodDoctorConfig } from './config.js';
 import { AccountChecks } from './constructs/account-checks.js';
 import { hasChannels } from './constructs/channels/channel-props.js';
@@ -361,9 +356,26 @@ export class PodDoctor extends Construct {
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
     failed.addAlarmAction(new SnsAction(this.topic));
+    // A function read a configuration document other than the one this deployment pinned (and ran observe-only).
+    const tampered = new Alarm(this, 'ConfigIntegrityAlarm', {
+      alarmDescription:
+        'pod-doctor: a function read a configuration document whose hash is not the version this deployment pinned (someone else wrote the CONFIG row); it ran in observe mode for every class. Redeploy the stack and find who wrote the row (CloudTrail data events of the table)',
+      metric: new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: CONFIG_INTEGRITY_MISMATCH,
+        dimensionsMap: { service: SERVICE_NAME },
+        period: Duration.minutes(5),
+        statistic: 'Sum',
+      }),
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    tampered.addAlarmAction(new SnsAction(this.topic));
     const clusterReads = this.apiClusters.length
       ? [new ClusterReadAlarm(this, 'ClusterReadAlarm', { topic: this.topic }).alarm]
       : [];
-    return [...deadLetters.alarms, failed, ...clusterReads, ...(this.channels?.alarms.alarms ?? [])];
+    return [...deadLetters.alarms, failed, tampered, ...clusterReads, ...(this.channels?.alarms.alarms ?? [])];
   }
 }
