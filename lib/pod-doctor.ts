@@ -1,21 +1,27 @@
 import { Aspects, Duration, RemovalPolicies, RemovalPolicy, Stack } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, Metric, type MetricOptions, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import {
+  Alarm,
+  ComparisonOperator,
+  type Metric,
+  type MetricOptions,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { ArnPrincipal, Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
-import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { type IStringParameter, StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { CONFIG_INTEGRITY_MISMATCH, METRICS_NAMESPACE, SERVICE_NAME } from '../lambdas/core/metric-names.js';
 import type { PodDoctorConfig } from './config.js';
 import { AccountChecks } from './constructs/account-checks.js';
 import { hasChannels } from './constructs/channels/channel-props.js';
 import { Channels } from './constructs/channels/channels.js';
 import { ClusterReadAlarm } from './constructs/cluster-read-alarm.js';
+import { ConfigIntegrityAlarm } from './constructs/config-integrity-alarm.js';
 import { ConfigStore } from './constructs/config-store.js';
 import { DeadLetterAlarms } from './constructs/dead-letter-alarms.js';
 import { Detection } from './constructs/detection.js';
@@ -34,6 +40,15 @@ import { configFromProps, type PodDoctorProps } from './pod-doctor-props.js';
 import { requireClustersInStackRegion, requirePullThroughSecretsHere, warnIamEventsNotSeen } from './regions.js';
 
 export type { ClusterRemediation, PodDoctorCluster, PodDoctorProps } from './pod-doctor-props.js';
+
+/** What a {@link PodDoctor} built from a validated configuration takes besides it: resources an app passes in. */
+export type PodDoctorResources = Pick<
+  PodDoctorProps,
+  'topic' | 'encryptionKey' | 'channels' | 'incidentTable' | 'evidenceBucket' | 'removalPolicy'
+>;
+
+/** Configurations {@link PodDoctor.fromConfig} validated, by the props object it built. */
+const VALIDATED = new WeakMap<PodDoctorProps, PodDoctorConfig>();
 
 /** Resource types `removalPolicy` covers: the audit trail pod-doctor creates. */
 const AUDIT_TRAIL_TYPES = ['AWS::Logs::LogGroup', 'AWS::DynamoDB::GlobalTable', 'AWS::S3::Bucket'];
@@ -96,15 +111,32 @@ export class PodDoctor extends Construct {
   /** The hourly check of each cluster's detection signals (absent without clusters). */
   readonly signalCheck?: SignalCheck;
 
+  /**
+   * A pod-doctor from a configuration already validated by `parseConfig` (the `pod-doctor` key of
+   * cdk.json, as `PodDoctorStack` reads it), with the resources an app passes in besides. The
+   * configuration goes one way: cdk.json → configuration → constructs, and props → configuration →
+   * constructs; never configuration → props → configuration.
+   */
+  static fromConfig(
+    scope: Construct,
+    id: string,
+    config: PodDoctorConfig,
+    resources: PodDoctorResources = {},
+  ): PodDoctor {
+    const props: PodDoctorProps = { ...resources };
+    VALIDATED.set(props, config);
+    return new PodDoctor(scope, id, props);
+  }
+
   constructor(scope: Construct, id: string, props: PodDoctorProps = {}) {
     super(scope, id);
     estimatePolicyArnSize(this);
-    const config = configFromProps(props);
+    const config = VALIDATED.get(props) ?? configFromProps(props);
     this.config = config;
     requireClustersInStackRegion(this, config.clusters);
     requirePullThroughSecretsHere(this, config.clusters);
     warnIamEventsNotSeen(this, config.forwardIamEvents !== false);
-    const logRetention = props.logRetention ?? RetentionDays.THREE_MONTHS;
+    const logRetention = config.logRetentionDays as RetentionDays;
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
 
     this.killSwitch = new StringParameter(this, 'KillSwitch', {
@@ -357,22 +389,7 @@ export class PodDoctor extends Construct {
     });
     failed.addAlarmAction(new SnsAction(this.topic));
     // A function read a configuration document other than the one this deployment pinned (and ran observe-only).
-    const tampered = new Alarm(this, 'ConfigIntegrityAlarm', {
-      alarmDescription:
-        'pod-doctor: a function read a configuration document whose hash is not the version this deployment pinned (someone else wrote the CONFIG row); it ran in observe mode for every class. Redeploy the stack and find who wrote the row (CloudTrail data events of the table)',
-      metric: new Metric({
-        namespace: METRICS_NAMESPACE,
-        metricName: CONFIG_INTEGRITY_MISMATCH,
-        dimensionsMap: { service: SERVICE_NAME },
-        period: Duration.minutes(5),
-        statistic: 'Sum',
-      }),
-      threshold: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
-    tampered.addAlarmAction(new SnsAction(this.topic));
+    const tampered = new ConfigIntegrityAlarm(this, 'ConfigIntegrityAlarm', { topic: this.topic }).alarm;
     const clusterReads = this.apiClusters.length
       ? [new ClusterReadAlarm(this, 'ClusterReadAlarm', { topic: this.topic }).alarm]
       : [];

@@ -1,6 +1,6 @@
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
-import { ROW_PARTITIONS, type RowKind } from '../../lambdas/core/incident-table.js';
+import { ROW_PARTITIONS, type RowKind } from '../../lambdas/core/contract/incident-table.js';
 
 /** The item writes a function may be given on rows it owns (no batch or transaction: each names its key). */
 export type RowWrite = 'dynamodb:PutItem' | 'dynamodb:UpdateItem' | 'dynamodb:DeleteItem';

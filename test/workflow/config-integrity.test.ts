@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { configVersion } from '../../lambdas/aws/config-store.js';
-import { FAILURE_CLASSES } from '../../lambdas/core/failure-classes.js';
-import { configKey } from '../../lambdas/core/incident-table.js';
-import { CONFIG_INTEGRITY_MISMATCH } from '../../lambdas/core/metric-names.js';
+import { configVersion } from '../../lambdas/aws/runtime/config-store.js';
+import { FAILURE_CLASSES } from '../../lambdas/core/contract/failure-classes.js';
+import { configKey } from '../../lambdas/core/contract/incident-table.js';
+import { CONFIG_INTEGRITY_MISMATCH } from '../../lambdas/core/contract/metric-names.js';
 import { configResourceOf, deployConfig, loadConfigAs, roleOfHandler } from '../../local/config-store.js';
 import { TemplateAuthorizer } from '../../local/iam.js';
 import { freshIncidentTable } from '../../local/local-workflow.js';

@@ -1,5 +1,5 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { FailureClass } from '../../lambdas/core/failure-classes.js';
+import type { FailureClass } from '../../lambdas/core/contract/failure-classes.js';
 import { detachEcrReadOnlyEvent, healthyAccount, NODE_DNS, NODE_ID, NODE_ROLE } from '../../local/account-snapshot.js';
 import { accessKeyOfToken } from '../../local/eks-token.js';
 import { isEventReport } from '../../local/kube-api-helpers.js';

@@ -8,7 +8,7 @@ import {
   nodeEvidenceKey,
   openIncidentKey,
   type TableKey,
-} from '../../lambdas/core/incident-table.js';
+} from '../../lambdas/core/contract/incident-table.js';
 import { asRole } from '../../local/guard.js';
 import { TemplateAuthorizer } from '../../local/iam.js';
 import { guardedDocumentClient } from '../../local/ingest-runtime.js';

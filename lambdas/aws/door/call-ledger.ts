@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { type DoorResult, doorResultSchema, type PendingCommand, pendingSchema } from '../../core/door-state.js';
-import { ledgerCallKey } from '../../core/incident-table.js';
+import { ledgerCallKey } from '../../core/contract/incident-table.js';
+import { type DoorResult, doorResultSchema, type PendingCommand, pendingSchema } from '../../core/door/state.js';
 import type { TableDeps } from './records.js';
 
 /**

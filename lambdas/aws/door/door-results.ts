@@ -1,5 +1,5 @@
-import { type ActionRequest, actionLine, requestDigest } from '../../core/action-request.js';
-import type { DoorResult, DoorRun, DoorState } from '../../core/door-state.js';
+import { type ActionRequest, actionLine, requestDigest } from '../../core/door/action-request.js';
+import type { DoorResult, DoorRun, DoorState } from '../../core/door/state.js';
 import { type CallRecord, type CallRef, recordResult } from './call-ledger.js';
 import type { DoorDeps } from './executor.js';
 import { recordAction, type TableDeps } from './records.js';
