@@ -1,10 +1,11 @@
 import { writeFileSync } from 'node:fs';
+import { asExpected, headline, scenarioLine } from '../demo/progress.js';
 import { renderHtml, renderTable } from '../demo/render.js';
 import { runScenarios } from '../demo/run.js';
 import { SCENARIOS } from '../demo/scenarios.js';
 import { renderClusterEvents, renderNotices } from '../demo/voices.js';
 
-const HELP = `Usage: pod-doctor demo (--all | SCENARIO...) [--json] [--html FILE]
+const HELP = `Usage: pod-doctor demo (--all | SCENARIO...) [--json] [--html FILE] [--verbose]
 
 Runs field failures through pod-doctor on this machine, without an AWS account: realistic node log
 lines and CloudTrail events go through the real ingest path (classifier, aggregation, dedupe); each
@@ -19,7 +20,11 @@ ${SCENARIOS.map((s) => `  ${s.name.padEnd(34)} ${s.title}`).join('\n')}
 --json       one JSON record per scenario: {scenario, class, signals, findings, actions, approval, outcome,
              notices: the chat card and the pagers' bodies pod-doctor would send,
              clusterEvents: the Kubernetes events it wrote, read back from the local API server}
---html FILE  a self-contained HTML report with a timeline per incident`;
+--html FILE  a self-contained HTML report with a timeline per incident
+--verbose    also the full e-mail, chat card, pages and Kubernetes events of every scenario
+
+A line per scenario on stderr as it finishes; then the table and a one-line headline. The demo stack
+is synthesized once and cached (node_modules/.cache/pod-doctor) until the code that shapes it changes.`;
 
 export async function runDemoCommand(args: readonly string[]): Promise<number> {
   if (args.includes('--help') || args.includes('-h') || args.length === 0) {
@@ -40,7 +45,16 @@ export async function runDemoCommand(args: readonly string[]): Promise<number> {
   }
   const chosen = args.includes('--all') ? SCENARIOS : SCENARIOS.filter((s) => names.includes(s.name));
   const t0 = performance.now();
-  const results = await runScenarios(chosen);
+  const say = (line: string) => process.stderr.write(`${line}\n`);
+  say(`pod-doctor demo: ${chosen.length} scenario(s); preparing the demo stack…`);
+  const results = await runScenarios(chosen, {
+    onTemplate: (t) => say(stackLine(t)),
+    onResult: (r, i) => say(scenarioLine(r, i, chosen.length)),
+  });
+  for (const r of results.filter((x) => !asExpected(x)))
+    say(
+      `pod-doctor demo: ${r.scenario}: expected ${r.expected.class} / ${r.expected.outcome}, got ${r.class} / ${r.outcome}`,
+    );
   if (args.includes('--json')) {
     for (const r of results) {
       process.stdout.write(
@@ -67,8 +81,9 @@ export async function runDemoCommand(args: readonly string[]): Promise<number> {
         })}\n`,
       );
     }
+    say(headline(results));
   } else {
-    for (const r of results) {
+    for (const r of args.includes('--verbose') ? results : []) {
       process.stdout.write(
         `━━━ ${r.scenario} — ${r.title} (node: ${r.node}; ${r.incidents.reduce((n, i) => n + i.count, 0)} events → ${r.incidents.length} incident(s))\n`,
       );
@@ -77,14 +92,17 @@ export async function runDemoCommand(args: readonly string[]): Promise<number> {
       process.stdout.write(`${renderClusterEvents(r.clusterEvents)}\n\n`);
     }
     process.stdout.write(
-      `${renderTable(results)}\n\n${results.length} scenario(s) in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
+      `${renderTable(results)}\n\n${results.length} scenario(s) in ${((performance.now() - t0) / 1000).toFixed(1)} s\n${headline(results)}\n`,
     );
   }
   if (htmlFile) writeFileSync(htmlFile, renderHtml(results));
-  const wrong = results.filter((r) => r.class !== r.expected.class || r.outcome !== r.expected.outcome);
-  for (const r of wrong)
-    process.stderr.write(
-      `pod-doctor demo: ${r.scenario}: expected ${r.expected.class} / ${r.expected.outcome}, got ${r.class} / ${r.outcome}\n`,
-    );
-  return wrong.length === 0 ? 0 : 1;
+  return results.every(asExpected) ? 0 : 1;
+}
+
+/** Where the demo stack came from: the disk cache, or a synthesis now cached. */
+function stackLine(t: { cached: boolean; ms: number }): string {
+  const s = (t.ms / 1000).toFixed(1);
+  return t.cached
+    ? `demo stack: from the cache in ${s} s`
+    : `demo stack: synthesized in ${s} s (cached for the next run until the code that shapes it changes)`;
 }
