@@ -23,6 +23,8 @@ export interface ClusterSeed {
    * `image`, and kubelet's `Failed` event carries `error` (then `sandboxError` is unused).
    */
   readonly pull?: { readonly image: string; readonly error: string };
+  /** Workloads beyond the stuck pods (Deployments, ReplicaSets, their pods): applied last. */
+  readonly workloads?: (c: RecordedCluster) => void;
 }
 
 type Obj = Record<string, unknown>;
@@ -95,7 +97,9 @@ export function seededCluster(seed: ClusterSeed): RecordedCluster {
   // The node's Node object names the demo account's instance (kubelet sets providerID from EC2 metadata).
   for (const n of c.nodes as { metadata: { name: string }; spec: { providerID?: string } }[])
     if (n.metadata.name === NODE_DNS) n.spec.providerID = `aws:///${REGION}a/${NODE_ID}`;
-  return seed.windowsNode ? withWindowsNode(c) : c;
+  const seeded = seed.windowsNode ? withWindowsNode(c) : c;
+  seed.workloads?.(seeded);
+  return seeded;
 }
 
 /**

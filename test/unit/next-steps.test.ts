@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { openRecommendations } from '../../lambdas/core/next-steps.js';
+import { openRecommendations } from '../../lambdas/core/voices/next-steps.js';
 
 const RESTART = 'restart aws-node on the node (delete its pod of DaemonSet kube-system/aws-node)';
 const planned = [

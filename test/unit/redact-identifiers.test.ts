@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { REDACTED, redact } from '../../lambdas/core/redact.js';
+import { REDACTED, redact } from '../../lambdas/core/text/redact.js';
 
 /**
  * Identifiers are not secrets: an ARN names a resource, and a summary that says which policy it

@@ -1,9 +1,9 @@
-import type { Slot } from '../../core/action-request.js';
-import { KIND_RULES } from '../../core/door-gate.js';
-import type { DoorResult, ExecutionState } from '../../core/execution-state.js';
-import { openRecommendations } from '../../core/next-steps.js';
-import type { RunResult } from '../../core/reevaluation.js';
-import type { ApprovalRecord } from '../../core/summary.js';
+import type { Slot } from '../../core/door/action-request.js';
+import { KIND_RULES } from '../../core/door/gate.js';
+import type { RunResult } from '../../core/incident/reevaluation.js';
+import { openRecommendations } from '../../core/voices/next-steps.js';
+import type { ApprovalRecord } from '../../core/voices/summary.js';
+import type { DoorResult, ExecutionState } from '../../core/workflow/execution-state.js';
 
 /** The execution state Summarize reads. */
 export type SummarizeInput = ExecutionState;
@@ -60,7 +60,7 @@ export function remedies(s: SummarizeInput): { readonly first?: DoorResult; read
 }
 
 /**
- * What the run left, for the incident's next lines (lambdas/core/reevaluation.ts): `verified` when a
+ * What the run left, for the incident's next lines (lambdas/core/incident/reevaluation.ts): `verified` when a
  * repair's or a remedy's own verification passed (the node's probe and the pods that started; the
  * remedy's re-read of what it changed), `acted` when the door changed something without that,
  * `not-acted` when it changed nothing.
@@ -81,7 +81,7 @@ const VERIFIED_BY_PROBE = ['repair-pause-image', 'restart-runtime'];
 /**
  * The kinds of the actions this run did and verified: a remedy whose own re-read passed, a node
  * repair whose verification passed, a node command that succeeded (collect logs). Their steps are
- * not recommended to a human again (lambdas/core/next-steps.ts).
+ * not recommended to a human again (lambdas/core/voices/next-steps.ts).
  */
 export function doneKinds(s: SummarizeInput): string[] {
   if (s.error) return [];
