@@ -25,6 +25,7 @@ import { type CachedTemplate, cachedTemplate } from '../local/template-cache.js'
 import { seededCluster, watchedEvents } from './cluster-seeds.js';
 import { type NodeKind, NodeStage, nodeFor } from './nodes.js';
 import { DEMO_CONFIG, type Scenario } from './scenarios.js';
+import { type Timeline, timelineOf } from './timeline.js';
 import { type ClusterEventView, clusterEventsOf, type RunRecords, runNotices } from './voices.js';
 
 /** An incident as the incident table holds it after detection. */
@@ -55,6 +56,8 @@ export interface ScenarioResult {
   readonly rootCause: string;
   readonly summary: { subject: string; message: string };
   readonly states: readonly string[];
+  /** First seen → opened → diagnosed → approval → action → verified, from the execution history. */
+  readonly timeline: Timeline;
   readonly node: NodeKind;
   readonly ms: number;
   /** What chat and the pagers would receive: one notice per approval asked, then the run's. */
@@ -330,6 +333,14 @@ async function runScenario(s: Scenario, ctx: DemoContext): Promise<ScenarioResul
     rootCause: causeInWords(failing, main?.cause),
     summary: { subject: summary.subject, message: summary.message },
     states: r?.states ?? [],
+    timeline: r
+      ? timelineOf({
+          history: r.history,
+          startedAt: r.startedAt,
+          firstSeen: typeof main?.firstSeen === 'string' ? main.firstSeen : undefined,
+          outcome: summary.outcome,
+        })
+      : { points: [] },
     node: kind,
     ms: Math.round(performance.now() - t0),
     notices: records ? await runNotices(records, NOTICE_TIME) : [],
