@@ -333,20 +333,20 @@ async function runScenario(s: Scenario, ctx: DemoContext): Promise<ScenarioResul
     rootCause: causeInWords(failing, main?.cause),
     summary: { subject: summary.subject, message: summary.message },
     states: r?.states ?? [],
-    timeline: r
-      ? timelineOf({
-          history: r.history,
-          startedAt: r.startedAt,
-          firstSeen: typeof main?.firstSeen === 'string' ? main.firstSeen : undefined,
-          outcome: summary.outcome,
-        })
-      : { points: [] },
+    timeline: runTimeline(r, main, summary.outcome),
     node: kind,
     ms: Math.round(performance.now() - t0),
     notices: records ? await runNotices(records, NOTICE_TIME) : [],
     clusterEvents: clusterEventsOf(cluster?.server),
     ...(ctx.keepRecords && records ? { records } : {}),
   };
+}
+
+/** The run's timeline (none without a run): its history, and the incident's firstSeen against its start. */
+function runTimeline(r: RunResult | undefined, main: Record<string, unknown> | undefined, outcome: string): Timeline {
+  if (!r) return { points: [] };
+  const firstSeen = typeof main?.firstSeen === 'string' ? main.firstSeen : undefined;
+  return timelineOf({ history: r.history, startedAt: r.startedAt, firstSeen, outcome });
 }
 
 /** The cause in words: the first failing check's finding (and how many more fail), else the log line's cause. */
