@@ -7,18 +7,13 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import {
-  BUDGET_PREFIX,
-  EVENT_SEEN_PREFIX,
-  EVENTS_STATE_PREFIX,
-  INCIDENT_PREFIX,
-} from '../../lambdas/core/contract/incident-table.js';
 import type { ConfigStore } from './config-store.js';
 import { grantClusterAccess } from './kubernetes-access.js';
 import { acknowledgeEvidencePrefix, acknowledgeTopicKey } from './nag.js';
 import { lambdaEntry } from './paths.js';
 import { PodDoctorFunction } from './pod-doctor-function.js';
 import { scheduleFunction } from './schedule.js';
+import { grantRowWrites } from './table-rows.js';
 
 /** Props of {@link KubernetesEvents}. */
 export interface KubernetesEventsProps {
@@ -87,24 +82,15 @@ export class KubernetesEvents extends Construct {
     });
     grantClusterAccess(this, fn, props.clusters);
     props.configStore.attach(fn);
-    fn.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
-        resources: [props.incidentTable.tableArn],
-        conditions: {
-          'ForAllValues:StringLike': {
-            // Incidents, its own state and counted events, and the hourly budgets (tenant signals per namespace).
-            'dynamodb:LeadingKeys': [
-              `${INCIDENT_PREFIX}*`,
-              `${EVENTS_STATE_PREFIX}*`,
-              `${EVENT_SEEN_PREFIX}*`,
-              `${BUDGET_PREFIX}*`,
-            ],
-          },
-        },
-      }),
+    // Its own state, the incidents it opens and the hourly budgets it spends (tenant signals per namespace);
+    // it deletes only the events it counted (never history).
+    grantRowWrites(
+      props.incidentTable,
+      fn,
+      ['incidents', 'eventsReader', 'budgets'],
+      ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
     );
-    props.incidentTable.encryptionKey?.grantEncryptDecrypt(fn);
+    grantRowWrites(props.incidentTable, fn, ['eventsReader'], ['dynamodb:DeleteItem']);
     props.workflow.grantStartExecution(fn);
     fn.addToRolePolicy(
       new PolicyStatement({

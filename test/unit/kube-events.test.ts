@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { aggregate } from '../../lambdas/core/incident/incidents.js';
 import { corroborateWithPod } from '../../lambdas/core/incident/corroboration.js';
+import { aggregate } from '../../lambdas/core/incident/incidents.js';
 import { readEvent } from '../../lambdas/core/incident/ingest.js';
 import {
   COMBINED_PREFIX,

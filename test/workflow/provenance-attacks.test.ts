@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { closeIncidentRun } from '../../lambdas/aws/incident-runs.js';
-import { keepAndOpen } from '../../lambdas/aws/ingest-service.js';
-import { aggregate, type IncidentCandidate, type Occurrence } from '../../lambdas/core/incidents.js';
-import type { IngestStats } from '../../lambdas/core/ingest.js';
+import { closeIncidentRun } from '../../lambdas/aws/ingest/incident-runs.js';
+import { keepAndOpen } from '../../lambdas/aws/ingest/ingest-service.js';
+import { aggregate, type IncidentCandidate, type Occurrence } from '../../lambdas/core/incident/incidents.js';
+import type { IngestStats } from '../../lambdas/core/incident/ingest.js';
 import type { LocalTable } from '../../local/dynamo.js';
 import { localEvents } from '../../local/events-runtime.js';
 import { asRole } from '../../local/guard.js';

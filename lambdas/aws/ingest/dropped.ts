@@ -1,6 +1,6 @@
-import type { Reject } from '../core/ingest.js';
-import { DEFAULT_INGEST_LIMITS, type IngestLimits } from '../core/ingest-limits.js';
-import { limitNotice } from '../core/limit-notice.js';
+import type { Reject } from '../../core/incident/ingest.js';
+import { DEFAULT_INGEST_LIMITS, type IngestLimits } from '../../core/incident/ingest-limits.js';
+import { limitNotice } from '../../core/incident/limit-notice.js';
 import type { IncidentBudget } from './incident-budget.js';
 import type { DroppedCandidate } from './open-incidents.js';
 

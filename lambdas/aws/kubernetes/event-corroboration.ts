@@ -4,11 +4,11 @@ import {
   corroborateWithNode,
   corroborateWithPod,
   type NodeWithConditions,
-} from '../../core/corroboration.js';
-import type { Occurrence } from '../../core/incidents.js';
-import { tenantBudgetNamespace } from '../../core/provenance.js';
-import type { IncidentBudget } from '../incident-budget.js';
-import type { ClusterApi } from './cluster-api.js';
+} from '../../core/incident/corroboration.js';
+import type { Occurrence } from '../../core/incident/incidents.js';
+import { tenantBudgetNamespace } from '../../core/incident/provenance.js';
+import type { IncidentBudget } from '../ingest/incident-budget.js';
+import type { ClusterApi } from '../readers/kubernetes/cluster-api.js';
 
 /** What one event asks to be corroborated with. */
 export interface EventToCorroborate {

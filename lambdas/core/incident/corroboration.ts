@@ -1,7 +1,7 @@
-import { CLASS_SCOPE } from './failure-classes.js';
+import { CLASS_SCOPE } from '../contract/failure-classes.js';
+import { asStuckPod, type NodeObject, type PodObject, type StuckReason } from '../detect/stuck-pods.js';
 import type { Occurrence } from './incidents.js';
 import type { Corroboration } from './provenance.js';
-import { asStuckPod, type NodeObject, type PodObject, type StuckReason } from './stuck-pods.js';
 
 /**
  * Corroboration of tenant-rank signals (provenance.ts) by facts only the kubelet, the scheduler and the

@@ -1,4 +1,4 @@
-import type { Signal } from './signals.js';
+import type { Signal } from '../contract/signals.js';
 
 /**
  * Who could have written a signal (DESIGN.md §6). The rank decides what the signal may do:
