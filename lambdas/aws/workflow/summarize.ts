@@ -14,7 +14,14 @@ import { putNewObject } from '../runtime/evidence-store.js';
 import { drainAction, drainOf, withDrain } from './summarize-drain.js';
 import { evictAction, evictOf, withEviction } from './summarize-evict.js';
 import { approvalsOf, outcomeOf } from './summarize-outcome.js';
-import { nodeActions, remedies, resultOf, runResultOf, type SummarizeInput } from './summarize-results.js';
+import {
+  nodeActions,
+  openRecommendationsOf,
+  remedies,
+  resultOf,
+  runResultOf,
+  type SummarizeInput,
+} from './summarize-results.js';
 
 export type { SummarizeInput };
 
@@ -104,7 +111,8 @@ function summaryOf(
     actions: r.actions,
     outcome: r.outcome,
     nextStep: r.nextStep,
-    recommendations: s.plan?.recommendations ?? [],
+    // What this run did and verified is not recommended again.
+    recommendations: openRecommendationsOf(s),
     reasons: [
       ...(s.plan?.reasons ?? []),
       // How the repair was (or was not) verified: the pods that started, or what still fails.

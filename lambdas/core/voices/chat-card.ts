@@ -60,6 +60,7 @@ const list = (label: string, items: readonly string[], item: (s: string) => stri
 function description(n: IncidentNotice): string {
   const L = CHAT_LIMITS.line;
   const lines = [
+    ...(n.ask ? [`Asks: ${chatText(n.ask, L)}`] : []),
     `Cause: ${chatText(n.cause, L)}`,
     `Where: cluster ${chatCode(n.cluster, 100)}, ${chatCode(n.where, 200)}`,
     `Outcome: ${chatText(n.headline, L)}`,

@@ -106,6 +106,9 @@ export class DoorStates {
           'ask.$': at('door', 'run', 'ask'),
           'findings.$': at('plan', 'findings'),
           'reasons.$': at('plan', 'reasons'),
+          // The cause and the lines that show it (every workflow input has both): the approver's evidence.
+          'cause.$': at('cause'),
+          'samples.$': at('samples'),
           'executionArn.$': '$$.Execution.Id',
         }),
         taskTimeout: Timeout.duration(p.approvalTimeout),
