@@ -75,7 +75,8 @@ export interface Summary {
 
 function subjectOf(s: SummaryInput): string {
   // The host part of a private DNS name is what operators call the node; the domain only costs characters.
-  const where = (s.node?.privateDnsName ?? s.node?.instanceId ?? s.incident.scopeValue).split('.')[0];
+  // Only a node's DNS name: an image (nginx:1.27.99), a registry or a subnet is named whole.
+  const where = s.node?.privateDnsName?.split('.')[0] ?? s.node?.instanceId ?? s.incident.scopeValue;
   return snsSubject(`[pod-doctor] ${s.incident.class} on ${s.incident.cluster}/${where}: ${s.outcome}`);
 }
 
