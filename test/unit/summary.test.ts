@@ -38,6 +38,12 @@ const base = {
 };
 
 describe('incident summary', () => {
+  it("links the execution in the console of the execution's own Region, whatever Region the incident names", () => {
+    const s = renderSummary({ ...base, region: 'us-east-1' });
+    expect(s.text).toContain('https://eu-west-1.console.aws.amazon.com/states/home?region=eu-west-1#/v2/executions/');
+    expect(s.text).not.toContain('us-east-1.console');
+  });
+
   it('names an image, a registry or a subnet whole in the subject; only a node is cut to its host name', () => {
     const image = (scopeValue: string) =>
       renderSummary({ ...base, incident: { ...base.incident, class: 'image-not-found', scope: 'image', scopeValue } });

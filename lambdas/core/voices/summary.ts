@@ -83,8 +83,13 @@ function subjectOf(s: SummaryInput): string {
 const icon = (status: string) =>
   ({ pass: 'PASS', warn: 'WARN', fail: 'FAIL', error: 'ERR ' })[status] ?? status.toUpperCase();
 
-/** The console link of an execution. */
-export function consoleLink(executionArn: string, region: string): string {
+/**
+ * The console link of an execution, in the Region the execution runs in: its ARN's (the incident's
+ * own Region, a replayed event's or a fleet member's, may be another); `region` only when the ARN
+ * names none.
+ */
+export function consoleLink(executionArn: string, fallbackRegion: string): string {
+  const region = /^arn:aws[a-z-]*:states:([a-z0-9-]+):/.exec(executionArn)?.[1] ?? fallbackRegion;
   return `https://${region}.console.aws.amazon.com/states/home?region=${region}#/v2/executions/details/${encodeURIComponent(executionArn)}`;
 }
 
