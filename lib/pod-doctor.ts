@@ -21,6 +21,7 @@ import { AccountChecks } from './constructs/account-checks.js';
 import { hasChannels } from './constructs/channels/channel-props.js';
 import { Channels } from './constructs/channels/channels.js';
 import { ClusterReadAlarm } from './constructs/cluster-read-alarm.js';
+import { ConfigIntegrityAlarm } from './constructs/config-integrity-alarm.js';
 import { ConfigStore } from './constructs/config-store.js';
 import { DeadLetterAlarms } from './constructs/dead-letter-alarms.js';
 import { Detection } from './constructs/detection.js';
@@ -420,9 +421,11 @@ export class PodDoctor extends Construct {
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
     failed.addAlarmAction(new SnsAction(this.topic));
+    // A function read a configuration document other than the one this deployment pinned (and ran observe-only).
+    const tampered = new ConfigIntegrityAlarm(this, 'ConfigIntegrityAlarm', { topic: this.topic }).alarm;
     const clusterReads = this.apiClusters.length
       ? [new ClusterReadAlarm(this, 'ClusterReadAlarm', { topic: this.topic }).alarm]
       : [];
-    return [...deadLetters.alarms, failed, ...clusterReads, ...(this.channels?.alarms.alarms ?? [])];
+    return [...deadLetters.alarms, failed, tampered, ...clusterReads, ...(this.channels?.alarms.alarms ?? [])];
   }
 }

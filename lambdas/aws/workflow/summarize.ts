@@ -163,7 +163,7 @@ async function recordHistory(
 ): Promise<void> {
   const { config } = deps;
   const expiresAt = Math.floor(now / 1000) + config.historyRetentionDays * 86_400;
-  await deps.ddb.send(
+  const put = deps.ddb.send(
     new PutCommand({
       TableName: config.tableName,
       Item: {
@@ -179,8 +179,13 @@ async function recordHistory(
         closedAt: now,
         expiresAt,
       },
+      // Append-only: a run's row is written once (a retried Summarize finds it there; the first stands).
+      ConditionExpression: 'attribute_not_exists(pk)',
     }),
   );
+  await put.catch((e: unknown) => {
+    if (!(e instanceof ConditionalCheckFailedException)) throw e;
+  });
 }
 
 /** Releases the incident lock if this execution still holds it (another execution may have taken it over). */
