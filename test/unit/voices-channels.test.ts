@@ -145,8 +145,8 @@ describe('paging payloads', () => {
   it('an approval card and page carry the ask apart from the cause and its evidence', () => {
     const n = notice('approval-pending', { ask: 'pod-doctor asks before it runs restart-runtime: restart kubelet' });
     const lines = chatCard(n).content.description.split('\n');
-    expect(lines[0]).toBe('Asks: pod-doctor asks before it runs restart-runtime: restart kubelet');
-    expect(lines[1]).toMatch(/^Cause: sandbox-image: failed to get sandbox image/);
+    expect(lines[0]).toBe('Asks: `pod-doctor asks before it runs restart-runtime: restart kubelet`');
+    expect(lines[1]).toMatch(/^Cause: `sandbox-image: failed to get sandbox image/);
     expect(lines).toContain('Evidence:');
     const d = pagingDetail(n);
     expect(d?.pagerduty.payload?.custom_details.ask).toBe(n.ask);
@@ -166,5 +166,25 @@ describe('paging payloads', () => {
     expect(opsgenieCreateProblems({ alias: 'x' })).not.toEqual([]);
     expect(opsgenieCreateProblems({ message: 'm'.repeat(131) })).not.toEqual([]);
     expect(chatCardProblems({ version: '1.0', source: 'custom', content: { title: 't' } })).not.toEqual([]);
+  });
+});
+
+describe('principal-controlled text renders as text in a chat card (issue 34)', () => {
+  // A CloudTrail cause names the repository a principal created: its name is the principal's text.
+  const cause =
+    'DeleteRepository of [approve here](https://evil.example/x) @here <!channel> *urgent* `x` by arn:aws:iam::111122223333:user/mallory';
+  const lines = () =>
+    chatCard(
+      notice('needs-human', { cause, headline: cause, findings: [cause], actions: [cause] }),
+    ).content.description.split('\n');
+
+  it('the cause, outcome, checks and actions are code spans: no link, mention or markup outside them', () => {
+    for (const line of lines().filter((l) => /evil\.example/.test(l))) {
+      // What is left outside code spans is pod-doctor's own label.
+      const outside = line.replace(/`[^`]*`/g, '');
+      expect(outside).not.toMatch(/\]\(|@here|<!channel>|&lt;!channel&gt;|\*urgent\*/);
+      expect(line).not.toContain('<!channel>');
+    }
+    expect(lines().filter((l) => /evil\.example/.test(l)).length).toBeGreaterThanOrEqual(4);
   });
 });
