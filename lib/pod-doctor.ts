@@ -88,60 +88,27 @@ export class PodDoctor extends Construct {
    * undelivered channel notices); they notify the topic.
    */
   readonly alarms: readonly Alarm[];
-  /**
-   * The incident workflow (the state machine and its functions).
-   * @internal
-   */
+  /** The incident workflow (the state machine and its functions). @internal */
   readonly workflow: IncidentWorkflow;
-  /**
-   * Detection: log subscriptions, CloudTrail rules and the ingest function.
-   * @internal
-   */
+  /** Detection: log subscriptions, CloudTrail rules and the ingest function. @internal */
   readonly detection: Detection;
-  /**
-   * The SSM documents that probe and repair nodes.
-   * @internal
-   */
+  /** The SSM documents that probe and repair nodes. @internal */
   readonly nodeCommands: NodeCommands;
-  /**
-   * The read-only account check functions.
-   * @internal
-   */
+  /** The read-only account check functions. @internal */
   readonly checks: AccountChecks;
-  /**
-   * Kubernetes API access of the configured clusters (absent without clusters).
-   * @internal
-   */
+  /** Kubernetes API access of the configured clusters (absent without clusters). @internal */
   readonly kubernetes?: KubernetesAccess;
-  /**
-   * The scheduled sweep for stuck pods that produced no log line (absent without clusters).
-   * @internal
-   */
+  /** The scheduled sweep for stuck pods that produced no log line (absent without clusters). @internal */
   readonly kubernetesSweep?: KubernetesSweep;
-  /**
-   * Chat channels and pagers (absent when `channels` lists none).
-   * @internal
-   */
+  /** Chat channels and pagers (absent when `channels` lists none). @internal */
   readonly channels?: Channels;
-  /**
-   * The deployment's CloudWatch dashboard and its alarms (verification failures, class storms).
-   * @internal
-   */
+  /** The deployment's CloudWatch dashboard and its alarms (verification failures, class storms). @internal */
   readonly operations: OperationsDashboard;
-  /**
-   * Where every function reads the deployment's configuration (a document in the incident table).
-   * @internal
-   */
+  /** Where every function reads the deployment's configuration (a document in the incident table). @internal */
   readonly configStore: ConfigStore;
-  /**
-   * The Kubernetes Warning events reader, every minute (absent without clusters).
-   * @internal
-   */
+  /** The Kubernetes Warning events reader, every minute (absent without clusters). @internal */
   readonly kubernetesEvents?: KubernetesEvents;
-  /**
-   * The hourly check of each cluster's detection signals (absent without clusters).
-   * @internal
-   */
+  /** The hourly check of each cluster's detection signals (absent without clusters). @internal */
   readonly signalCheck?: SignalCheck;
 
   /**
