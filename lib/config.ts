@@ -220,9 +220,25 @@ const ingestLimitsConfigSchema = z
       .default(DEFAULT_INGEST_LIMITS.maxExecutionsPerClusterPerHour),
     maxReevaluationsPerIncident: z.int().min(0).max(20).default(DEFAULT_INGEST_LIMITS.maxReevaluationsPerIncident),
     reevaluateAfterMinutes: z.int().min(0).max(1440).default(DEFAULT_INGEST_LIMITS.reevaluateAfterMinutes),
+    maxTenantSignalsPerNamespacePerHour: z
+      .int()
+      .min(0)
+      .max(100_000)
+      .default(DEFAULT_INGEST_LIMITS.maxTenantSignalsPerNamespacePerHour),
+    maxTenantIncidentsPerNamespacePerHour: z
+      .int()
+      .min(0)
+      .max(100_000)
+      .default(DEFAULT_INGEST_LIMITS.maxTenantIncidentsPerNamespacePerHour),
+    maxTenantIncidentsPerClusterPerHour: z
+      .int()
+      .min(0)
+      .max(100_000)
+      .default(DEFAULT_INGEST_LIMITS.maxTenantIncidentsPerClusterPerHour),
   })
   .default({ ...DEFAULT_INGEST_LIMITS });
 
+/** The `pod-doctor` key of cdk.json (and what {@link parseConfig} validates): every key, its bounds and default. */
 export const podDoctorConfigSchema = z.strictObject({
   clusters: z.array(clusterSchema).default([]),
   notificationEmails: z.array(z.email('must be an email address')).default([]),

@@ -50,7 +50,10 @@ export class PodDoctorHub extends Construct {
   readonly podDoctor: PodDoctor;
   /** The bus spokes put events on (its ARN goes to every spoke). */
   readonly bus: IEventBus;
-  /** The fleet's bus and the rules that bring spoke events to the hub's pod-doctor. */
+  /**
+   * The fleet's bus and the rules that bring spoke events to the hub's pod-doctor.
+   * @internal
+   */
   readonly fleetBus: FleetBus;
   /** The fleet this hub serves. */
   readonly fleet: FleetProps;
@@ -86,7 +89,9 @@ export class PodDoctorHub extends Construct {
     Aspects.of(this).add(new HubRolePath(hubRolePath(fleet.name)));
     this.addFleetView();
     // The readers of a member incident (the check groups, the node's resolution) read there through its read role.
-    for (const fn of [...Object.values(podDoctor.checks.functions), podDoctor.checks.resolveNode]) {
+    // (The changes group reads the hub's own change index, where members' CloudTrail events are indexed.)
+    const { changes: _hubIndex, ...readers } = podDoctor.checks.functions;
+    for (const fn of [...Object.values(readers), podDoctor.checks.resolveNode]) {
       this.grantAssumeSpokeRoles(fn);
       this.tellFleet(fn as LambdaFunction);
     }

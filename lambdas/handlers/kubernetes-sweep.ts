@@ -13,18 +13,12 @@ import { ClusterApi } from '../aws/readers/kubernetes/cluster-api.js';
 import { endpointCache } from '../aws/readers/kubernetes/endpoint.js';
 import { EksTokenCache } from '../aws/readers/kubernetes/token.js';
 import { configLoader } from '../aws/runtime/config-store.js';
+import { readEnvironment } from '../aws/runtime/environment.js';
 import { logger, metrics, withPowertools } from '../aws/runtime/powertools.js';
-import { incidentStoreVariables } from '../core/contract/env-variables.js';
 import { CLUSTER_READ_FAILED } from '../core/contract/metric-names.js';
 import { DEFAULT_INGEST_LIMITS } from '../core/incident/ingest-limits.js';
 
-const env = z
-  .object({
-    AWS_REGION: z._default(z.string(), 'us-east-1'),
-    ...incidentStoreVariables,
-    WORKFLOW_ARN: z.string().check(z.minLength(1)),
-  })
-  .parse(process.env);
+const env = readEnvironment('kubernetes-sweep');
 
 const eks = new EKSClient({ maxAttempts: 6 });
 const endpoint = endpointCache(eks, env.AWS_REGION);

@@ -2,7 +2,8 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { checkHandler } from '../../lambdas/aws/checks/handler-kit.js';
 import { runNetworkGroup } from '../../lambdas/aws/checks/network-group.js';
-import { doorInputSchema, doorStep } from '../../lambdas/aws/door/service.js';
+import { doorInputSchema } from '../../lambdas/aws/door/door-input.js';
+import { doorStep } from '../../lambdas/aws/door/service.js';
 import { resolveNode } from '../../lambdas/aws/readers/account/node-context.js';
 import { SpokeUnreachableError } from '../../lambdas/aws/runtime/credential-broker.js';
 import { memberReads } from '../../lambdas/aws/runtime/member-reads.js';
@@ -104,6 +105,7 @@ function repairInput(
   return doorInputSchema.parse({
     door: {
       call: {
+        id: 'act-repair',
         slot: 'act',
         returnTo: 'act',
         request: {

@@ -14,7 +14,14 @@ import { putNewObject } from '../runtime/evidence-store.js';
 import { drainAction, drainOf, withDrain } from './summarize-drain.js';
 import { evictAction, evictOf, withEviction } from './summarize-evict.js';
 import { approvalsOf, outcomeOf } from './summarize-outcome.js';
-import { nodeActions, remedies, resultOf, runResultOf, type SummarizeInput } from './summarize-results.js';
+import {
+  nodeActions,
+  openRecommendationsOf,
+  remedies,
+  resultOf,
+  runResultOf,
+  type SummarizeInput,
+} from './summarize-results.js';
 
 export type { SummarizeInput };
 
@@ -27,6 +34,8 @@ export interface SummarizeDeps {
   readonly config: WorkflowConfig;
   readonly metrics: Metrics;
   readonly now: () => number;
+  /** The Region the function runs in: the console links' Region when the run did not record one. */
+  readonly region: string;
 }
 
 /**
@@ -46,7 +55,7 @@ export async function summarizeIncident(state: SummarizeInput, deps: SummarizeDe
     ...(drain ? [drainAction(s, drain)] : []),
     ...(evict ? [evictAction(s, evict)] : []),
   ];
-  const summary = summaryOf(s, { outcome, nextStep, actions });
+  const summary = summaryOf(s, { outcome, nextStep, actions }, deps.region);
   const keys = await storeSummary(s, summary, deps);
   await recordHistory(s, { outcome, ...keys }, now, deps);
   await releaseLock(s, deps);
@@ -92,6 +101,7 @@ function nodeAction(r: DoorResult, status: string): ActionRecord {
 function summaryOf(
   s: SummarizeInput,
   r: { outcome: string; nextStep: string; actions: ActionRecord[] },
+  region: string,
 ): ReturnType<typeof renderSummary> {
   return renderSummary({
     incident: s,
@@ -101,14 +111,15 @@ function summaryOf(
     actions: r.actions,
     outcome: r.outcome,
     nextStep: r.nextStep,
-    recommendations: s.plan?.recommendations ?? [],
+    // What this run did and verified is not recommended again.
+    recommendations: openRecommendationsOf(s),
     reasons: [
       ...(s.plan?.reasons ?? []),
       // How the repair was (or was not) verified: the pods that started, or what still fails.
       ...(s.verification ? [`verification: ${s.verification.reason}`] : []),
     ],
     executionArn: s.execution.arn,
-    region: s.open?.region ?? process.env.AWS_REGION ?? 'us-east-1',
+    region: s.open?.region ?? region,
     error: s.error,
     approvals: approvalsOf(s),
   });
@@ -152,7 +163,7 @@ async function recordHistory(
 ): Promise<void> {
   const { config } = deps;
   const expiresAt = Math.floor(now / 1000) + config.historyRetentionDays * 86_400;
-  await deps.ddb.send(
+  const put = deps.ddb.send(
     new PutCommand({
       TableName: config.tableName,
       Item: {
@@ -168,8 +179,13 @@ async function recordHistory(
         closedAt: now,
         expiresAt,
       },
+      // Append-only: a run's row is written once (a retried Summarize finds it there; the first stands).
+      ConditionExpression: 'attribute_not_exists(pk)',
     }),
   );
+  await put.catch((e: unknown) => {
+    if (!(e instanceof ConditionalCheckFailedException)) throw e;
+  });
 }
 
 /** Releases the incident lock if this execution still holds it (another execution may have taken it over). */

@@ -14,7 +14,7 @@ export const TTL_ATTRIBUTE = 'expiresAt';
 /** A primary key of the incident table (a type alias, so it fits `Record<string, unknown>` items). */
 export type TableKey = { readonly pk: string; readonly sk: string };
 
-/** Partition key prefix of an incident's rows (the open row and its history rows). */
+/** Partition key prefix of an incident's open row (the detection paths open and join it). */
 export const INCIDENT_PREFIX = 'INCIDENT#';
 /** Partition key prefix of the Kubernetes events reader's per-cluster state (lease, resourceVersion). */
 export const EVENTS_STATE_PREFIX = 'EVENTS#';
@@ -28,9 +28,15 @@ export function openIncidentKey(incidentKey: string): TableKey {
   return { pk: `${INCIDENT_PREFIX}${incidentKey}`, sk: 'OPEN' };
 }
 
-/** The history row of one workflow run of an incident. */
+/** Partition key prefix of an incident's history rows (one per run; append-only, Summarize's alone). */
+export const HISTORY_PREFIX = 'HISTORY#';
+
+/**
+ * The history row of one workflow run of an incident. Its own partition, not the open row's: IAM
+ * scopes writes by partition key (`dynamodb:LeadingKeys`), and the history has one writer.
+ */
 export function incidentRunKey(incidentKey: string, openedAt: number, executionName: string): TableKey {
-  return { pk: `${INCIDENT_PREFIX}${incidentKey}`, sk: `${RUN_PREFIX}${openedAt}#${executionName}` };
+  return { pk: `${HISTORY_PREFIX}${incidentKey}`, sk: `${RUN_PREFIX}${openedAt}#${executionName}` };
 }
 
 /** Sort key prefix of history rows. */
@@ -137,6 +143,14 @@ export function ledgerPartition(executionArn: string): string {
   return `LEDGER#${executionArn.split(':').pop()}`;
 }
 
+/**
+ * The ledger row of one door call (the "<caller>: request" Pass names each call with a UUID): the
+ * change it is about to make, then its result. A retried call reads it and never gates twice.
+ */
+export function ledgerCallKey(executionArn: string, callId: string): TableKey {
+  return { pk: ledgerPartition(executionArn), sk: `CALL#${callId}` };
+}
+
 /** One ledger row: a request of an execution, at the time the door decided. */
 export function ledgerKey(executionArn: string, at: number, slot: string): TableKey {
   return { pk: ledgerPartition(executionArn), sk: `${new Date(at).toISOString()}#${slot}` };
@@ -157,9 +171,12 @@ export function signalStateKey(cluster: string, signal: string): TableKey {
   return { pk: `${SIGNAL_STATE_PREFIX}${cluster}`, sk: signal };
 }
 
+/** The prefix of every budget partition (hourly budgets and limit notices). */
+export const BUDGET_PREFIX = 'BUDGET#';
+
 /** Partition of a cluster's hourly budgets of incidents and executions, and of its limit notices. */
 export function budgetPartition(cluster: string): string {
-  return `BUDGET#${cluster}`;
+  return `${BUDGET_PREFIX}${cluster}`;
 }
 
 /** The clock hour of `at` (epoch ms) as budgets name it: `2026-11-29T10`. */
@@ -167,12 +184,74 @@ export function budgetHour(at: number): string {
   return new Date(at).toISOString().slice(0, 13);
 }
 
-/** One cluster's count of `kind` (incidents opened, executions started) in the clock hour of `at`. */
-export function budgetKey(cluster: string, kind: 'incidents' | 'executions', at: number): TableKey {
-  return { pk: budgetPartition(cluster), sk: `HOUR#${budgetHour(at)}#${kind}` };
+/**
+ * Whose budget: a cluster's, per rank (provenance.ts), per fleet account, and for tenant rank per
+ * namespace. The node rank of the hub's own account keeps the key it always had.
+ */
+export interface BudgetScope {
+  readonly cluster: string;
+  /** @default 'node' */
+  readonly rank?: 'aws' | 'node' | 'tenant';
+  /** A fleet member's account (absent: the hub's own). */
+  readonly account?: string;
+  /** Tenant rank: the namespace (absent: every namespace of the cluster together). */
+  readonly namespace?: string;
 }
 
-/** The one notice of a cluster's clock hour that says what its limits dropped. */
-export function limitNoticeKey(cluster: string, at: number): TableKey {
-  return { pk: budgetPartition(cluster), sk: `NOTICE#${budgetHour(at)}` };
+/** What a budget counts: incidents opened, executions started, tenant signals corroborated. */
+export type BudgetKind = 'incidents' | 'executions' | 'signals';
+
+/** One scope's count of `kind` in the clock hour of `at`. */
+export function budgetKey(scope: string | BudgetScope, kind: BudgetKind, at: number): TableKey {
+  const s = typeof scope === 'string' ? { cluster: scope } : scope;
+  const rank = s.rank ?? 'node';
+  const parts = [
+    ...(rank === 'node' && !s.account ? [] : [rank]),
+    ...(s.account ? [`acct:${s.account}`] : []),
+    ...(s.namespace !== undefined ? [`ns:${s.namespace}`] : []),
+  ];
+  return { pk: budgetPartition(s.cluster), sk: ['HOUR', budgetHour(at), ...parts, kind].join('#') };
 }
+
+/** The one notice of a cluster's clock hour (per rank) that says what its limits dropped. */
+export function limitNoticeKey(cluster: string, at: number, rank: 'aws' | 'node' | 'tenant' = 'node'): TableKey {
+  return { pk: budgetPartition(cluster), sk: `NOTICE#${budgetHour(at)}${rank === 'node' ? '' : `#${rank}`}` };
+}
+
+/**
+ * Every kind of row, as the partition-key patterns IAM matches (`dynamodb:LeadingKeys`, StringLike):
+ * each function may write only the kinds it owns (lib/constructs/table-rows.ts, docs/security.md).
+ */
+export const ROW_PARTITIONS = {
+  /** The deployment's configuration documents (the config writer at deploy). */
+  config: [CONFIG_PARTITION],
+  /** Approval grants of request digests (the approval endpoint). */
+  grants: [`${GRANT_PREFIX}*`],
+  /** Pending approvals with their task token (the approval request function; the endpoint marks the answer). */
+  approvals: [`${approvalKey('').pk}*`],
+  /** A node's evidence (its probe, as the door ran it) and its cooldowns (the door). */
+  nodes: ['NODE#*'],
+  /** The door's ledger: every call, its verdict and result (the door). */
+  ledger: ['LEDGER#*'],
+  /** The door's reservations and action history: cap slots, target cooldowns, the cluster's actions (the door). */
+  reservations: [`${capSlotsPartition('')}*`, `${targetCooldownKey('').pk}*`, `${clusterActionsPartition('')}*`],
+  /** Incident history, one row per run, append-only (Summarize). */
+  history: [`${HISTORY_PREFIX}*`],
+  /** Open incidents (the detection paths open and join them; Summarize records a run's close). */
+  incidents: [`${INCIDENT_PREFIX}*`],
+  /** Per-incident execution locks (Open incident takes, Summarize releases). */
+  locks: [`${lockKey('').pk}*`],
+  /** The breaker's nodes with an open incident of a class (Decide). */
+  activeNodes: ['ACTIVE#*'],
+  /** Hourly budgets and limit notices (the detection paths). */
+  budgets: [`${budgetPartition('')}*`],
+  /** The change index of breaking CloudTrail changes (ingest, fleet intake). */
+  changes: [`${CHANGE_PREFIX}*`],
+  /** The events reader's state and counted events (the events reader). */
+  eventsReader: [`${EVENTS_STATE_PREFIX}*`, `${EVENT_SEEN_PREFIX}*`],
+  /** The signal self-check's last statuses (the self-check). */
+  signals: [`${SIGNAL_STATE_PREFIX}*`],
+} as const satisfies Record<string, readonly string[]>;
+
+/** A kind of row of the incident table. */
+export type RowKind = keyof typeof ROW_PARTITIONS;
