@@ -349,6 +349,11 @@ export class PodDoctor extends Construct {
           what: 'notifications that could not be delivered',
           queue: this.deliveryDeadLetterQueue,
         },
+        {
+          id: 'CommandEvents',
+          what: "node commands' status-change events the command-wait function could not take (the waiting execution ends its wait by its timeout instead)",
+          queue: this.workflow.commandEventsDeadLetterQueue,
+        },
       ],
       topic: this.topic,
     });

@@ -25,6 +25,7 @@ import type { NodeCommands } from './node-commands.js';
 import { hasRemediationScope } from './remedy-grants.js';
 import { TopicFromRule } from './topic-from-rule.js';
 import { ApprovalEndpoint } from './workflow/approval-endpoint.js';
+import { CommandCompletion } from './workflow/command-completion.js';
 import { IncidentStateGraph } from './workflow/incident-state-graph.js';
 import { WorkflowFunctions } from './workflow/workflow-functions.js';
 
@@ -93,6 +94,10 @@ export class IncidentWorkflow extends Construct {
    * Kubernetes writes), gated right before each change; the only role with mutating grants.
    */
   readonly door: DoorFunction;
+  /** Node commands' completion events resume the workflow (no poll waits while a command runs). */
+  private readonly commandCompletion: CommandCompletion;
+  /** Status-change events of node commands the command-wait function could not take. */
+  readonly commandEventsDeadLetterQueue: IQueue;
 
   constructor(scope: Construct, id: string, props: IncidentWorkflowProps) {
     super(scope, id);
@@ -123,6 +128,12 @@ export class IncidentWorkflow extends Construct {
       nodeCommands: props.nodeCommands,
       clusterAccess: props.kubernetes !== undefined,
     });
+    this.commandCompletion = new CommandCompletion(this, 'CommandCompletion', {
+      ...settings,
+      incidentTable: props.incidentTable,
+      nodeCommands: props.nodeCommands,
+    });
+    this.commandEventsDeadLetterQueue = this.commandCompletion.deadLetterQueue;
     const stateMachine = this.createStateMachine(this.stateGraph(props, timing), props, timing);
     this.grantStateMachine(stateMachine, props);
     this.stateMachine = stateMachine;
@@ -137,6 +148,7 @@ export class IncidentWorkflow extends Construct {
         decide: this.functions.decide,
         door: this.door.function,
         requestApproval: this.functions.requestApproval,
+        commandWait: this.commandCompletion.function,
         verify: this.functions.verify,
         summarize: this.functions.summarize,
         resolveNode: props.checks.resolveNode,
@@ -179,6 +191,7 @@ export class IncidentWorkflow extends Construct {
     acknowledgeStateMachine(stateMachine, [
       ...this.functions.all,
       this.door.function,
+      this.commandCompletion.function,
       ...Object.values(props.checks.functions),
       props.checks.resolveNode,
       ...(props.kubernetes ? [props.kubernetes] : []),
@@ -187,6 +200,7 @@ export class IncidentWorkflow extends Construct {
     props.topic.grantPublish(stateMachine);
     acknowledgeTopicKey(stateMachine.role);
     this.approval.grantResume(stateMachine);
+    this.commandCompletion.grantResume(stateMachine);
   }
 }
 

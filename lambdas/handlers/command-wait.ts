@@ -1,0 +1,30 @@
+import { SFNClient } from '@aws-sdk/client-sfn';
+import * as z from 'zod/mini';
+import { awaitCommand, type CommandWaitDeps, commandStatusChanged } from '../aws/workflow/command-wait.js';
+import { documentClient, logger, tracer, withPowertools, workflowConfig } from '../aws/workflow/runtime.js';
+import { commandAwaitSchema, commandStatusEventSchema } from '../core/command-events.js';
+import '../core/zod-english.js';
+
+/** Either side of the rendezvous: the workflow's await (its task token) or Run Command's status-change event. */
+export const commandWaitInputSchema = z.union([commandStatusEventSchema, commandAwaitSchema]);
+
+/**
+ * "Door: await command" (waitForTaskToken) and the rule on Run Command's status-change events: the
+ * completion of a node command resumes the workflow (lambdas/aws/workflow/command-wait.ts).
+ */
+export const createHandler = (deps: () => Promise<CommandWaitDeps>) =>
+  withPowertools(commandWaitInputSchema, async (input) => {
+    const r =
+      'detail' in input ? await commandStatusChanged(input, await deps()) : await awaitCommand(input, await deps());
+    logger.info('command wait', { ...r, side: 'detail' in input ? 'event' : 'await' });
+    return r;
+  });
+
+const sfn = tracer.captureAWSv3Client(new SFNClient({ maxAttempts: 6 }));
+
+export const handler = createHandler(async () => ({
+  ddb: documentClient(),
+  tableName: (await workflowConfig()).tableName,
+  sfn,
+  now: Date.now,
+}));
