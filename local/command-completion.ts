@@ -8,8 +8,25 @@ import {
 } from '../lambdas/core/command-events.js';
 import { matchesEventPattern } from './event-pattern.js';
 import { asRole } from './guard.js';
-import { authorizeInvoke, type TaskContext } from './task-context.js';
+import type { TemplateAuthorizer } from './iam.js';
+import type { LocalRunCommand } from './ssm-runtime.js';
+import type { StackRoles } from './stack-roles.js';
 import { ACCOUNT, arnOf, idsOfType, REGION, type ResolvedTemplate } from './template.js';
+import type { WorkflowClients } from './workflow-clients.js';
+
+/** What the await needs of a local run (the Task context's parts), and the state machine's invoke check. */
+export interface AwaitContext {
+  readonly options: { readonly commandEvents?: 'delivered' | 'lost' };
+  readonly template: ResolvedTemplate;
+  readonly config: { readonly tableName: string };
+  readonly authz: TemplateAuthorizer;
+  readonly roles: StackRoles;
+  readonly clients: Pick<WorkflowClients, 'ddb' | 'sfn' | 'taskOutputs'>;
+  readonly clock: { t: number };
+  readonly ssm: LocalRunCommand;
+  /** The state machine may invoke the function (Lambda.AWSLambdaException otherwise). */
+  readonly authorizeInvoke: (fn: string) => Promise<void>;
+}
 
 /** What Run Command's status-change event carries, as Systems Manager emits it (lambdas/core/command-events.ts). */
 export function statusChangeEvent(c: { commandId: string; instanceId: string; document: string; status: string }) {
@@ -53,10 +70,10 @@ export function matchingFunctionTargets(template: ResolvedTemplate, event: unkno
  * sent; with no resume by the deadline (no event, a lost one, no matching rule) it fails
  * States.Timeout after the deadline's time has passed on the run's clock.
  */
-export function commandAwaitTask(ctx: TaskContext, state: string) {
+export function commandAwaitTask(ctx: AwaitContext, state: string) {
   return async (params: { FunctionName: string; Payload: Record<string, unknown> }) => {
     const fn = ctx.roles.functionOfState(state);
-    await authorizeInvoke(ctx, fn);
+    await ctx.authorizeInvoke(fn);
     const input = commandAwaitSchema.parse(params.Payload);
     const resumed = ctx.clients.taskOutputs.length;
     const deps = () => ({

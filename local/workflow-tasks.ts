@@ -87,7 +87,10 @@ export function taskHandlers(ctx: TaskContext): Record<string, Handler> {
     ...functionTasks(ctx),
     ...kubernetesTasks(ctx),
     'Door: ask': approvalTask(ctx, 'Door: ask') as never,
-    'Door: await command': commandAwaitTask(ctx, 'Door: await command') as never,
+    'Door: await command': commandAwaitTask(
+      { ...ctx, authorizeInvoke: (fn) => authorizeInvoke(ctx, fn) },
+      'Door: await command',
+    ) as never,
     Notify: notifyTask(ctx, 'n') as never,
     'Notify failure': notifyTask(ctx, 'f') as never,
     'Notify bare failure': notifyTask(ctx, 'b') as never,

@@ -43,8 +43,10 @@ describe('latency model over the synthesized workflow (pause image, first log li
     const late = { ...COMPONENTS, statusEvent: { ...COMPONENTS.statusEvent, p50: 20, p90: 20.001 } };
     const base = modelLatency(definition, visited, { samples: 200 }).median.verifiedAt;
     const slow = modelLatency(definition, visited, { samples: 200, components: late }).median.verifiedAt;
-    // Three commands (probe, repair, verification probe) each wait ~19.5 s more for their event.
-    expect(slow - base).toBeGreaterThan(3 * 19);
+    // The probe and the verification probe each wait ~19.5 s more for their event; the repair's later event
+    // overlaps the kubelet's retry (the pods start meanwhile), so it adds less.
+    expect(slow - base).toBeGreaterThan(2 * 19 + 5);
+    expect(slow - base).toBeLessThan(3 * 20);
   });
 
   it('counts every second a Wait state added to the definition puts on the path', async () => {
