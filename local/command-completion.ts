@@ -5,7 +5,7 @@ import {
   commandAwaitSchema,
   commandStatusEventSchema,
   FINAL_INVOCATION_STATUSES,
-} from '../lambdas/core/command-events.js';
+} from '../lambdas/core/door/command-events.js';
 import { matchesEventPattern } from './event-pattern.js';
 import { asRole } from './guard.js';
 import type { TemplateAuthorizer } from './iam.js';
@@ -28,7 +28,7 @@ export interface AwaitContext {
   readonly authorizeInvoke: (fn: string) => Promise<void>;
 }
 
-/** What Run Command's status-change event carries, as Systems Manager emits it (lambdas/core/command-events.ts). */
+/** What Run Command's status-change event carries, as Systems Manager emits it (lambdas/core/door/command-events.ts). */
 export function statusChangeEvent(c: { commandId: string; instanceId: string; document: string; status: string }) {
   return {
     version: '0',

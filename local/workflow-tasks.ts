@@ -1,14 +1,14 @@
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { type CheckGroup, makeCheckHandler } from '../lambdas/aws/checks/groups.js';
-import { resolveNode } from '../lambdas/aws/checks/node-context.js';
 import { accountRemedies } from '../lambdas/aws/door/account-remedies.js';
 import type { DoorDeps } from '../lambdas/aws/door/executor.js';
 import { doorInputSchema, doorStep } from '../lambdas/aws/door/service.js';
+import { resolveNode } from '../lambdas/aws/readers/account/node-context.js';
 import { decideEventSchema, decideIncident } from '../lambdas/aws/workflow/decide.js';
 import { openIncident } from '../lambdas/aws/workflow/open-incident.js';
 import { summarizeEventSchema, summarizeIncident } from '../lambdas/aws/workflow/summarize.js';
 import { verifyEventSchema, verifyRepair } from '../lambdas/aws/workflow/verify.js';
-import { incidentInputSchema, type WorkflowConfig } from '../lambdas/core/workflow-config.js';
+import { incidentInputSchema, type WorkflowConfig } from '../lambdas/core/workflow/workflow-config.js';
 import type { AccountSnapshot } from './account-snapshot.js';
 import { commandAwaitTask } from './command-completion.js';
 import { asRole } from './guard.js';
@@ -19,7 +19,7 @@ import { approvalTask } from './local-approver.js';
 import type { RunOptions } from './local-workflow.js';
 import { documentsOf, LocalRunCommand } from './ssm-runtime.js';
 import { asStateMachine, authorizeInvoke, type TaskContext, taskError } from './task-context.js';
-import { ACCOUNT, type ResolvedTemplate } from './template.js';
+import { ACCOUNT, REGION, type ResolvedTemplate } from './template.js';
 import { topicKeyRequests } from './workflow-clients.js';
 
 export type Handler = (input: never) => unknown;
@@ -106,11 +106,24 @@ function functionTasks(ctx: TaskContext): Record<string, Handler> {
   const metrics = new Metrics({ namespace: 'PodDoctor', serviceName: 'pod-doctor' });
   const summarize = (state: string) =>
     lambda(state, (i) =>
-      summarizeIncident(summarizeEventSchema.parse(i), { ddb: c.ddb, s3: c.s3, config, metrics, now: tick }),
+      summarizeIncident(summarizeEventSchema.parse(i), {
+        ddb: c.ddb,
+        s3: c.s3,
+        config,
+        metrics,
+        now: tick,
+        region: REGION,
+      }),
     );
   return {
     'Open incident': lambda('Open incident', (i: { incident: unknown; executionId: string }) =>
-      openIncident(incidentInputSchema.parse(i.incident), i.executionId, { ddb: c.ddb, ssm: c.ssm, config, now: tick }),
+      openIncident(incidentInputSchema.parse(i.incident), i.executionId, {
+        ddb: c.ddb,
+        ssm: c.ssm,
+        config,
+        now: tick,
+        region: REGION,
+      }),
     ),
     'Resolve node': lambda(
       'Resolve node',

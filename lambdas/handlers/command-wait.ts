@@ -1,9 +1,10 @@
 import { SFNClient } from '@aws-sdk/client-sfn';
 import * as z from 'zod/mini';
+import { documentClient, logger, tracer, withPowertools, workflowConfig } from '../aws/runtime/workflow-runtime.js';
 import { awaitCommand, type CommandWaitDeps, commandStatusChanged } from '../aws/workflow/command-wait.js';
-import { documentClient, logger, tracer, withPowertools, workflowConfig } from '../aws/workflow/runtime.js';
-import { commandAwaitSchema, commandStatusEventSchema } from '../core/command-events.js';
-import '../core/zod-english.js';
+import { commandAwaitSchema, commandStatusEventSchema } from '../core/door/command-events.js';
+import '../core/text/zod-english.js';
+import { readEnvironment } from '../aws/runtime/environment.js';
 
 /** Either side of the rendezvous: the workflow's await (its task token) or Run Command's status-change event. */
 export const commandWaitInputSchema = z.union([commandStatusEventSchema, commandAwaitSchema]);
@@ -20,6 +21,8 @@ export const createHandler = (deps: () => Promise<CommandWaitDeps>) =>
     return r;
   });
 
+// Fails at start-up, naming the variable, when the configuration store's variables are missing.
+readEnvironment('command-wait');
 const sfn = tracer.captureAWSv3Client(new SFNClient({ maxAttempts: 6 }));
 
 export const handler = createHandler(async () => ({

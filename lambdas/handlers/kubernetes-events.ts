@@ -5,28 +5,18 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
-import { configLocation, readConfig, untilSucceeded } from '../aws/config-store.js';
-import { RejectStore } from '../aws/evidence-store.js';
-import { IncidentStore } from '../aws/incident-store.js';
-import { ClusterApi } from '../aws/kubernetes/cluster-api.js';
-import { endpointCache } from '../aws/kubernetes/endpoint.js';
+import { IncidentStore } from '../aws/ingest/incident-store.js';
+import { WorkflowStarter } from '../aws/ingest/workflow-starter.js';
 import { type ClusterEventsOutcome, type EventsDeps, readAllClusters } from '../aws/kubernetes/events-service.js';
 import { EventsStateStore } from '../aws/kubernetes/events-state.js';
-import { EksTokenCache } from '../aws/kubernetes/token.js';
-import { logger, metrics, withPowertools } from '../aws/powertools.js';
-import { WorkflowStarter } from '../aws/workflow-starter.js';
-import { incidentStoreVariables } from '../core/env-variables.js';
-import '../core/zod-english.js';
-
-/** The events function's environment, validated once at cold start. */
-export const eventsEnvSchema = z.object({
-  AWS_REGION: z._default(z.string(), 'us-east-1'),
-  ...incidentStoreVariables,
-  EVIDENCE_BUCKET_NAME: z.string().check(z.minLength(1)),
-  WORKFLOW_ARN: z.string().check(z.minLength(1)),
-  /** Seconds each invocation reads (the function's timeout leaves a margin after it). */
-  WATCH_SECONDS: z.coerce.number().check(z.int(), z.minimum(5), z.maximum(840)),
-});
+import { ClusterApi } from '../aws/readers/kubernetes/cluster-api.js';
+import { endpointCache } from '../aws/readers/kubernetes/endpoint.js';
+import { EksTokenCache } from '../aws/readers/kubernetes/token.js';
+import { configLocation, readConfig, untilSucceeded } from '../aws/runtime/config-store.js';
+import { readEnvironment } from '../aws/runtime/environment.js';
+import { RejectStore } from '../aws/runtime/evidence-store.js';
+import { logger, metrics, withPowertools } from '../aws/runtime/powertools.js';
+import '../core/text/zod-english.js';
 
 /**
  * The EventBridge Scheduler invocation: the schedule sets no input, and nothing in the event decides
@@ -65,7 +55,7 @@ export const createHandler = (deps: () => Promise<EventsDeps>) =>
  * deployment's configuration (built on the first invocation; a failed build is tried again).
  */
 async function liveDeps(): Promise<EventsDeps> {
-  const env = eventsEnvSchema.parse(process.env);
+  const env = readEnvironment('kubernetes-events');
   const eks = new EKSClient({ maxAttempts: 6 });
   const endpoint = endpointCache(eks, env.AWS_REGION);
   const tokens = new EksTokenCache(() => eks.config.credentials());

@@ -1,15 +1,16 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { EKSClient } from '@aws-sdk/client-eks';
-import { endpointCache } from '../aws/kubernetes/endpoint.js';
 import {
   handleKubernetesRequest,
   type KubernetesDeps,
   type KubernetesResult,
   kubernetesRequestSchema,
 } from '../aws/kubernetes/service.js';
-import { EksTokenCache } from '../aws/kubernetes/token.js';
-import { logger, metrics, withPowertools } from '../aws/powertools.js';
-import { CLUSTER_READ_FAILED } from '../core/metric-names.js';
+import { endpointCache } from '../aws/readers/kubernetes/endpoint.js';
+import { EksTokenCache } from '../aws/readers/kubernetes/token.js';
+import { readEnvironment } from '../aws/runtime/environment.js';
+import { logger, metrics, withPowertools } from '../aws/runtime/powertools.js';
+import { CLUSTER_READ_FAILED } from '../core/contract/metric-names.js';
 
 /** One failed read of `cluster`'s API (the stack's alarm on ClusterReadFailed tells which cluster keeps failing). */
 function readFailed(cluster: string): void {
@@ -32,10 +33,11 @@ export const createHandler = (deps: KubernetesDeps) =>
     return result;
   });
 
+const env = readEnvironment('kubernetes');
 const eks = new EKSClient({ maxAttempts: 6 });
 
 export const handler = createHandler({
-  endpoint: endpointCache(eks, process.env.AWS_REGION ?? 'us-east-1'),
+  endpoint: endpointCache(eks, env.AWS_REGION),
   // The function role's credentials, as the SDK client resolved them (they sign the EKS token).
   tokens: new EksTokenCache(() => eks.config.credentials()),
 });

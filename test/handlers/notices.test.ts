@@ -1,11 +1,12 @@
+import '../support/deployed-env.js';
 import { Readable } from 'node:stream';
 import { GetObjectCommand, NoSuchKey, S3Client } from '@aws-sdk/client-s3';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { sdkStreamMixin } from '@smithy/core/serde';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { NoticeEvent } from '../../lambdas/aws/notices.js';
-import { approvalKey, incidentRunKey, openIncidentKey } from '../../lambdas/core/incident-table.js';
+import type { NoticeEvent } from '../../lambdas/aws/voices/notices.js';
+import { approvalKey, incidentRunKey, openIncidentKey } from '../../lambdas/core/contract/incident-table.js';
 import { StoredNoticeError } from '../../lambdas/core/voices/stored-notice.js';
 import { createHandler } from '../../lambdas/handlers/notices.js';
 import { lambdaContext } from '../support/lambda-context.js';

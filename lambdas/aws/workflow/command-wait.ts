@@ -6,8 +6,8 @@ import {
   TaskTimedOut,
 } from '@aws-sdk/client-sfn';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { CommandAwait, CommandCompletion, CommandStatusEvent } from '../../core/command-events.js';
-import { commandWaitKey, TTL_ATTRIBUTE } from '../../core/incident-table.js';
+import { commandWaitKey, TTL_ATTRIBUTE } from '../../core/contract/incident-table.js';
+import type { CommandAwait, CommandCompletion, CommandStatusEvent } from '../../core/door/command-events.js';
 
 /**
  * The rendezvous of a node command's completion: "Door: await command" (waitForTaskToken) leaves its

@@ -1,16 +1,23 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { SSMClient } from '@aws-sdk/client-ssm';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { clusterActionsPartition, clusterActionsSince, lockKey, nodeCooldownKey } from '../../core/incident-table.js';
-import { CHECKS_FOR_CLASS, PROBE_CLASSES } from '../../core/policy.js';
-import type { IncidentInput, WorkflowConfig } from '../../core/workflow-config.js';
-import { readKillSwitch } from './safety-reads.js';
+import {
+  clusterActionsPartition,
+  clusterActionsSince,
+  lockKey,
+  nodeCooldownKey,
+} from '../../core/contract/incident-table.js';
+import { CHECKS_FOR_CLASS, PROBE_CLASSES } from '../../core/policy/policy.js';
+import type { IncidentInput, WorkflowConfig } from '../../core/workflow/workflow-config.js';
+import { readKillSwitch } from '../runtime/safety-reads.js';
 
 export interface OpenDeps {
   readonly ddb: DynamoDBDocumentClient;
   readonly ssm: SSMClient;
   readonly config: WorkflowConfig;
   readonly now: () => number;
+  /** The Region the function runs in: the incident's Region when its cluster does not name one. */
+  readonly region: string;
 }
 
 export interface OpenResult {
@@ -58,7 +65,7 @@ export async function openIncident(i: IncidentInput, executionId: string, deps: 
       (['iam', 'ecr', 'network', 'eks', 'changes'] as const).map((g) => [g, CHECKS_FOR_CLASS[i.class].includes(g)]),
     ) as OpenResult['checks'],
     probe: PROBE_CLASSES.has(i.class) && node !== null,
-    region: cluster?.region ?? process.env.AWS_REGION ?? 'us-east-1',
+    region: cluster?.region ?? deps.region,
     openedAt: now,
   };
 

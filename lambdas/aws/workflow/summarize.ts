@@ -2,15 +2,15 @@ import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { type DoorResult, executionStateSchema } from '../../core/execution-state.js';
-import { incidentRunKey, lockKey } from '../../core/incident-table.js';
-import { outboundFields } from '../../core/outbound.js';
-import { isEvaluation } from '../../core/reevaluation.js';
-import { type ActionRecord, renderSummary } from '../../core/summary.js';
+import { incidentRunKey, lockKey } from '../../core/contract/incident-table.js';
+import { isEvaluation } from '../../core/incident/reevaluation.js';
+import { outboundFields } from '../../core/text/outbound.js';
 import { verificationFailed } from '../../core/voices/notice.js';
-import type { WorkflowConfig } from '../../core/workflow-config.js';
-import { putNewObject } from '../evidence-store.js';
-import { closeIncidentRun } from '../incident-runs.js';
+import { type ActionRecord, renderSummary } from '../../core/voices/summary.js';
+import { type DoorResult, executionStateSchema } from '../../core/workflow/execution-state.js';
+import type { WorkflowConfig } from '../../core/workflow/workflow-config.js';
+import { closeIncidentRun } from '../ingest/incident-runs.js';
+import { putNewObject } from '../runtime/evidence-store.js';
 import { drainAction, drainOf, withDrain } from './summarize-drain.js';
 import { evictAction, evictOf, withEviction } from './summarize-evict.js';
 import { approvalsOf, outcomeOf } from './summarize-outcome.js';
@@ -27,6 +27,8 @@ export interface SummarizeDeps {
   readonly config: WorkflowConfig;
   readonly metrics: Metrics;
   readonly now: () => number;
+  /** The Region the function runs in: the console links' Region when the run did not record one. */
+  readonly region: string;
 }
 
 /**
@@ -46,7 +48,7 @@ export async function summarizeIncident(state: SummarizeInput, deps: SummarizeDe
     ...(drain ? [drainAction(s, drain)] : []),
     ...(evict ? [evictAction(s, evict)] : []),
   ];
-  const summary = summaryOf(s, { outcome, nextStep, actions });
+  const summary = summaryOf(s, { outcome, nextStep, actions }, deps.region);
   const keys = await storeSummary(s, summary, deps);
   await recordHistory(s, { outcome, ...keys }, now, deps);
   await releaseLock(s, deps);
@@ -92,6 +94,7 @@ function nodeAction(r: DoorResult, status: string): ActionRecord {
 function summaryOf(
   s: SummarizeInput,
   r: { outcome: string; nextStep: string; actions: ActionRecord[] },
+  region: string,
 ): ReturnType<typeof renderSummary> {
   return renderSummary({
     incident: s,
@@ -108,7 +111,7 @@ function summaryOf(
       ...(s.verification ? [`verification: ${s.verification.reason}`] : []),
     ],
     executionArn: s.execution.arn,
-    region: s.open?.region ?? process.env.AWS_REGION ?? 'us-east-1',
+    region: s.open?.region ?? region,
     error: s.error,
     approvals: approvalsOf(s),
   });

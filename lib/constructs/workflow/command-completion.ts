@@ -7,8 +7,11 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { COMMAND_INVOCATION_STATUS_CHANGE, FINAL_INVOCATION_STATUSES } from '../../../lambdas/core/command-events.js';
-import { COMMAND_WAIT_PREFIX } from '../../../lambdas/core/incident-table.js';
+import { COMMAND_WAIT_PREFIX } from '../../../lambdas/core/contract/incident-table.js';
+import {
+  COMMAND_INVOCATION_STATUS_CHANGE,
+  FINAL_INVOCATION_STATUSES,
+} from '../../../lambdas/core/door/command-events.js';
 import { createDeadLetterQueue } from '../dead-letter-queue.js';
 import type { NodeCommands } from '../node-commands.js';
 import { lambdaEntry } from '../paths.js';
