@@ -1,13 +1,13 @@
 import { SFNClient } from '@aws-sdk/client-sfn';
-import * as z from 'zod/mini';
 import { documentClient, logger, tracer, withPowertools, workflowConfig } from '../aws/runtime/workflow-runtime.js';
-import { awaitCommand, type CommandWaitDeps, commandStatusChanged } from '../aws/workflow/command-wait.js';
-import { commandAwaitSchema, commandStatusEventSchema } from '../core/door/command-events.js';
+import {
+  awaitCommand,
+  type CommandWaitDeps,
+  commandStatusChanged,
+  commandWaitInputSchema,
+} from '../aws/workflow/command-wait.js';
 import '../core/text/zod-english.js';
 import { readEnvironment } from '../aws/runtime/environment.js';
-
-/** Either side of the rendezvous: the workflow's await (its task token) or Run Command's status-change event. */
-export const commandWaitInputSchema = z.union([commandStatusEventSchema, commandAwaitSchema]);
 
 /**
  * "Door: await command" (waitForTaskToken) and the rule on Run Command's status-change events: the

@@ -1,9 +1,8 @@
 import { SendTaskSuccessCommand, SFNClient, TaskTimedOut } from '@aws-sdk/client-sfn';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { awaitCommand, commandStatusChanged } from '../../lambdas/aws/workflow/command-wait.js';
+import { awaitCommand, commandStatusChanged, commandWaitInputSchema } from '../../lambdas/aws/workflow/command-wait.js';
 import { commandStatusEventSchema } from '../../lambdas/core/door/command-events.js';
-import { commandWaitInputSchema } from '../../lambdas/handlers/command-wait.js';
 import { statusChangeEvent } from '../../local/command-completion.js';
 import type { LocalTable } from '../../local/dynamo.js';
 import { freshTable } from '../../local/incident-table.js';

@@ -6,8 +6,15 @@ import {
   TaskTimedOut,
 } from '@aws-sdk/client-sfn';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod/mini';
 import { commandWaitKey, TTL_ATTRIBUTE } from '../../core/contract/incident-table.js';
-import type { CommandAwait, CommandCompletion, CommandStatusEvent } from '../../core/door/command-events.js';
+import {
+  type CommandAwait,
+  type CommandCompletion,
+  type CommandStatusEvent,
+  commandAwaitSchema,
+  commandStatusEventSchema,
+} from '../../core/door/command-events.js';
 
 /**
  * The rendezvous of a node command's completion: "Door: await command" (waitForTaskToken) leaves its
@@ -17,6 +24,9 @@ import type { CommandAwait, CommandCompletion, CommandStatusEvent } from '../../
  * event that arrives before the token (a quick command) is not lost. A second resume is refused by
  * Step Functions (one answer per token) and ignored here.
  */
+/** Either side of the rendezvous: the workflow's await (its task token) or Run Command's status-change event. */
+export const commandWaitInputSchema = z.union([commandStatusEventSchema, commandAwaitSchema]);
+
 export interface CommandWaitDeps {
   readonly ddb: DynamoDBDocumentClient;
   readonly tableName: string;
