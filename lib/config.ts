@@ -223,6 +223,7 @@ const ingestLimitsConfigSchema = z
   })
   .default({ ...DEFAULT_INGEST_LIMITS });
 
+/** The `pod-doctor` key of cdk.json (and what {@link parseConfig} validates): every key, its bounds and default. */
 export const podDoctorConfigSchema = z.strictObject({
   clusters: z.array(clusterSchema).default([]),
   notificationEmails: z.array(z.email('must be an email address')).default([]),

@@ -21,6 +21,7 @@ import { AccountChecks } from './constructs/account-checks.js';
 import { hasChannels } from './constructs/channels/channel-props.js';
 import { Channels } from './constructs/channels/channels.js';
 import { ClusterReadAlarm } from './constructs/cluster-read-alarm.js';
+import { ConfigIntegrityAlarm } from './constructs/config-integrity-alarm.js';
 import { ConfigStore } from './constructs/config-store.js';
 import { DeadLetterAlarms } from './constructs/dead-letter-alarms.js';
 import { Detection } from './constructs/detection.js';
@@ -87,27 +88,27 @@ export class PodDoctor extends Construct {
    * undelivered channel notices); they notify the topic.
    */
   readonly alarms: readonly Alarm[];
-  /** The incident workflow (the state machine and its functions). */
+  /** The incident workflow (the state machine and its functions). @internal */
   readonly workflow: IncidentWorkflow;
-  /** Detection: log subscriptions, CloudTrail rules and the ingest function. */
+  /** Detection: log subscriptions, CloudTrail rules and the ingest function. @internal */
   readonly detection: Detection;
-  /** The SSM documents that probe and repair nodes. */
+  /** The SSM documents that probe and repair nodes. @internal */
   readonly nodeCommands: NodeCommands;
-  /** The read-only account check functions. */
+  /** The read-only account check functions. @internal */
   readonly checks: AccountChecks;
-  /** Kubernetes API access of the configured clusters (absent without clusters). */
+  /** Kubernetes API access of the configured clusters (absent without clusters). @internal */
   readonly kubernetes?: KubernetesAccess;
-  /** The scheduled sweep for stuck pods that produced no log line (absent without clusters). */
+  /** The scheduled sweep for stuck pods that produced no log line (absent without clusters). @internal */
   readonly kubernetesSweep?: KubernetesSweep;
-  /** Chat channels and pagers (absent when `channels` lists none). */
+  /** Chat channels and pagers (absent when `channels` lists none). @internal */
   readonly channels?: Channels;
-  /** The deployment's CloudWatch dashboard and its alarms (verification failures, class storms). */
+  /** The deployment's CloudWatch dashboard and its alarms (verification failures, class storms). @internal */
   readonly operations: OperationsDashboard;
-  /** Where every function reads the deployment's configuration (a document in the incident table). */
+  /** Where every function reads the deployment's configuration (a document in the incident table). @internal */
   readonly configStore: ConfigStore;
-  /** The Kubernetes Warning events reader, every minute (absent without clusters). */
+  /** The Kubernetes Warning events reader, every minute (absent without clusters). @internal */
   readonly kubernetesEvents?: KubernetesEvents;
-  /** The hourly check of each cluster's detection signals (absent without clusters). */
+  /** The hourly check of each cluster's detection signals (absent without clusters). @internal */
   readonly signalCheck?: SignalCheck;
 
   /**
@@ -370,14 +371,10 @@ export class PodDoctor extends Construct {
           what: 'log lines or CloudTrail events the ingest function could not process',
           queue: this.ingestDeadLetterQueue,
         },
-        {
-          id: 'Delivery',
-          what: 'notifications that could not be delivered',
-          queue: this.deliveryDeadLetterQueue,
-        },
+        { id: 'Delivery', what: 'notifications that could not be delivered', queue: this.deliveryDeadLetterQueue },
         {
           id: 'CommandEvents',
-          what: "node commands' status-change events the command-wait function could not take (the waiting execution ends its wait by its timeout instead)",
+          what: "node commands' status-change events the command-wait function could not take (the wait ends by its timeout)",
           queue: this.workflow.commandEventsDeadLetterQueue,
         },
       ],
@@ -392,9 +389,11 @@ export class PodDoctor extends Construct {
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
     failed.addAlarmAction(new SnsAction(this.topic));
+    // A function read a configuration document other than the one this deployment pinned (and ran observe-only).
+    const tampered = new ConfigIntegrityAlarm(this, 'ConfigIntegrityAlarm', { topic: this.topic }).alarm;
     const clusterReads = this.apiClusters.length
       ? [new ClusterReadAlarm(this, 'ClusterReadAlarm', { topic: this.topic }).alarm]
       : [];
-    return [...deadLetters.alarms, failed, ...clusterReads, ...(this.channels?.alarms.alarms ?? [])];
+    return [...deadLetters.alarms, failed, tampered, ...clusterReads, ...(this.channels?.alarms.alarms ?? [])];
   }
 }

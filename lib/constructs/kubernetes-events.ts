@@ -6,13 +6,13 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { EVENT_SEEN_PREFIX, EVENTS_STATE_PREFIX, INCIDENT_PREFIX } from '../../lambdas/core/contract/incident-table.js';
 import type { ConfigStore } from './config-store.js';
 import { grantClusterAccess } from './kubernetes-access.js';
 import { acknowledgeEvidencePrefix } from './nag.js';
 import { lambdaEntry } from './paths.js';
 import { PodDoctorFunction } from './pod-doctor-function.js';
 import { scheduleFunction } from './schedule.js';
+import { grantRowWrites } from './table-rows.js';
 
 /** Props of {@link KubernetesEvents}. */
 export interface KubernetesEventsProps {
@@ -75,18 +75,9 @@ export class KubernetesEvents extends Construct {
     });
     grantClusterAccess(this, fn, props.clusters);
     props.configStore.attach(fn);
-    fn.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
-        resources: [props.incidentTable.tableArn],
-        conditions: {
-          'ForAllValues:StringLike': {
-            'dynamodb:LeadingKeys': [`${INCIDENT_PREFIX}*`, `${EVENTS_STATE_PREFIX}*`, `${EVENT_SEEN_PREFIX}*`],
-          },
-        },
-      }),
-    );
-    props.incidentTable.encryptionKey?.grantEncryptDecrypt(fn);
+    // Its own state and the incidents it opens; it deletes only the events it counted (never history).
+    grantRowWrites(props.incidentTable, fn, ['incidents', 'eventsReader'], ['dynamodb:PutItem', 'dynamodb:UpdateItem']);
+    grantRowWrites(props.incidentTable, fn, ['eventsReader'], ['dynamodb:DeleteItem']);
     props.workflow.grantStartExecution(fn);
     fn.addToRolePolicy(
       new PolicyStatement({ actions: ['s3:PutObject'], resources: [props.evidenceBucket.arnForObjects('rejected/*')] }),

@@ -5,7 +5,7 @@ import { approvalKey } from '../../core/contract/incident-table.js';
 import type { DoorAsk } from '../../core/door/state.js';
 import { outboundFields } from '../../core/text/outbound.js';
 import { snsSubject } from '../../core/text/sns-subject.js';
-import { reviewSignature } from './approval-signature.js';
+import { chatApprovalToken, reviewSignature } from './approval-signature.js';
 
 export interface ApprovalRequest {
   readonly taskToken: string;
@@ -18,8 +18,14 @@ export interface ApprovalRequest {
   /** The evidence and the safety notes of the plan. */
   readonly findings?: readonly { id: string; status: string; summary: string }[];
   readonly reasons?: readonly string[];
+  /** The incident's cause and the log lines or events that show it (what the approver weighs). */
+  readonly cause?: string;
+  readonly samples?: readonly string[];
   readonly executionArn: string;
 }
+
+/** Most evidence lines kept on the approval row (the chat card and the pages show a few). */
+const MAX_EVIDENCE = 3;
 
 export interface ApprovalDeps {
   readonly ddb: DynamoDBDocumentClient;
@@ -60,10 +66,15 @@ export async function requestApproval(
         cluster: r.cluster,
         where,
         action: r.ask.kind,
+        // Why it is asked: the cause and its evidence, apart from the ask (stored-notice.ts).
+        cause: display.cause ?? '',
+        evidence: (display.samples ?? []).slice(0, MAX_EVIDENCE).map((l) => l.slice(0, 2_000)),
         // What the approval covers: the door runs only a request whose digest is this one.
         digest: r.ask.digest,
         slot: r.ask.slot,
         page: plan.slice(0, MAX_PAGE_CHARS),
+        // What the chat card's approve and reject buttons send (approval-chat.ts checks it as the page checks the link).
+        chat: chatApprovalToken(deps.secret, id, exp, r.incidentId),
         exp,
         expiresAt: Math.floor(exp / 1000) + 86_400,
       },

@@ -1,6 +1,7 @@
 import type { Slot } from '../../core/door/action-request.js';
 import { KIND_RULES } from '../../core/door/gate.js';
 import type { RunResult } from '../../core/incident/reevaluation.js';
+import { openRecommendations } from '../../core/voices/next-steps.js';
 import type { ApprovalRecord } from '../../core/voices/summary.js';
 import type { DoorResult, ExecutionState } from '../../core/workflow/execution-state.js';
 
@@ -72,4 +73,28 @@ export function runResultOf(s: SummarizeInput): RunResult {
     KIND_RULES[r.kind].mutating &&
     (r.outcome === 'done' || r.command?.commandId !== undefined || r.record !== undefined);
   return results.some(changed) ? 'acted' : 'not-acted';
+}
+
+/** Node actions whose success is a repair only once its verification passed (the probe and the pods). */
+const VERIFIED_BY_PROBE = ['repair-pause-image', 'restart-runtime'];
+
+/**
+ * The kinds of the actions this run did and verified: a remedy whose own re-read passed, a node
+ * repair whose verification passed, a node command that succeeded (collect logs). Their steps are
+ * not recommended to a human again (lambdas/core/voices/next-steps.ts).
+ */
+export function doneKinds(s: SummarizeInput): string[] {
+  if (s.error) return [];
+  return Object.values(s.door?.done ?? {})
+    .filter(
+      (r) =>
+        r.record?.status === 'verified' ||
+        (r.command?.status === 'Success' && (!VERIFIED_BY_PROBE.includes(r.kind) || s.verification?.verified === true)),
+    )
+    .map((r) => r.kind);
+}
+
+/** The plan's recommendations still open after what this run did and verified. */
+export function openRecommendationsOf(s: SummarizeInput): string[] {
+  return openRecommendations(s.plan?.recommendations ?? [], s.plan?.actions ?? [], doneKinds(s));
 }
