@@ -34,6 +34,13 @@ export function approvalOf(r: DoorResult | undefined): ApprovalRecord | undefine
   return r?.outcome === 'not-approved' ? { approved: false, reason: r.reason } : undefined;
 }
 
+/** Who approved a slot's action, as a status suffix: " (approved at <time> from <address>)", or "". */
+export function approvedBy(r: DoorResult | undefined): string {
+  const a = r?.approval;
+  if (!a?.approved || !a.decidedAt) return '';
+  return ` (approved at ${a.decidedAt}${a.decidedBy?.sourceIp ? ` from ${a.decidedBy.sourceIp}` : ''})`;
+}
+
 /** Why the door refused a slot right before acting (not a rejection: those are answers). */
 export function blockedOf(r: DoorResult | undefined): string | undefined {
   return r?.outcome === 'refused' ? r.reason : undefined;
