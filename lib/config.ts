@@ -220,6 +220,21 @@ const ingestLimitsConfigSchema = z
       .default(DEFAULT_INGEST_LIMITS.maxExecutionsPerClusterPerHour),
     maxReevaluationsPerIncident: z.int().min(0).max(20).default(DEFAULT_INGEST_LIMITS.maxReevaluationsPerIncident),
     reevaluateAfterMinutes: z.int().min(0).max(1440).default(DEFAULT_INGEST_LIMITS.reevaluateAfterMinutes),
+    maxTenantSignalsPerNamespacePerHour: z
+      .int()
+      .min(0)
+      .max(100_000)
+      .default(DEFAULT_INGEST_LIMITS.maxTenantSignalsPerNamespacePerHour),
+    maxTenantIncidentsPerNamespacePerHour: z
+      .int()
+      .min(0)
+      .max(100_000)
+      .default(DEFAULT_INGEST_LIMITS.maxTenantIncidentsPerNamespacePerHour),
+    maxTenantIncidentsPerClusterPerHour: z
+      .int()
+      .min(0)
+      .max(100_000)
+      .default(DEFAULT_INGEST_LIMITS.maxTenantIncidentsPerClusterPerHour),
   })
   .default({ ...DEFAULT_INGEST_LIMITS });
 

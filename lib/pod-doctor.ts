@@ -306,6 +306,7 @@ export class PodDoctor extends Construct {
       historyRetentionDays: config.historyRetentionDays,
       configStore: this.configStore,
       logRetention,
+      topic: this.topic,
     });
   }
 

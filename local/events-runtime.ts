@@ -1,4 +1,6 @@
+import { IncidentBudget } from '../lambdas/aws/ingest/incident-budget.js';
 import { IncidentStore } from '../lambdas/aws/ingest/incident-store.js';
+import { TopicNotices } from '../lambdas/aws/ingest/topic-notices.js';
 import { WorkflowStarter } from '../lambdas/aws/ingest/workflow-starter.js';
 import {
   type ClusterEventsOutcome,
@@ -9,11 +11,19 @@ import { EventsStateStore } from '../lambdas/aws/kubernetes/events-state.js';
 import { ClusterApi } from '../lambdas/aws/readers/kubernetes/cluster-api.js';
 import { EksTokenCache } from '../lambdas/aws/readers/kubernetes/token.js';
 import { RejectStore } from '../lambdas/aws/runtime/evidence-store.js';
+import { DEFAULT_INGEST_LIMITS, type IngestLimits } from '../lambdas/core/incident/ingest-limits.js';
 import { deployConfig, loadConfigAs } from './config-store.js';
 import type { LocalTable } from './dynamo.js';
 import { asRole } from './guard.js';
 import { TemplateAuthorizer } from './iam.js';
-import { deployedFunction, guardedDocumentClient, guardedS3, type LocalStarts, localStarts } from './ingest-runtime.js';
+import {
+  deployedFunction,
+  guardedDocumentClient,
+  guardedS3,
+  type LocalStarts,
+  localStarts,
+  localTopic,
+} from './ingest-runtime.js';
 import type { KubeApiServer } from './kube-api-server.js';
 import { REGION, type ResolvedTemplate } from './template.js';
 
@@ -22,6 +32,10 @@ export interface LocalEvents {
   invoke(requestId: string): Promise<ClusterEventsOutcome[]>;
   readonly starts: LocalStarts;
   readonly authz: TemplateAuthorizer;
+  /** Objects the function put into the evidence bucket (key → body): rejected and dropped events. */
+  readonly objects: Map<string, string>;
+  /** Notices the function published (what the limits dropped, per cluster, rank and hour). */
+  readonly notices: { subject?: string; message?: string }[];
 }
 
 export interface LocalEventsOptions {
@@ -31,6 +45,8 @@ export interface LocalEventsOptions {
   /** The watch budget of each invocation (the deployed one reads 50 s). @default the template's WATCH_SECONDS */
   readonly watchSeconds?: number;
   readonly now?: () => number;
+  /** Over the limits of the template's configuration document. */
+  readonly limits?: Partial<IngestLimits>;
 }
 
 /**
@@ -43,12 +59,18 @@ export function localEvents(template: ResolvedTemplate, table: LocalTable, o: Lo
   const authz = new TemplateAuthorizer(template);
   const ddb = guardedDocumentClient(table, authz);
   const starts = localStarts(authz);
+  const { s3, objects } = guardedS3(authz);
+  const { sns, notices } = localTopic(template, authz);
   const tokens = new EksTokenCache({ accessKeyId: 'AKIDLOCAL', secretAccessKey: 'local-secret' });
   const windowMs = Number(env.INCIDENT_WINDOW_MINUTES) * 60_000;
   /** The deps as the deployed function builds them: its clusters and trusted images from the stored configuration. */
   const deps = async (): Promise<EventsDeps> => {
     const config = await loadConfigAs(role, await deployConfig(template, table, authz), table, authz);
+    const limits = { ...DEFAULT_INGEST_LIMITS, ...config.ingestLimits, ...o.limits };
     return {
+      budget: new IncidentBudget(ddb, env.INCIDENT_TABLE_NAME, limits),
+      limits,
+      notices: env.TOPIC_ARN ? new TopicNotices(sns, env.TOPIC_ARN) : undefined,
       clusters: config.clusters.filter((c) => c.kubernetesApi !== false).map((c) => c.name),
       api: async (name) =>
         new ClusterApi(
@@ -62,7 +84,7 @@ export function localEvents(template: ResolvedTemplate, table: LocalTable, o: Lo
         retentionDays: Number(env.HISTORY_RETENTION_DAYS),
       }),
       workflow: new WorkflowStarter(starts.sfn, env.WORKFLOW_ARN),
-      rejects: new RejectStore(guardedS3(authz).s3, env.EVIDENCE_BUCKET_NAME),
+      rejects: new RejectStore(s3, env.EVIDENCE_BUCKET_NAME),
       now: o.now ?? Date.now,
       windowMs,
       trustedSandboxImages: config.trustedSandboxImages ?? [],
@@ -72,6 +94,8 @@ export function localEvents(template: ResolvedTemplate, table: LocalTable, o: Lo
   return {
     starts,
     authz,
+    objects,
+    notices,
     invoke: async (requestId) => asRole(role, async () => readAllClusters(await deps(), requestId)),
   };
 }
