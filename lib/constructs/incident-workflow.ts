@@ -25,6 +25,7 @@ import type { NodeCommands } from './node-commands.js';
 import { hasRemediationScope } from './remedy-grants.js';
 import { TopicFromRule } from './topic-from-rule.js';
 import { ApprovalEndpoint } from './workflow/approval-endpoint.js';
+import { ChatApprovals } from './workflow/chat-approvals.js';
 import { CommandCompletion } from './workflow/command-completion.js';
 import { IncidentStateGraph } from './workflow/incident-state-graph.js';
 import { WorkflowFunctions } from './workflow/workflow-functions.js';
@@ -89,6 +90,8 @@ export class IncidentWorkflow extends Construct {
   readonly approvalUrl: string;
   readonly functions: WorkflowFunctions;
   readonly approval: ApprovalEndpoint;
+  /** Where the chat card's Approve and Reject custom actions send, and its consumer. */
+  readonly chatApprovals: ChatApprovals;
   /**
    * The door: the one function that changes anything (node commands, account and cluster remedies,
    * Kubernetes writes), gated right before each change; the only role with mutating grants.
@@ -109,6 +112,12 @@ export class IncidentWorkflow extends Construct {
       reservedConcurrency: props.config.approvalReservedConcurrency,
     });
     this.approvalUrl = this.approval.url;
+    this.chatApprovals = new ChatApprovals(this, 'ChatApprovals', {
+      ...settings,
+      incidentTable: props.incidentTable,
+      signingKey: this.approval.signingKey,
+      topic: props.topic,
+    });
     this.functions = new WorkflowFunctions(this, 'Functions', {
       ...settings,
       clusters: props.config.clusters,
@@ -200,6 +209,7 @@ export class IncidentWorkflow extends Construct {
     props.topic.grantPublish(stateMachine);
     acknowledgeTopicKey(stateMachine.role);
     this.approval.grantResume(stateMachine);
+    this.chatApprovals.grantResume(stateMachine);
     this.commandCompletion.grantResume(stateMachine);
   }
 }

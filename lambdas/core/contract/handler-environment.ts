@@ -56,6 +56,7 @@ const INGEST = {
 /** What each handler's function is given, by handler name (the file name in lambdas/handlers). */
 export const HANDLER_VARIABLES = {
   'approval-callback': { ...CONFIG, APPROVAL_SECRET_ARN: text() },
+  'approval-chat': { ...CONFIG, APPROVAL_SECRET_ARN: text() },
   'approval-key-rotation': {},
   'approval-request': {
     ...CONFIG,
