@@ -25,6 +25,8 @@ import type { NodeCommands } from './node-commands.js';
 import { hasRemediationScope } from './remedy-grants.js';
 import { TopicFromRule } from './topic-from-rule.js';
 import { ApprovalEndpoint } from './workflow/approval-endpoint.js';
+import { ChatApprovals } from './workflow/chat-approvals.js';
+import { CommandCompletion } from './workflow/command-completion.js';
 import { IncidentStateGraph } from './workflow/incident-state-graph.js';
 import { WorkflowFunctions } from './workflow/workflow-functions.js';
 
@@ -88,11 +90,17 @@ export class IncidentWorkflow extends Construct {
   readonly approvalUrl: string;
   readonly functions: WorkflowFunctions;
   readonly approval: ApprovalEndpoint;
+  /** Where the chat card's Approve and Reject custom actions send, and its consumer. */
+  readonly chatApprovals: ChatApprovals;
   /**
    * The door: the one function that changes anything (node commands, account and cluster remedies,
    * Kubernetes writes), gated right before each change; the only role with mutating grants.
    */
   readonly door: DoorFunction;
+  /** Node commands' completion events resume the workflow (no poll waits while a command runs). */
+  private readonly commandCompletion: CommandCompletion;
+  /** Status-change events of node commands the command-wait function could not take. */
+  readonly commandEventsDeadLetterQueue: IQueue;
 
   constructor(scope: Construct, id: string, props: IncidentWorkflowProps) {
     super(scope, id);
@@ -104,6 +112,12 @@ export class IncidentWorkflow extends Construct {
       reservedConcurrency: props.config.approvalReservedConcurrency,
     });
     this.approvalUrl = this.approval.url;
+    this.chatApprovals = new ChatApprovals(this, 'ChatApprovals', {
+      ...settings,
+      incidentTable: props.incidentTable,
+      signingKey: this.approval.signingKey,
+      topic: props.topic,
+    });
     this.functions = new WorkflowFunctions(this, 'Functions', {
       ...settings,
       clusters: props.config.clusters,
@@ -123,6 +137,12 @@ export class IncidentWorkflow extends Construct {
       nodeCommands: props.nodeCommands,
       clusterAccess: props.kubernetes !== undefined,
     });
+    this.commandCompletion = new CommandCompletion(this, 'CommandCompletion', {
+      ...settings,
+      incidentTable: props.incidentTable,
+      nodeCommands: props.nodeCommands,
+    });
+    this.commandEventsDeadLetterQueue = this.commandCompletion.deadLetterQueue;
     const stateMachine = this.createStateMachine(this.stateGraph(props, timing), props, timing);
     this.grantStateMachine(stateMachine, props);
     this.stateMachine = stateMachine;
@@ -137,6 +157,7 @@ export class IncidentWorkflow extends Construct {
         decide: this.functions.decide,
         door: this.door.function,
         requestApproval: this.functions.requestApproval,
+        commandWait: this.commandCompletion.function,
         verify: this.functions.verify,
         summarize: this.functions.summarize,
         resolveNode: props.checks.resolveNode,
@@ -179,6 +200,7 @@ export class IncidentWorkflow extends Construct {
     acknowledgeStateMachine(stateMachine, [
       ...this.functions.all,
       this.door.function,
+      this.commandCompletion.function,
       ...Object.values(props.checks.functions),
       props.checks.resolveNode,
       ...(props.kubernetes ? [props.kubernetes] : []),
@@ -187,6 +209,8 @@ export class IncidentWorkflow extends Construct {
     props.topic.grantPublish(stateMachine);
     acknowledgeTopicKey(stateMachine.role);
     this.approval.grantResume(stateMachine);
+    this.chatApprovals.grantResume(stateMachine);
+    this.commandCompletion.grantResume(stateMachine);
   }
 }
 

@@ -130,7 +130,8 @@ async function throughDoor(w: World, input: ReturnType<typeof repairInput>): Pro
   let door = input.door;
   for (let i = 0; i < 20; i++) {
     door = await asRole(w.doorRole, () => doorStep({ ...input, door }, w.deps));
-    if (door.run?.step !== 'wait') return door;
+    // 'await': Run Command's status-change event resumes the door, which then reads the result (as 'wait' does).
+    if (door.run?.step !== 'wait' && door.run?.step !== 'await') return door;
   }
   throw new Error('the door never finished');
 }

@@ -12,5 +12,7 @@ export const doorInputSchema = z.object({
   /** A fleet member's account (Open incident's `account`): empty or absent, the deployment's own. */
   account: z.optional(z.string().check(z.regex(/^(\d{12})?$/))),
   polls: z.object({ probe: z.int().check(z.minimum(1)), action: z.int().check(z.minimum(1)) }),
+  /** Seconds a poll stands for (the state machine's poll interval): a command's budget is its polls × this. */
+  pollSeconds: z._default(z.int().check(z.minimum(1)), 5),
 });
 export type DoorInput = z.output<typeof doorInputSchema>;

@@ -63,6 +63,7 @@ const INGEST = {
 /** What each handler's function is given, by handler name (the file name in lambdas/handlers). */
 export const HANDLER_VARIABLES = {
   'approval-callback': { ...CONFIG, APPROVAL_SECRET_ARN: text() },
+  'approval-chat': { ...CONFIG, APPROVAL_SECRET_ARN: text() },
   'approval-key-rotation': {},
   'approval-request': {
     ...CONFIG,
@@ -76,6 +77,7 @@ export const HANDLER_VARIABLES = {
   'check-eks': FLEET,
   'check-iam': FLEET,
   'check-network': FLEET,
+  'command-wait': CONFIG,
   'config-writer': {},
   decide: CONFIG,
   door: { ...CONFIG, ...FLEET },

@@ -33,6 +33,8 @@ export interface IncidentStateFunctions {
   /** The door: the one gate and the only mutating clients. */
   readonly door: IFunction;
   readonly requestApproval: IFunction;
+  /** Keeps the task token of "Door: await command" until the command's completion event resumes it. */
+  readonly commandWait: IFunction;
   readonly verify: IFunction;
   readonly summarize: IFunction;
   /** Kubernetes API of the cluster (read-only: inspect, watch pods start); absent: no cluster access. */
@@ -89,6 +91,7 @@ export class IncidentStateGraph extends StateMachineFragment {
     const door = new DoorStates(this, {
       door: f.door,
       requestApproval: f.requestApproval,
+      commandWait: f.commandWait,
       approvalTimeout: props.approvalTimeout,
       pollInterval: props.polling.pollInterval,
       polls: { probe: props.polling.probePolls, action: props.polling.actPolls },
