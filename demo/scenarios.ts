@@ -23,6 +23,7 @@ import {
   pull,
   type Scenario,
 } from './scenario-kit.js';
+import { PRIVATE_SCENARIOS } from './scenarios-private.js';
 import { SIGNAL_SCENARIOS } from './scenarios-signals.js';
 
 export type { DemoNode, Scenario } from './scenario-kit.js';
@@ -395,4 +396,4 @@ const FIELD_SCENARIOS: readonly Scenario[] = [
 export const DEMO_CLUSTER = CLUSTER;
 
 /** Every demo scenario: the log-line field scenarios, then those of the other signals. */
-export const SCENARIOS: readonly Scenario[] = [...FIELD_SCENARIOS, ...SIGNAL_SCENARIOS];
+export const SCENARIOS: readonly Scenario[] = [...FIELD_SCENARIOS, ...SIGNAL_SCENARIOS, ...PRIVATE_SCENARIOS];

@@ -89,6 +89,28 @@ const clusterSchema = z.strictObject({
    */
   kubernetesApi: z.boolean().default(true),
   /**
+   * The cluster's VPC, for a cluster whose API endpoint pod-doctor cannot reach from outside it
+   * (private only, or public but limited to CIDRs that do not include Lambda's addresses): the
+   * functions that talk to its API server (Kubernetes reads, the door, the events reader, the sweep)
+   * run there, one set per VPC, with a security group of their own that the cluster security group
+   * admits on 443. The values are `aws eks describe-cluster`'s `resourcesVpcConfig`. Absent: the CDK
+   * context value `pod-doctor:cluster-vpc:<region>:<name>` (DescribeCluster's `resourcesVpcConfig`,
+   * as cdk.context.json caches a lookup) places them when that endpoint is not open to 0.0.0.0/0; without
+   * it the functions run outside any VPC.
+   */
+  vpc: z
+    .strictObject({
+      vpcId: z.string().regex(/^vpc-[0-9a-f]{8,17}$/, 'must be a VPC id (vpc-...)'),
+      /** Subnets the functions get their network interfaces in (the cluster's, or others of its VPC). */
+      subnetIds: z
+        .array(z.string().regex(/^subnet-[0-9a-f]{8,17}$/, 'must be a subnet id (subnet-...)'))
+        .min(1)
+        .max(16),
+      /** The cluster security group EKS created (`clusterSecurityGroupId`): it gets the 443 rule. */
+      clusterSecurityGroupId: z.string().regex(/^sg-[0-9a-f]{8,17}$/, 'must be a security group id (sg-...)'),
+    })
+    .optional(),
+  /**
    * IAM roles of the cluster's nodes (instance profile roles). The evidence bucket lets them put
    * collect-logs bundles under `incidents/`; without them collect-logs cannot upload.
    */

@@ -21,6 +21,7 @@ export type {
   TeamsChannel,
 } from './constructs/channels/channel-props.js';
 export { Channels } from './constructs/channels/channels.js';
+export { VpcPlacement, type VpcPlacementProps, type VpcReach } from './constructs/cluster-vpc.js';
 export { ConfigStore } from './constructs/config-store.js';
 export { Detection } from './constructs/detection.js';
 export { DoorFunction } from './constructs/door-function.js';
@@ -38,10 +39,12 @@ export {
   type PodDoctorSpokeStackSetProps,
 } from './fleet-stacks.js';
 export { IamEventForwarderStack, type IamEventForwarderStackProps } from './iam-event-forwarder-stack.js';
+export type { ClustersInVpcs } from './kubernetes-reach.js';
 export { PodDoctor } from './pod-doctor.js';
 export { type FleetProps, PodDoctorHub, type PodDoctorHubProps } from './pod-doctor-hub.js';
 export type {
   ClusterRemediation,
+  ClusterVpc,
   PodDoctorCluster,
   PodDoctorProps,
   PullThroughCacheRemediation,

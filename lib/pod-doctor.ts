@@ -16,6 +16,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { type IStringParameter, StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { withContextVpcs } from './cluster-vpc-context.js';
 import type { PodDoctorConfig } from './config.js';
 import { AccountChecks } from './constructs/account-checks.js';
 import { hasChannels } from './constructs/channels/channel-props.js';
@@ -27,17 +28,19 @@ import { Detection } from './constructs/detection.js';
 import { EvidenceBucket } from './constructs/evidence-bucket.js';
 import { IncidentStore } from './constructs/incident-store.js';
 import { IncidentWorkflow } from './constructs/incident-workflow.js';
-import { KubernetesAccess, KubernetesSweep } from './constructs/kubernetes-access.js';
-import { KubernetesEvents } from './constructs/kubernetes-events.js';
+import type { KubernetesAccess, KubernetesSweep } from './constructs/kubernetes-access.js';
+import type { KubernetesEvents } from './constructs/kubernetes-events.js';
 import { NodeCommands } from './constructs/node-commands.js';
 import { Notifications } from './constructs/notifications.js';
 import { OperationsDashboard } from './constructs/operations-dashboard.js';
 import { estimatePolicyArnSize } from './constructs/pod-doctor-function.js';
 import { EnvironmentSizeCheck } from './constructs/resolved-size.js';
 import { SignalCheck } from './constructs/signal-check.js';
+import { type ClustersInVpcs, kubernetesFunctions, scheduledReaders } from './kubernetes-reach.js';
 import { configFromProps, type PodDoctorProps } from './pod-doctor-props.js';
 import { requireClustersInStackRegion, requirePullThroughSecretsHere, warnIamEventsNotSeen } from './regions.js';
 
+export type { ClustersInVpcs } from './kubernetes-reach.js';
 export type { ClusterRemediation, PodDoctorCluster, PodDoctorProps } from './pod-doctor-props.js';
 
 /** Resource types `removalPolicy` covers: the audit trail pod-doctor creates. */
@@ -100,11 +103,17 @@ export class PodDoctor extends Construct {
   readonly kubernetesEvents?: KubernetesEvents;
   /** The hourly check of each cluster's detection signals (absent without clusters). */
   readonly signalCheck?: SignalCheck;
+  /**
+   * Per VPC of clusters whose API server is reached from inside it (`clusters[].vpc`): the placement
+   * (security group and rules) and the Kubernetes function, sweep and events reader running there.
+   */
+  readonly inVpcs: readonly ClustersInVpcs[];
 
   constructor(scope: Construct, id: string, props: PodDoctorProps = {}) {
     super(scope, id);
     estimatePolicyArnSize(this);
-    const config = configFromProps(props);
+    const parsed = configFromProps(props);
+    const config = { ...parsed, clusters: withContextVpcs(this, parsed.clusters) };
     this.config = config;
     requireClustersInStackRegion(this, config.clusters);
     requirePullThroughSecretsHere(this, config.clusters);
@@ -112,12 +121,7 @@ export class PodDoctor extends Construct {
     const logRetention = props.logRetention ?? RetentionDays.THREE_MONTHS;
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
 
-    this.killSwitch = new StringParameter(this, 'KillSwitch', {
-      parameterName: config.killSwitchParameterName,
-      stringValue: 'off',
-      description: 'pod-doctor kill switch: set to "on" to stop every automated action',
-      allowedPattern: '^(on|off)$',
-    });
+    this.killSwitch = this.createKillSwitch();
     const notifications = new Notifications(this, 'Notifications', {
       emails: config.notificationEmails,
       topic: props.topic,
@@ -144,9 +148,9 @@ export class PodDoctor extends Construct {
       logRetention,
       changeIndex: this.incidentTable,
     });
-    if (this.apiClusters.length > 0) {
-      this.kubernetes = new KubernetesAccess(this, 'Kubernetes', { clusters: this.apiClusters, logRetention });
-    }
+    const k8s = kubernetesFunctions(this, config.clusters, logRetention);
+    this.kubernetes = k8s.outside;
+    this.inVpcs = k8s.inVpcs;
     this.configStore = new ConfigStore(this, 'Config', {
       table: this.incidentTable,
       document: this.configDocument(),
@@ -155,10 +159,9 @@ export class PodDoctor extends Construct {
     this.workflow = this.createWorkflow(logRetention);
     this.stateMachine = this.workflow.stateMachine;
     this.detection = this.createDetection(logRetention);
-    if (this.apiClusters.length > 0) {
-      this.kubernetesSweep = this.createKubernetesSweep(logRetention);
-      this.kubernetesEvents = this.createKubernetesEvents(logRetention);
-    }
+    const outside = this.createScheduledReaders(k8s.outsideClusters, logRetention);
+    this.kubernetesSweep = outside?.sweep;
+    this.kubernetesEvents = outside?.events;
     // Logs and CloudTrail are checked on every cluster, events where the API is reached.
     if (config.clusters.length > 0) this.signalCheck = this.createSignalCheck(logRetention);
     this.ingestDeadLetterQueue = this.detection.deadLetterQueue;
@@ -174,6 +177,16 @@ export class PodDoctor extends Construct {
     RemovalPolicies.of(this).apply(removalPolicy, { applyToResourceTypes: AUDIT_TRAIL_TYPES });
     // Lambda's 4 KB environment limit, checked at synth instead of failing the deployment.
     Aspects.of(this).add(new EnvironmentSizeCheck());
+  }
+
+  /** The kill switch parameter (`on` stops every action). */
+  private createKillSwitch(): StringParameter {
+    return new StringParameter(this, 'KillSwitch', {
+      parameterName: this.config.killSwitchParameterName,
+      stringValue: 'off',
+      description: 'pod-doctor kill switch: set to "on" to stop every automated action',
+      allowedPattern: '^(on|off)$',
+    });
   }
 
   /** The evidence bucket, which the node roles of the configured clusters may upload log bundles to. */
@@ -200,9 +213,10 @@ export class PodDoctor extends Construct {
         remediation: c.remediation,
         nodeRoleArns: c.nodeRoleArns,
         ...(c.kubernetesApi ? {} : { kubernetesApi: false }),
+        ...(c.kubernetesApi && c.vpc ? { reach: c.vpc.vpcId } : {}),
       })),
       remedies: config.remedies,
-      clusterAccess: this.kubernetes !== undefined,
+      clusterAccess: this.apiClusters.length > 0,
       modes: config.modes,
       limits: config.limits,
       ingestLimits: config.ingestLimits,
@@ -224,6 +238,8 @@ export class PodDoctor extends Construct {
     const { config } = this;
     return new IncidentWorkflow(this, 'Workflow', {
       kubernetes: this.kubernetes?.function,
+      inVpcs: this.inVpcs.map((v) => ({ reach: v.reach, kubernetes: v.kubernetes.function })),
+      doorPlacements: this.inVpcs.map((v) => ({ reach: v.reach, placement: v.placement })),
       config,
       configStore: this.configStore,
       checks: this.checks,
@@ -255,31 +271,23 @@ export class PodDoctor extends Construct {
     });
   }
 
-  private createKubernetesSweep(logRetention: RetentionDays): KubernetesSweep {
-    const { config } = this;
-    return new KubernetesSweep(this, 'KubernetesSweep', {
-      clusters: this.apiClusters,
+  /** The sweep and the events reader outside any VPC (its clusters) and a copy in each VPC of `inVpcs`. */
+  private createScheduledReaders(
+    outsideClusters: PodDoctorConfig['clusters'],
+    logRetention: RetentionDays,
+  ): ReturnType<typeof scheduledReaders> | undefined {
+    const readers = {
+      config: this.config,
       configStore: this.configStore,
-      incidentTable: this.incidentTable,
-      workflow: this.stateMachine,
-      incidentWindow: Duration.minutes(config.limits.incidentWindowMinutes),
-      historyRetentionDays: config.historyRetentionDays,
-      logRetention,
-    });
-  }
-
-  private createKubernetesEvents(logRetention: RetentionDays): KubernetesEvents {
-    const { config } = this;
-    return new KubernetesEvents(this, 'KubernetesEvents', {
-      clusters: this.apiClusters,
       incidentTable: this.incidentTable,
       evidenceBucket: this.evidenceBucket,
       workflow: this.stateMachine,
-      incidentWindow: Duration.minutes(config.limits.incidentWindowMinutes),
-      historyRetentionDays: config.historyRetentionDays,
-      configStore: this.configStore,
       logRetention,
-    });
+    };
+    const outside = outsideClusters.length > 0 ? scheduledReaders(this, outsideClusters, readers) : undefined;
+    for (const v of this.inVpcs)
+      scheduledReaders(this, v.reach.clusters, readers, { suffix: `-${v.reach.vpcId}`, placement: v.placement });
+    return outside;
   }
 
   private createSignalCheck(logRetention: RetentionDays): SignalCheck {

@@ -15,6 +15,7 @@ import { EventsStateStore } from '../aws/kubernetes/events-state.js';
 import { EksTokenCache } from '../aws/kubernetes/token.js';
 import { logger, metrics, withPowertools } from '../aws/powertools.js';
 import { WorkflowStarter } from '../aws/workflow-starter.js';
+import { CLUSTER_REACH_VARIABLE, clustersServed } from '../core/cluster-reach.js';
 import { incidentStoreVariables } from '../core/env-variables.js';
 import '../core/zod-english.js';
 
@@ -74,7 +75,7 @@ async function liveDeps(): Promise<EventsDeps> {
   const windowMs = env.INCIDENT_WINDOW_MINUTES * 60_000;
   return {
     // A cluster with kubernetesApi: false has no access entry: its events are not read.
-    clusters: config.clusters.filter((c) => c.kubernetesApi !== false).map((c) => c.name),
+    clusters: clustersServed(config.clusters, process.env[CLUSTER_REACH_VARIABLE]),
     api: async (cluster) => new ClusterApi(await endpoint(cluster), tokens),
     state: new EventsStateStore(ddb, env.INCIDENT_TABLE_NAME),
     incidents: new IncidentStore(ddb, {

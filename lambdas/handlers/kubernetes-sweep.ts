@@ -14,6 +14,7 @@ import { type SweepDeps, type SweepOutcome, sweepClusters } from '../aws/kuberne
 import { EksTokenCache } from '../aws/kubernetes/token.js';
 import { logger, metrics, withPowertools } from '../aws/powertools.js';
 import { WorkflowStarter } from '../aws/workflow-starter.js';
+import { CLUSTER_REACH_VARIABLE, clustersServed } from '../core/cluster-reach.js';
 import { incidentStoreVariables } from '../core/env-variables.js';
 import { DEFAULT_INGEST_LIMITS } from '../core/ingest-limits.js';
 import { CLUSTER_READ_FAILED } from '../core/metric-names.js';
@@ -38,7 +39,7 @@ async function liveDeps(): Promise<SweepDeps> {
   const limits = config.ingestLimits ?? DEFAULT_INGEST_LIMITS;
   return {
     // Clusters configured without Kubernetes API access (CONFIG_MAP, unreachable) have no access entry.
-    clusters: config.clusters.filter((c) => c.kubernetesApi !== false).map((c) => c.name),
+    clusters: clustersServed(config.clusters, process.env[CLUSTER_REACH_VARIABLE]),
     api: async (cluster: string) => new ClusterApi(await endpoint(cluster), tokens),
     incidents: new IncidentStore(ddb, {
       tableName: env.INCIDENT_TABLE_NAME,

@@ -18,6 +18,7 @@ import { Construct } from 'constructs';
 import { NODE_COMMANDS, type NodeCommandName } from '../../ssm/documents.js';
 import type { PodDoctorConfig } from '../config.js';
 import type { AccountChecks } from './account-checks.js';
+import type { VpcPlacement, VpcReach } from './cluster-vpc.js';
 import type { ConfigStore } from './config-store.js';
 import { DoorFunction } from './door-function.js';
 import { acknowledgeStateMachine, acknowledgeTopicKey } from './nag.js';
@@ -26,6 +27,7 @@ import { hasRemediationScope } from './remedy-grants.js';
 import { TopicFromRule } from './topic-from-rule.js';
 import { ApprovalEndpoint } from './workflow/approval-endpoint.js';
 import { IncidentStateGraph } from './workflow/incident-state-graph.js';
+import type { VpcRoute } from './workflow/routes.js';
 import { WorkflowFunctions } from './workflow/workflow-functions.js';
 
 /** Props of {@link IncidentWorkflow}. */
@@ -56,6 +58,18 @@ export interface IncidentWorkflowProps {
    */
   readonly kubernetes?: IFunction;
   /**
+   * The Kubernetes function's copies in the VPCs of clusters whose API server is reached from inside
+   * (besides `kubernetes`, the default route).
+   * @default - none
+   */
+  readonly inVpcs?: readonly ClustersInVpc[];
+  /**
+   * Per VPC of such clusters, where the door's copy runs (its grants scoped to those clusters); the
+   * door outside any VPC serves the other clusters.
+   * @default - none
+   */
+  readonly doorPlacements?: readonly { readonly reach: VpcReach; readonly placement: VpcPlacement }[];
+  /**
    * How long an approval request waits; no answer means no action.
    * @default Duration.hours(1)
    */
@@ -77,6 +91,12 @@ export interface IncidentWorkflowProps {
   readonly maxPolls?: number;
 }
 
+/** The clusters of one VPC and the Kubernetes function there. */
+export interface ClustersInVpc {
+  readonly reach: VpcReach;
+  readonly kubernetes: IFunction;
+}
+
 /**
  * The incident workflow (Step Functions, Standard, JSONPath): its functions, the approval endpoint,
  * the state graph ({@link IncidentStateGraph}, every node command an `SsmCommand`) and a rule that
@@ -93,6 +113,8 @@ export class IncidentWorkflow extends Construct {
    * Kubernetes writes), gated right before each change; the only role with mutating grants.
    */
   readonly door: DoorFunction;
+  /** The door's copy in each VPC of `inVpcs` (the same gate, grants for that VPC's clusters only). */
+  readonly doorsInVpcs: readonly VpcRoute[];
 
   constructor(scope: Construct, id: string, props: IncidentWorkflowProps) {
     super(scope, id);
@@ -114,15 +136,28 @@ export class IncidentWorkflow extends Construct {
       approval: this.approval,
       approvalTimeout: timing.approvalTimeout,
     });
-    this.door = new DoorFunction(this, 'Door', {
-      ...settings,
-      clusters: props.config.clusters,
-      incidentTable: props.incidentTable,
-      evidenceBucket: props.evidenceBucket,
-      killSwitch: props.killSwitch,
-      nodeCommands: props.nodeCommands,
-      clusterAccess: props.kubernetes !== undefined,
-    });
+    const placements = props.doorPlacements ?? [];
+    const inVpc = new Set(placements.flatMap((v) => v.reach.clusters.map((c) => c.name)));
+    const door = (id: string, clusters: PodDoctorConfig['clusters'], placement?: VpcPlacement) =>
+      new DoorFunction(this, id, {
+        ...settings,
+        clusters,
+        incidentTable: props.incidentTable,
+        evidenceBucket: props.evidenceBucket,
+        killSwitch: props.killSwitch,
+        nodeCommands: props.nodeCommands,
+        clusterAccess: reachesClusters(props),
+        placement,
+      });
+    this.door = door(
+      'Door',
+      props.config.clusters.filter((c) => !inVpc.has(c.name)),
+    );
+    this.doorsInVpcs = placements.map((v) => ({
+      vpcId: v.reach.vpcId,
+      clusters: v.reach.clusters.map((c) => c.name),
+      fn: door(`Door-${v.reach.vpcId}`, v.reach.clusters, v.placement).function,
+    }));
     const stateMachine = this.createStateMachine(this.stateGraph(props, timing), props, timing);
     this.grantStateMachine(stateMachine, props);
     this.stateMachine = stateMachine;
@@ -142,9 +177,17 @@ export class IncidentWorkflow extends Construct {
         resolveNode: props.checks.resolveNode,
         checks: props.checks.functions,
         ...(props.kubernetes ? { kubernetes: props.kubernetes } : {}),
+        inVpcs: {
+          door: this.doorsInVpcs,
+          kubernetes: (props.inVpcs ?? []).map((v) => ({
+            vpcId: v.reach.vpcId,
+            clusters: v.reach.clusters.map((c) => c.name),
+            fn: v.kubernetes,
+          })),
+        },
       },
       topic: props.topic,
-      remedies: hasRemediationScope(props.config.clusters) || props.kubernetes !== undefined,
+      remedies: hasRemediationScope(props.config.clusters) || reachesClusters(props),
       ...timing,
     });
   }
@@ -179,15 +222,22 @@ export class IncidentWorkflow extends Construct {
     acknowledgeStateMachine(stateMachine, [
       ...this.functions.all,
       this.door.function,
+      ...this.doorsInVpcs.map((d) => d.fn),
       ...Object.values(props.checks.functions),
       props.checks.resolveNode,
       ...(props.kubernetes ? [props.kubernetes] : []),
+      ...(props.inVpcs ?? []).map((v) => v.kubernetes),
     ]);
     // The sns:publish task's own grant has no KMS: the topic's customer managed key needs it too.
     props.topic.grantPublish(stateMachine);
     acknowledgeTopicKey(stateMachine.role);
     this.approval.grantResume(stateMachine);
   }
+}
+
+/** The workflow reaches some cluster's Kubernetes API (outside any VPC, or from one). */
+function reachesClusters(props: IncidentWorkflowProps): boolean {
+  return props.kubernetes !== undefined || (props.inVpcs?.length ?? 0) > 0;
 }
 
 /** The workflow's waits: the approval timeout, the verification window and the node-command poll budgets. */

@@ -7,6 +7,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { EVENT_SEEN_PREFIX, EVENTS_STATE_PREFIX, INCIDENT_PREFIX } from '../../lambdas/core/incident-table.js';
+import type { VpcPlacement } from './cluster-vpc.js';
 import type { ConfigStore } from './config-store.js';
 import { grantClusterAccess } from './kubernetes-access.js';
 import { acknowledgeEvidencePrefix } from './nag.js';
@@ -38,6 +39,11 @@ export interface KubernetesEventsProps {
   readonly watchDuration?: Duration;
   /** Where the reader reads the clusters and the trusted sandbox images (the deployment's configuration). */
   readonly configStore: ConfigStore;
+  /**
+   * The VPC the reader runs in: it then reads only the clusters of that VPC (`CLUSTER_REACH`).
+   * @default - outside any VPC: the clusters without `vpc`
+   */
+  readonly placement?: VpcPlacement;
 }
 
 /** The function's timeout beyond its watch (final batches, saving the state). */
@@ -73,6 +79,7 @@ export class KubernetesEvents extends Construct {
         WATCH_SECONDS: String(watch.toSeconds()),
       },
     });
+    props.placement?.place(fn, true);
     grantClusterAccess(this, fn, props.clusters);
     props.configStore.attach(fn);
     fn.addToRolePolicy(

@@ -303,3 +303,12 @@ export function acknowledgeAssetDeployment(stack: IConstruct): void {
     }
   }
 }
+
+/** Lambda creates, describes and deletes the network interfaces of a function placed in a VPC. */
+export function acknowledgeNetworkInterfaces(role: IConstruct, interfaces: string): void {
+  acknowledgeWildcardResources(
+    role,
+    [interfaces, '*'],
+    'A function in a VPC: Lambda creates its network interfaces (ids not known before) with its role; ec2:DescribeNetworkInterfaces and ec2:DescribeSubnets have no resource-level permission (https://docs.aws.amazon.com/lambda/latest/dg/configuration-vpc.html).',
+  );
+}
