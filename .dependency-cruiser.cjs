@@ -10,8 +10,54 @@
  * type-only imports in the graph (a type import across a layer is still a dependency on that layer).
  * @type {import('dependency-cruiser').IConfiguration}
  */
+/**
+ * The rooms of lambdas/core, lowest first: a room imports only rooms below it (and itself). voices and
+ * fleet sit on top, side by side, and do not import each other.
+ */
+const CORE_ROOMS = ['text', 'contract', 'detect', 'cloudtrail', 'incident', 'policy', 'remedy', 'door', 'workflow'];
+const CORE_TOP = ['voices', 'fleet'];
+
+const coreRoomRules = [...CORE_ROOMS, ...CORE_TOP].map((room, i) => {
+  const above = CORE_ROOMS.includes(room)
+    ? [...CORE_ROOMS.slice(i + 1), ...CORE_TOP]
+    : CORE_TOP.filter((other) => other !== room);
+  return {
+    name: `core-${room}-imports-below`,
+    severity: 'error',
+    comment: `lambdas/core/${room} imports only the rooms below it (${CORE_ROOMS.join(' < ')} < ${CORE_TOP.join(' | ')}).`,
+    from: { path: `^lambdas/core/${room}/` },
+    to: { path: `^lambdas/core/(${above.join('|')})/` },
+  };
+});
+
+/**
+ * lambdas/aws: shared rooms under the services. runtime/ (plumbing) < ec2/ (the EC2 wire client) <
+ * readers/ (read adapters several services reuse) < ingest/ (the services that open incidents); the
+ * services import the shared rooms and never each other.
+ */
+const AWS_SHARED = ['runtime', 'ec2', 'readers', 'ingest'];
+const AWS_SERVICES = ['checks', 'door', 'fleet', 'kubernetes', 'voices', 'workflow'];
+const awsRoomRules = [
+  ...AWS_SHARED.map((room, i) => ({
+    name: `aws-${room}-imports-below`,
+    severity: 'error',
+    comment: `lambdas/aws/${room} is shared: it imports only the shared rooms below it (${AWS_SHARED.join(' < ')}), never a service.`,
+    from: { path: `^lambdas/aws/${room}/` },
+    to: { path: `^lambdas/aws/(${[...AWS_SHARED.slice(i + 1), ...AWS_SERVICES].join('|')})/` },
+  })),
+  {
+    name: 'aws-services-import-no-service',
+    severity: 'error',
+    comment: `A service folder of lambdas/aws (${AWS_SERVICES.join(', ')}) imports the shared rooms (${AWS_SHARED.join(', ')}), never another service: what two services share moves down into a shared room.`,
+    from: { path: `^lambdas/aws/(${AWS_SERVICES.join('|')})/` },
+    to: { path: `^lambdas/aws/(${AWS_SERVICES.join('|')})/`, pathNot: '^lambdas/aws/$1/' },
+  },
+];
+
 module.exports = {
   forbidden: [
+    ...coreRoomRules,
+    ...awsRoomRules,
     {
       name: 'no-circular',
       severity: 'error',

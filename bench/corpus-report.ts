@@ -7,7 +7,7 @@
  * both splits beside the single-line classifier; --fresh adds the fresh field set's totals (test/fixtures/fresh/).
  * --context-misses lists the tune split's misses of the context path.
  */
-import { buildFilterPattern } from '../lambdas/core/filter-pattern.js';
+import { buildFilterPattern } from '../lambdas/core/detect/filter-pattern.js';
 import { compileFilterPattern } from '../test/support/cloudwatch-filter.js';
 import { fieldCorpus, type LabelledLine, labelledCorpus } from '../test/support/corpus.js';
 import {

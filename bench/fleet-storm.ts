@@ -9,7 +9,7 @@
  */
 import { type IntakeOutcome, intake } from '../lambdas/aws/fleet/fleet-intake.js';
 import { forwardSignals } from '../lambdas/aws/fleet/spoke-forwarder.js';
-import { fleetEventSchema } from '../lambdas/core/fleet.js';
+import { fleetEventSchema } from '../lambdas/core/fleet/fleet.js';
 import { healthyAccount } from '../local/account-snapshot.js';
 import { type Deployment, FleetWorld, LocalOrganization } from '../local/fleet-world.js';
 import { asRole } from '../local/guard.js';

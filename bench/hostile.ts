@@ -5,11 +5,11 @@
  * exist (one line each: what a workload, or anyone who can write a log line, can produce in one
  * 58 KB batch), 500 forged sandbox lines that each name another node in their envelope, and lines
  * carrying secrets; further deliveries of the same hour repeat the flood. Measured per delivery:
- * incidents opened, executions started and e-mails against the limits (lambdas/core/ingest-limits.ts).
+ * incidents opened, executions started and e-mails against the limits (lambdas/core/incident/ingest-limits.ts).
  */
 import { gzipSync } from 'node:zlib';
-import type { IngestConfig } from '../lambdas/core/ingest.js';
-import { DEFAULT_INGEST_LIMITS, type IngestLimits } from '../lambdas/core/ingest-limits.js';
+import type { IngestConfig } from '../lambdas/core/incident/ingest.js';
+import { DEFAULT_INGEST_LIMITS, type IngestLimits } from '../lambdas/core/incident/ingest-limits.js';
 import type { LocalTable } from '../local/dynamo.js';
 import { localIngest } from '../local/ingest-runtime.js';
 import { freshIncidentTable } from '../local/local-workflow.js';

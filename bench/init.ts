@@ -20,8 +20,12 @@ export const INIT_TARGET_MS = 150;
 /** Inside the project, so the bundles resolve the external AWS SDK from node_modules as on Lambda. */
 const OUT = join(PROJECT_ROOT, 'node_modules', '.cache', 'pod-doctor-bench');
 
-/** A Lambda-like environment with every variable a handler reads at import (values shaped like the deployed ones). */
-const LAMBDA_ENV: Record<string, string> = {
+/**
+ * A Lambda-like environment with every variable a handler reads at import (values shaped like the deployed ones):
+ * the hub's functions' and the spoke ingest's (SPOKE_ACCOUNT, its own account). test/infra/bench-init.test.ts
+ * imports every shipped bundle with it, so a variable a handler starts to require at import fails there first.
+ */
+export const LAMBDA_ENV: Readonly<Record<string, string>> = {
   AWS_REGION: 'eu-west-1',
   AWS_DEFAULT_REGION: 'eu-west-1',
   AWS_LAMBDA_FUNCTION_NAME: 'pod-doctor-bench',
@@ -38,7 +42,16 @@ const LAMBDA_ENV: Record<string, string> = {
   CLUSTERS: '["demo"]',
   WATCHED_CLUSTERS: '["demo"]',
   LOG_GROUP_CLUSTERS: '{"/aws/containerinsights/demo/dataplane":"demo"}',
+  SPOKE_ACCOUNT: '111122223333',
 };
+
+/** Every handler of lambdas/handlers/: each is a deployed function's bundle. */
+export function shippedHandlers(): string[] {
+  return readdirSync(join(PROJECT_ROOT, 'lambdas', 'handlers'))
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => basename(f, '.ts'))
+    .sort();
+}
 
 /** Imports the module named by BENCH_MODULE and prints the import's wall and CPU (user + system) time in ms. */
 const CHILD = `const t0 = performance.now();
@@ -76,10 +89,10 @@ function bytesFrom(meta: BundleMetafile, pattern: RegExp): number {
 }
 
 /** One fresh `node` process importing the bundle; its import time in ms. */
-function importOnce(file: string): Sample {
+function importOnce(file: string, env: Readonly<Record<string, string>>): Sample {
   const r = spawnSync(process.execPath, ['--enable-source-maps', '--input-type=module', '-e', CHILD], {
     cwd: PROJECT_ROOT,
-    env: { PATH: process.env.PATH ?? '', ...LAMBDA_ENV, BENCH_MODULE: pathToFileURL(file).href },
+    env: { PATH: process.env.PATH ?? '', ...env, BENCH_MODULE: pathToFileURL(file).href },
     encoding: 'utf8',
   });
   if (r.status !== 0) throw new Error(`importing ${file} failed: ${r.stderr.slice(-2000)}`);
@@ -95,8 +108,8 @@ interface Bundled {
 }
 
 /** Bundles one handler with the deployed options. */
-function bundle(name: string): Bundled {
-  const dir = join(OUT, name);
+function bundle(name: string, out: string): Bundled {
+  const dir = join(out, name);
   rmSync(dir, { recursive: true, force: true });
   return { handler: name, file: join(dir, BUNDLE_FILE), meta: bundleHandler(lambdaEntry(name).source, dir) };
 }
@@ -105,11 +118,16 @@ function bundle(name: string): Bundled {
  * Bundles every handler, then imports each once per round, `runs` rounds: the machine's load
  * changes over a run, and interleaving spreads it evenly over the handlers.
  */
-export function measureHandlers(names: readonly string[], runs: number): InitFigure[] {
-  const bundles = names.map(bundle);
+export function measureHandlers(
+  names: readonly string[],
+  runs: number,
+  out = OUT,
+  env: Readonly<Record<string, string>> = LAMBDA_ENV,
+): InitFigure[] {
+  const bundles = names.map((n) => bundle(n, out));
   const samples = bundles.map(() => [] as Sample[]);
   for (let r = 0; r < runs; r++) {
-    for (const [i, b] of bundles.entries()) samples[i].push(importOnce(b.file));
+    for (const [i, b] of bundles.entries()) samples[i].push(importOnce(b.file, env));
   }
   return bundles.map((b, i) => figure(b, samples[i]));
 }
@@ -133,10 +151,7 @@ const kb = (n: number) => `${(n / 1024).toFixed(0)} KB`;
 
 /** Prints the init-time table; true when every handler meets the target. */
 export function benchInit(runs = Number(process.env.BENCH_INIT_RUNS ?? 5)): boolean {
-  const handlers = readdirSync(join(PROJECT_ROOT, 'lambdas', 'handlers'))
-    .filter((f) => f.endsWith('.ts'))
-    .map((f) => basename(f, '.ts'))
-    .sort();
+  const handlers = shippedHandlers();
   console.log(
     `Lambda init: module import of each handler bundle, fresh node ${process.version} process, --enable-source-maps, median of ${runs} (min–max); load average ${loadavg()[0].toFixed(1)} at start`,
   );

@@ -17,13 +17,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { freePrefixBlocks } from '../lambdas/core/cidr.js';
-import { classify } from '../lambdas/core/classifier.js';
-import { readEvent } from '../lambdas/core/ingest.js';
-import { parseRecord } from '../lambdas/core/records.js';
+import { classify } from '../lambdas/core/detect/classifier.js';
+import { parseRecord } from '../lambdas/core/detect/records.js';
+import { readEvent } from '../lambdas/core/incident/ingest.js';
+import { freePrefixBlocks } from '../lambdas/core/remedy/cidr.js';
 import { PROJECT_ROOT } from '../lib/constructs/paths.js';
 import { synthesizedDefinition } from '../local/local-workflow.js';
 import { labelledCorpus } from '../test/support/corpus.js';
+import { benchCapacity } from './capacity.js';
 import { benchCli, benchContext, benchFilter, healthyMix } from './detection.js';
 import { benchEvents } from './events.js';
 import { benchFleetStorm } from './fleet-storm.js';
@@ -180,6 +181,8 @@ console.log('');
 const eventsOk = await benchEvents(logCostPerGb);
 console.log('');
 const initOk = benchInit();
+console.log('');
+const capacityOk = await benchCapacity();
 if (
   bestBatch >= 100 ||
   bestBlocks >= 100 ||
@@ -189,6 +192,7 @@ if (
   !fleetStormOk ||
   !latencyOk ||
   !eventsOk ||
-  !initOk
+  !initOk ||
+  !capacityOk
 )
   process.exitCode = 1;

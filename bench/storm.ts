@@ -9,8 +9,8 @@
  * other input → ExecutionAlreadyExists).
  */
 import { gzipSync } from 'node:zlib';
-import { aggregate } from '../lambdas/core/incidents.js';
-import { type IngestConfig, readEvent } from '../lambdas/core/ingest.js';
+import { aggregate } from '../lambdas/core/incident/incidents.js';
+import { type IngestConfig, readEvent } from '../lambdas/core/incident/ingest.js';
 import type { LocalTable } from '../local/dynamo.js';
 import { localIngest } from '../local/ingest-runtime.js';
 import { freshIncidentTable } from '../local/local-workflow.js';

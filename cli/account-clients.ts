@@ -4,10 +4,10 @@ import { ECRClient } from '@aws-sdk/client-ecr';
 import { EKSClient } from '@aws-sdk/client-eks';
 import { IAMClient } from '@aws-sdk/client-iam';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ChangeIndex } from '../lambdas/aws/change-index.js';
-import type { CheckClients } from '../lambdas/aws/checks/check-input.js';
-import { perRegion, sdkClient } from '../lambdas/aws/checks/handler-kit.js';
 import { Ec2QueryClient } from '../lambdas/aws/ec2/client.js';
+import { ChangeIndex } from '../lambdas/aws/readers/account/change-index.js';
+import type { CheckClients } from '../lambdas/aws/readers/account/check-input.js';
+import { perRegion, sdkClient } from '../lambdas/aws/runtime/sdk-client.js';
 import { cloudTrailChangeReader } from './cloudtrail-changes.js';
 
 /**

@@ -1,18 +1,7 @@
 import { once } from 'node:events';
 import { StringDecoder } from 'node:string_decoder';
-import { classify, quickUnknown } from '../lambdas/core/classifier.js';
-import { classifyCloudTrail, isCloudTrailEvent } from '../lambdas/core/cloudtrail.js';
-
-const HELP = `Usage: pod-doctor classify < FILE
-
-Reads records from stdin, one per line, and writes one JSON object per record to stdout, in order:
-  {"class": "<failure class>", "cause": "...", "signature": "...", "entities": {...}, "format": "..."}
-Records: raw kubelet / containerd journal lines, Container Insights dataplane JSON, ipamd JSON,
-kubectl describe event rows, EventBridge CloudTrail events (one JSON per line).
-A record that matches no signature yields {"class": "unknown"}; one that cannot be read
-{"class": "unknown", "error": "...", "format": "..."}; the command never aborts.
-Input is read in chunks and output written in batches; lines no signature can match are answered
-by the catalogue's pre-filter without being parsed.`;
+import { classifyCloudTrail, isCloudTrailEvent } from '../lambdas/core/cloudtrail/cloudtrail.js';
+import { classify, quickUnknown } from '../lambdas/core/detect/classifier.js';
 
 const UNKNOWN_JSON = '{"class":"unknown"}';
 /** The result of a line that matches no signature (shared: never modified). */
@@ -103,11 +92,8 @@ export class LineBatcher {
   }
 }
 
-export async function runClassifyCommand(args: readonly string[]): Promise<number> {
-  if (args.includes('--help') || args.includes('-h')) {
-    process.stdout.write(`${HELP}\n`);
-    return 0;
-  }
+/** `pod-doctor classify`: stdin to stdout (it takes no arguments; cli/commands.ts holds its help). */
+export async function runClassifyCommand(): Promise<number> {
   const batcher = new LineBatcher();
   const out = process.stdout;
   for await (const chunk of process.stdin) {

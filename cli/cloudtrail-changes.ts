@@ -4,7 +4,7 @@ import {
   changeReaderOf,
   changeRecord,
   fromCloudTrailRecord,
-} from '../lambdas/core/change-records.js';
+} from '../lambdas/core/cloudtrail/change-records.js';
 
 /**
  * For `pod-doctor diagnose` only (a person at a terminal, no deployed change index): breaking

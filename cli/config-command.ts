@@ -1,18 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { CONFIG_CONTEXT_KEY, ConfigError, parseConfig } from '../lib/config.js';
+import type { ParsedArgs } from './args.js';
 
-const HELP = `Usage: pod-doctor config [FILE]
-
-Validates the pod-doctor configuration and prints it with every default filled in.
-FILE is a cdk.json (the "${CONFIG_CONTEXT_KEY}" context key is read) or a JSON file holding the
-configuration itself. Default: ./cdk.json. Exit code 1 names each bad key.`;
-
-export async function runConfigCommand(args: readonly string[]): Promise<number> {
-  if (args.includes('--help') || args.includes('-h')) {
-    process.stdout.write(`${HELP}\n`);
-    return 0;
-  }
-  const file = args[0] ?? 'cdk.json';
+/** `pod-doctor config [FILE]` on parsed arguments (cli/commands.ts holds its help). */
+export async function runConfigCommand({ positionals }: ParsedArgs): Promise<number> {
+  const file = positionals[0] ?? 'cdk.json';
   let raw: unknown;
   try {
     const json = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;

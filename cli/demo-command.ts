@@ -1,47 +1,36 @@
 import { writeFileSync } from 'node:fs';
 import { renderHtml, renderTable } from '../demo/render.js';
 import { runScenarios } from '../demo/run.js';
-import { SCENARIOS } from '../demo/scenarios.js';
+import { SCENARIOS, type Scenario } from '../demo/scenarios.js';
 import { renderClusterEvents, renderNotices } from '../demo/voices.js';
+import { closest, type ParsedArgs } from './args.js';
 
-const HELP = `Usage: pod-doctor demo (--all | SCENARIO...) [--json] [--html FILE]
-
-Runs field failures through pod-doctor on this machine, without an AWS account: realistic node log
-lines and CloudTrail events go through the real ingest path (classifier, aggregation, dedupe); each
-incident runs through the state machine CDK synthesizes, executed locally with the real handlers, the
-account checks answering from a recorded account; the pause-image scenarios run the real SSM
-documents on a local containerd with a registry that answers 401 like ECR (when containerd is not
-available they run on a simulated node, and say so).
-
-Scenarios:
-${SCENARIOS.map((s) => `  ${s.name.padEnd(34)} ${s.title}`).join('\n')}
-
---json       one JSON record per scenario: {scenario, class, signals, findings, actions, approval, outcome,
-             notices: the chat card and the pagers' bodies pod-doctor would send,
-             clusterEvents: the Kubernetes events it wrote, read back from the local API server}
---html FILE  a self-contained HTML report with a timeline per incident`;
-
-export async function runDemoCommand(args: readonly string[]): Promise<number> {
-  if (args.includes('--help') || args.includes('-h') || args.length === 0) {
-    process.stdout.write(`${HELP}\n`);
-    return args.length === 0 ? 2 : 0;
+/** Which scenarios the arguments name, or a usage error (exit 2) naming the closest known scenario. */
+function chooseScenarios(all: boolean, names: readonly string[]): readonly Scenario[] | string {
+  const known = SCENARIOS.map((s) => s.name);
+  for (const n of names) {
+    if (known.includes(n)) continue;
+    const meant = closest(n, known);
+    return `unknown scenario "${n}"${meant ? ` (did you mean ${meant}?)` : ''}; pod-doctor demo --list shows them`;
   }
-  const htmlAt = args.indexOf('--html');
-  const htmlFile = htmlAt >= 0 ? args[htmlAt + 1] : undefined;
-  if (htmlAt >= 0 && !htmlFile) {
-    process.stderr.write('pod-doctor demo: --html needs a file name\n');
+  return all ? SCENARIOS : SCENARIOS.filter((s) => names.includes(s.name));
+}
+
+/** `pod-doctor demo` on parsed arguments (cli/commands.ts holds its help and options). */
+export async function runDemoCommand({ values, positionals }: ParsedArgs): Promise<number> {
+  if (values.list) {
+    process.stdout.write(`${SCENARIOS.map((s) => `${s.name.padEnd(34)} ${s.title}`).join('\n')}\n`);
+    return 0;
+  }
+  const chosen = chooseScenarios(values.all === true, positionals);
+  if (typeof chosen === 'string') {
+    process.stderr.write(`pod-doctor demo: ${chosen}\n`);
     return 2;
   }
-  const names = args.filter((a, i) => !a.startsWith('--') && (htmlAt < 0 || i !== htmlAt + 1));
-  const unknown = names.filter((n) => !SCENARIOS.some((s) => s.name === n));
-  if (unknown.length > 0) {
-    process.stderr.write(`pod-doctor demo: unknown scenario(s): ${unknown.join(', ')}\n`);
-    return 2;
-  }
-  const chosen = args.includes('--all') ? SCENARIOS : SCENARIOS.filter((s) => names.includes(s.name));
+  const htmlFile = values.html as string | undefined;
   const t0 = performance.now();
   const results = await runScenarios(chosen);
-  if (args.includes('--json')) {
+  if (values.json) {
     for (const r of results) {
       process.stdout.write(
         `${JSON.stringify({

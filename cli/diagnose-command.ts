@@ -1,14 +1,8 @@
-import { parseArgs } from 'node:util';
+import { DescribeClusterCommand, type EKSClient } from '@aws-sdk/client-eks';
 import { type CheckClients, type CheckGroup, runCheckGroup } from '../lambdas/aws/checks/groups.js';
-import { type NodeContext, resolveNode } from '../lambdas/aws/checks/node-context.js';
-import type { Finding } from '../lambdas/core/findings.js';
-
-const HELP = `Usage: pod-doctor diagnose --cluster NAME [--node NAME|INSTANCE_ID] [--region R] [--profile P] [--image REF] [--json]
-
-Runs pod-doctor's account checks, read-only, against a real account with the standard AWS credential
-chain (environment, shared config and SSO via --profile/AWS_PROFILE, instance or container role).
-With --node it resolves the node and runs every check group; without, the cluster-level ones.
-Nothing is changed in the account.`;
+import { type NodeContext, resolveNode } from '../lambdas/aws/readers/account/node-context.js';
+import type { Finding } from '../lambdas/core/contract/findings.js';
+import type { ParsedArgs } from './args.js';
 
 export interface DiagnoseOptions {
   readonly cluster: string;
@@ -23,8 +17,27 @@ export interface DiagnoseReport {
   readonly findings: Finding[];
 }
 
-/** The checks of `diagnose`, on the clients given (real ones from the CLI, recorded ones in tests). */
+/** The account has no EKS cluster of that name in the Region: nothing to diagnose. */
+export class ClusterNotFoundError extends Error {
+  override readonly name = 'ClusterNotFoundError';
+}
+
+/** Fails with {@link ClusterNotFoundError} when EKS does not know the cluster (the checks would pass on nothing). */
+async function requireCluster(eks: EKSClient, cluster: string, region: string): Promise<void> {
+  try {
+    await eks.send(new DescribeClusterCommand({ name: cluster }));
+  } catch (e) {
+    if ((e as Error).name !== 'ResourceNotFoundException') throw e;
+    throw new ClusterNotFoundError(`no EKS cluster named ${cluster} in ${region} for these credentials`);
+  }
+}
+
+/**
+ * The checks of `diagnose`, on the clients given (real ones from the CLI, recorded ones in tests),
+ * after EKS confirms the cluster exists.
+ */
 export async function diagnose(clients: CheckClients, o: DiagnoseOptions, now = new Date()): Promise<DiagnoseReport> {
+  await requireCluster(clients.eks, o.cluster, o.region);
   const node = o.node ? await resolveNode(clients.ec2, clients.iam, o.node) : null;
   const groups: CheckGroup[] = node ? ['iam', 'ecr', 'network', 'eks', 'changes'] : ['ecr', 'changes'];
   const findings: Finding[] = [];
@@ -79,48 +92,24 @@ export function credentialsProblem(e: unknown, command = 'diagnose'): string | u
   return undefined;
 }
 
-export async function runDiagnoseCommand(args: readonly string[]): Promise<number> {
-  let values: {
-    cluster?: string;
+/** `pod-doctor diagnose` on parsed arguments (cli/commands.ts holds its help and options). */
+export async function runDiagnoseCommand({ values }: ParsedArgs): Promise<number> {
+  const v = values as {
+    cluster: string;
     node?: string;
     region?: string;
     profile?: string;
     image?: string;
     json?: boolean;
-    help?: boolean;
   };
+  const { resolveAccountRegion } = await import('./region.js');
+  let region: string;
   try {
-    ({ values } = parseArgs({
-      args: [...args],
-      options: {
-        cluster: { type: 'string' },
-        node: { type: 'string' },
-        region: { type: 'string' },
-        profile: { type: 'string' },
-        image: { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
+    region = await resolveAccountRegion('diagnose', v);
   } catch (e) {
-    process.stderr.write(`pod-doctor diagnose: ${(e as Error).message}\n\n${HELP}\n`);
+    process.stderr.write(`${(e as Error).message}\n`);
     return 2;
   }
-  if (values.help) {
-    process.stdout.write(`${HELP}\n`);
-    return 0;
-  }
-  if (!values.cluster) {
-    process.stderr.write(`pod-doctor diagnose: --cluster is required\n\n${HELP}\n`);
-    return 2;
-  }
-  if (values.profile) process.env.AWS_PROFILE = values.profile;
-  const region = values.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
-  if (!region) {
-    process.stderr.write('pod-doctor diagnose: no region: pass --region or set AWS_REGION\n');
-    return 2;
-  }
-  process.env.AWS_REGION = region;
   const { cliCheckClients } = await import('./account-clients.js');
   const clients = cliCheckClients();
   try {
@@ -130,8 +119,8 @@ export async function runDiagnoseCommand(args: readonly string[]): Promise<numbe
     return 1;
   }
   try {
-    const report = await diagnose(clients, { cluster: values.cluster, node: values.node, region, image: values.image });
-    process.stdout.write(values.json ? `${JSON.stringify(report)}\n` : `${renderReport(report)}\n`);
+    const report = await diagnose(clients, { cluster: v.cluster, node: v.node, region, image: v.image });
+    process.stdout.write(v.json ? `${JSON.stringify(report)}\n` : `${renderReport(report)}\n`);
     return report.findings.some((f) => f.status === 'fail' || f.status === 'error') ? 3 : 0;
   } catch (e) {
     const msg = credentialsProblem(e);

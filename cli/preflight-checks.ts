@@ -8,15 +8,15 @@ import {
 import type { Instance } from '@aws-sdk/client-ec2';
 import { DescribeClusterCommand, type EKSClient } from '@aws-sdk/client-eks';
 import { DescribeInstanceInformationCommand, type InstanceInformation, type SSMClient } from '@aws-sdk/client-ssm';
-import { internetRoute, nodeRouteTable } from '../lambdas/aws/checks/network-checks.js';
 import {
   type Ec2Client,
   paginateDescribeInstances,
   paginateDescribeVpcEndpoints,
 } from '../lambdas/aws/ec2/commands.js';
-import { trailSignal } from '../lambdas/aws/signal-readers.js';
-import { CLUSTER_NAME_TAGS, CLUSTER_OWNERSHIP_TAG_PREFIX, clusterOfTags } from '../lambdas/core/node-tags.js';
-import { dataplaneLogGroup } from '../lambdas/core/signals.js';
+import { trailSignal } from '../lambdas/aws/ingest/signal-readers.js';
+import { internetRoute, nodeRouteTable } from '../lambdas/aws/readers/account/network-checks.js';
+import { CLUSTER_NAME_TAGS, CLUSTER_OWNERSHIP_TAG_PREFIX, clusterOfTags } from '../lambdas/core/contract/node-tags.js';
+import { dataplaneLogGroup } from '../lambdas/core/contract/signals.js';
 import { authenticationModeRow, endpointAccessRow } from './preflight-cluster.js';
 import type { PreflightRow } from './preflight-row.js';
 

@@ -1,18 +1,6 @@
-import { parseArgs } from 'node:util';
-import type { SignalReading } from '../lambdas/core/signal-health.js';
+import type { SignalReading } from '../lambdas/core/incident/signal-health.js';
+import type { ParsedArgs } from './args.js';
 import type { PreflightRow } from './preflight-checks.js';
-
-const HELP = `Usage: pod-doctor preflight --cluster NAME [--cluster NAME ...] [--region R] [--profile P] [--json]
-
-Read-only checks of an account before deploying pod-doctor, with the standard AWS credential chain:
-the cluster in the region, a CloudTrail trail logging in the region (EventBridge API-call events),
-the Container Insights dataplane log group and its subscription filters (CloudWatch Logs allows 2),
-ipamd logs shipped (AWS_VPC_K8S_CNI_LOG_FILE=stdout), the SSM agent on the nodes, the node tags
-SendCommand requires, and the SSM VPC endpoints where nodes have no internet route. Then each detection
-signal of each cluster: Kubernetes events readable, a kubelet line in the dataplane group and an aws-node
-line in the application group in the last 24 h, a trail delivering CloudTrail events.
---json prints one line per cluster: {cluster, region, rows, signals}.
-Nothing is changed in the account. Exit code 3 when a check fails.`;
 
 const LABEL: Record<string, string> = { pass: 'PASS', warn: 'WARN', fail: 'FAIL', unknown: '?   ' };
 
@@ -42,52 +30,17 @@ export function renderSignals(signals: readonly SignalReading[]): string {
   ].join('\n');
 }
 
-interface Values {
-  cluster?: string[];
-  region?: string;
-  profile?: string;
-  json?: boolean;
-  help?: boolean;
-}
-
-function parse(args: readonly string[]): Values | string {
+/** `pod-doctor preflight` on parsed arguments (cli/commands.ts holds its help and options). */
+export async function runPreflightCommand({ values }: ParsedArgs): Promise<number> {
+  const v = values as { cluster: string[]; region?: string; profile?: string; json?: boolean };
+  const { resolveAccountRegion } = await import('./region.js');
+  let region: string;
   try {
-    return parseArgs({
-      args: [...args],
-      options: {
-        cluster: { type: 'string', multiple: true },
-        region: { type: 'string' },
-        profile: { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }).values;
+    region = await resolveAccountRegion('preflight', v);
   } catch (e) {
-    return (e as Error).message;
-  }
-}
-
-export async function runPreflightCommand(args: readonly string[]): Promise<number> {
-  const values = parse(args);
-  if (typeof values === 'string') {
-    process.stderr.write(`pod-doctor preflight: ${values}\n\n${HELP}\n`);
+    process.stderr.write(`${(e as Error).message}\n`);
     return 2;
   }
-  if (values.help) {
-    process.stdout.write(`${HELP}\n`);
-    return 0;
-  }
-  if (!values.cluster?.length) {
-    process.stderr.write(`pod-doctor preflight: --cluster is required\n\n${HELP}\n`);
-    return 2;
-  }
-  if (values.profile) process.env.AWS_PROFILE = values.profile;
-  const region = values.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
-  if (!region) {
-    process.stderr.write('pod-doctor preflight: no region: pass --region or set AWS_REGION\n');
-    return 2;
-  }
-  process.env.AWS_REGION = region;
   const { credentialsProblem } = await import('./diagnose-command.js');
   const clients = await realClients();
   try {
@@ -99,12 +52,12 @@ export async function runPreflightCommand(args: readonly string[]): Promise<numb
   const { preflight } = await import('./preflight-checks.js');
   const { preflightSignals } = await import('./preflight-signals.js');
   let failed = false;
-  for (const cluster of values.cluster) {
+  for (const cluster of v.cluster) {
     const rows = await preflight(clients, { cluster, region });
     const signals = await preflightSignals(clients, { cluster, region });
     failed ||= rows.some((r) => r.status === 'fail');
     process.stdout.write(
-      values.json
+      v.json
         ? `${JSON.stringify({ cluster, region, rows, signals })}\n`
         : `${renderPreflight(cluster, region, rows)}\n\n${renderSignals(signals)}\n\n`,
     );
@@ -119,9 +72,9 @@ async function realClients() {
   const { CloudTrailClient } = await import('@aws-sdk/client-cloudtrail');
   const { CloudWatchLogsClient } = await import('@aws-sdk/client-cloudwatch-logs');
   const checks = accountClients();
-  const { ClusterApi } = await import('../lambdas/aws/kubernetes/cluster-api.js');
-  const { endpointCache } = await import('../lambdas/aws/kubernetes/endpoint.js');
-  const { EksTokenCache } = await import('../lambdas/aws/kubernetes/token.js');
+  const { ClusterApi } = await import('../lambdas/aws/readers/kubernetes/cluster-api.js');
+  const { endpointCache } = await import('../lambdas/aws/readers/kubernetes/endpoint.js');
+  const { EksTokenCache } = await import('../lambdas/aws/readers/kubernetes/token.js');
   const endpoint = endpointCache(checks.eks, process.env.AWS_REGION ?? '');
   const tokens = new EksTokenCache(() => checks.eks.config.credentials());
   return {

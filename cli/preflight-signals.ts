@@ -1,8 +1,13 @@
-import { CoreV1Api } from '../lambdas/aws/kubernetes/client.js';
-import type { ClusterApi } from '../lambdas/aws/kubernetes/cluster-api.js';
-import { applicationSignal, dataplaneSignal, guardedReading, trailSignal } from '../lambdas/aws/signal-readers.js';
-import { WARNING_SELECTOR } from '../lambdas/core/kube-events.js';
-import type { SignalReading } from '../lambdas/core/signal-health.js';
+import {
+  applicationSignal,
+  dataplaneSignal,
+  guardedReading,
+  trailSignal,
+} from '../lambdas/aws/ingest/signal-readers.js';
+import { CoreV1Api } from '../lambdas/aws/readers/kubernetes/client.js';
+import type { ClusterApi } from '../lambdas/aws/readers/kubernetes/cluster-api.js';
+import { WARNING_SELECTOR } from '../lambdas/core/incident/kube-events.js';
+import type { SignalReading } from '../lambdas/core/incident/signal-health.js';
 import type { PreflightClients } from './preflight-checks.js';
 
 /** What the signals section needs beyond the preflight clients: the cluster's API with your credentials. */

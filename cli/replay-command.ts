@@ -1,12 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-
-const HELP = `Usage: pod-doctor replay FILE [--json]
-
-Feeds a saved EventBridge event, a CloudWatch Logs subscription payload (as Lambda receives it, or
-its decoded JSON) or raw log lines (one per line) through the local pipeline: the ingest path
-(classifier, aggregation, dedupe) and, for each incident, the synthesized workflow with the real
-handlers against the recorded demo account and a simulated node. Prints the incident summaries.`;
+import type { ParsedArgs } from './args.js';
 
 /** Turns a file's content into the events the ingest Lambda would receive. */
 export function eventsFromFile(text: string): unknown[] {
@@ -42,12 +36,9 @@ export function eventsFromFile(text: string): unknown[] {
   return [{ awslogs: { data: gzipSync(Buffer.from(JSON.stringify(batch))).toString('base64') } }];
 }
 
-export async function runReplayCommand(args: readonly string[]): Promise<number> {
-  if (args.includes('--help') || args.includes('-h') || args.filter((a) => !a.startsWith('--')).length !== 1) {
-    process.stdout.write(`${HELP}\n`);
-    return args.includes('--help') || args.includes('-h') ? 0 : 2;
-  }
-  const file = args.find((a) => !a.startsWith('--')) as string;
+/** `pod-doctor replay FILE` on parsed arguments (cli/commands.ts holds its help). */
+export async function runReplayCommand({ values, positionals }: ParsedArgs): Promise<number> {
+  const file = positionals[0];
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -59,12 +50,12 @@ export async function runReplayCommand(args: readonly string[]): Promise<number>
   const results = await replay(eventsFromFile(text));
   if (results.length === 0) {
     process.stdout.write(
-      args.includes('--json') ? '' : 'no incident: nothing in the input is a pod start failure pod-doctor knows\n',
+      values.json ? '' : 'no incident: nothing in the input is a pod start failure pod-doctor knows\n',
     );
     return 0;
   }
   for (const r of results) {
-    if (args.includes('--json')) {
+    if (values.json) {
       process.stdout.write(
         `${JSON.stringify({ class: r.class, incident: r.incident, findings: r.findings.map((f) => ({ id: f.id, status: f.status })), actions: r.actions, outcome: r.outcome })}\n`,
       );

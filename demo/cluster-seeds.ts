@@ -18,6 +18,8 @@ export interface ClusterSeed {
   readonly windowsIpam: 'true' | 'false';
   /** The cluster runs a Windows node (where the Windows pod is scheduled). @default false */
   readonly windowsNode?: boolean;
+  /** Workloads beyond the stuck pods (Deployments, ReplicaSets, their pods): applied last. */
+  readonly workloads?: (c: RecordedCluster) => void;
 }
 
 type Obj = Record<string, unknown>;
@@ -70,7 +72,9 @@ export function seededCluster(seed: ClusterSeed): RecordedCluster {
   // The node's Node object names the demo account's instance (kubelet sets providerID from EC2 metadata).
   for (const n of c.nodes as { metadata: { name: string }; spec: { providerID?: string } }[])
     if (n.metadata.name === NODE_DNS) n.spec.providerID = `aws:///${REGION}a/${NODE_ID}`;
-  return seed.windowsNode ? withWindowsNode(c) : c;
+  const seeded = seed.windowsNode ? withWindowsNode(c) : c;
+  seed.workloads?.(seeded);
+  return seeded;
 }
 
 /**

@@ -6,7 +6,7 @@ import {
 } from '../cli/mcp/action-requests.js';
 import { IncidentNotFoundError, IncidentReader } from '../cli/mcp/incident-reader.js';
 import type { McpDeps } from '../cli/mcp/server.js';
-import type { AgentRequest } from '../lambdas/core/agent-request.js';
+import type { AgentRequest } from '../lambdas/core/door/agent-request.js';
 import { healthyAccount } from '../local/account-snapshot.js';
 import { freshTable } from '../local/incident-table.js';
 import { mockAccount } from '../local/mock-account.js';

@@ -4,33 +4,31 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { APPROVAL_STATE } from '../cli/mcp/action-requests.js';
-import type { NoticeEvent } from '../lambdas/aws/notices.js';
+import type { NoticeEvent } from '../lambdas/aws/voices/notices.js';
 import { nodeActions, remedies } from '../lambdas/aws/workflow/summarize-results.js';
-import type { AgentRequest } from '../lambdas/core/agent-request.js';
-import type { DoorResult, ExecutionState } from '../lambdas/core/execution-state.js';
-import { openIncidentKey } from '../lambdas/core/incident-table.js';
-import { orderSignals, type Signal } from '../lambdas/core/signals.js';
+import { openIncidentKey } from '../lambdas/core/contract/incident-table.js';
+import { orderSignals, type Signal } from '../lambdas/core/contract/signals.js';
+import type { AgentRequest } from '../lambdas/core/door/agent-request.js';
+import type { DoorResult, ExecutionState } from '../lambdas/core/workflow/execution-state.js';
 import { PROJECT_ROOT } from '../lib/constructs/paths.js';
-import { type AccountSnapshot, healthyAccount, NODE_DNS, NODE_ROLE } from '../local/account-snapshot.js';
+import { healthyAccount, NODE_DNS } from '../local/account-snapshot.js';
 import { configDocumentOf } from '../local/config-store.js';
 import type { LocalTable } from '../local/dynamo.js';
 import { localEvents } from '../local/events-runtime.js';
 import { localIngest } from '../local/ingest-runtime.js';
 import { LocalCluster } from '../local/local-cluster.js';
 import { startKubelet } from '../local/local-kubelet.js';
-import { AL2023_PAUSE, LocalNode, missingLocalNodePackages, REGISTRY_TOKEN } from '../local/local-node.js';
 import {
   definitionOf,
   freshIncidentTable,
-  type LocalNodeBehaviour,
   type RunResult,
   runWorkflow,
   synthesizedDefinition,
 } from '../local/local-workflow.js';
-import { realNode, simulatedNode, simulatedPauseNode } from '../local/node-adapters.js';
-import { ecrTokenFollowsAccount } from '../local/node-credentials.js';
+import { simulatedNode } from '../local/node-adapters.js';
 import { type ResolvedTemplate, synthesizedTemplate } from '../local/template.js';
 import { seededCluster, watchedEvents } from './cluster-seeds.js';
+import { type NodeKind, NodeStage, nodeFor } from './nodes.js';
 import { DEMO_CONFIG, type Scenario } from './scenarios.js';
 import { type ClusterEventView, clusterEventsOf, type RunRecords, runNotices } from './voices.js';
 
@@ -62,7 +60,7 @@ export interface ScenarioResult {
   readonly rootCause: string;
   readonly summary: { subject: string; message: string };
   readonly states: readonly string[];
-  readonly node: 'real containerd' | 'simulated';
+  readonly node: NodeKind;
   readonly ms: number;
   /** What chat and the pagers would receive: one notice per approval asked, then the run's. */
   readonly notices: readonly NoticeEvent[];
@@ -88,62 +86,6 @@ function subscriptionPayload(lines: readonly string[]) {
     logEvents: lines.map((message, i) => ({ id: String(i), timestamp: START + i * 250, message })),
   };
   return { awslogs: { data: gzipSync(Buffer.from(JSON.stringify(batch))).toString('base64') } };
-}
-
-/** The local containerd + registry, started on first use; unavailable prerequisites are reported once. */
-class NodeStage {
-  private node?: LocalNode;
-  readonly unavailable?: string;
-  constructor() {
-    const missing = missingLocalNodePackages();
-    if (missing.length > 0) this.unavailable = `needs ${missing.join(', ')} (apt-get install -y ${missing.join(' ')})`;
-    else if (process.getuid?.() !== 0) this.unavailable = 'containerd needs root';
-  }
-  async get(): Promise<LocalNode> {
-    this.node ??= await new LocalNode().start();
-    return this.node;
-  }
-  stop(): void {
-    this.node?.stop();
-  }
-}
-
-/**
- * The scenario's node: its SSM behaviour, what it is, and (a real node) whether its containerd holds
- * the sandbox image now (the local kubelet asks before it lets stuck pods run).
- */
-async function nodeFor(
-  s: Scenario,
-  stage: NodeStage,
-  account: AccountSnapshot,
-): Promise<{ behaviour: LocalNodeBehaviour; kind: ScenarioResult['node']; sandboxImagePresent?: () => boolean }> {
-  if (s.node.kind === 'simulated') return { behaviour: simulatedNode(s.node.probe), kind: 'simulated' };
-  if (stage.unavailable) return { behaviour: simulatedPauseNode(), kind: 'simulated' };
-  const node = await stage.get();
-  const al2023 = s.node.variant === 'al2023';
-  node.removeImage(AL2023_PAUSE, node.registryImage);
-  const image = al2023 ? AL2023_PAUSE : node.registryImage;
-  const tokenFile = join(node.dir, `ecr-token-${s.name}`);
-  const behaviour = realNode(node, {
-    env: {
-      CONTAINERD_CONFIG: node.writeConfig(`${s.name}.toml`, image, al2023 ? 'containerd2' : 'containerd1'),
-      PAUSE_TAR: al2023 ? node.pauseTar : join(node.dir, 'no-pause.tar'),
-      // The node role answers for the ECR token: the token exists only while the recorded account's
-      // IAM lets the node role get one (see ecrTokenFollowsAccount).
-      ECR_PASSWORD_CMD: `cat ${tokenFile}`,
-      CTR_PULL_ARGS: '--plain-http',
-      KUBELET_ARGS: `--pod-infra-container-image=${image}`,
-      // Never reach out of this machine: the registry endpoint is the loopback registry.
-      PROBE_ENDPOINTS: `127.0.0.1:${node.registryPort}`,
-    },
-    // The loopback registry (htpasswd, answers 401 like ECR) stands in for the ECR pause repository.
-    imageAliases: { '602401143452.dkr.ecr.eu-west-1.amazonaws.com/eks/pause:3.5': node.registryImage },
-  });
-  return {
-    kind: 'real containerd',
-    behaviour: ecrTokenFollowsAccount(behaviour, { account, roleName: NODE_ROLE, tokenFile, token: REGISTRY_TOKEN }),
-    sandboxImagePresent: () => node.present(image),
-  };
 }
 
 /**
@@ -239,9 +181,14 @@ function eventsOf(s: Scenario): unknown[] {
 /** Runs scenarios through ingest → incident → the synthesized workflow with the real handlers. */
 export async function runScenarios(
   scenarios: readonly Scenario[],
-  options: { keepRecords?: boolean; agentRequest?: AgentRequest } = {},
+  options: {
+    keepRecords?: boolean;
+    agentRequest?: AgentRequest;
+    /** Simulate every node, as on a machine without containerd (the demo says so per scenario). */
+    simulatedNodes?: boolean;
+  } = {},
 ): Promise<ScenarioResult[]> {
-  const stage = new NodeStage();
+  const stage = new NodeStage(options.simulatedNodes === true);
   const template = synthesizedTemplate(DEMO_CONFIG);
   const definition = definitionOf(template);
   const evidenceBucket = configDocumentOf(template).evidenceBucket;

@@ -1,6 +1,6 @@
 /** What the demo scenarios are made of: their type, the log line builders, the demo deployment's configuration. */
-import type { ClassMode, FailureClass } from '../lambdas/core/failure-classes.js';
-import type { Signal } from '../lambdas/core/signals.js';
+import type { ClassMode, FailureClass } from '../lambdas/core/contract/failure-classes.js';
+import type { Signal } from '../lambdas/core/contract/signals.js';
 import {
   ACCOUNT,
   type AccountSnapshot,

@@ -3,8 +3,8 @@ import { GetObjectCommand, NoSuchKey, S3Client } from '@aws-sdk/client-s3';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { sdkStreamMixin } from '@smithy/core/serde';
 import { mockClient } from 'aws-sdk-client-mock';
-import { type NoticeEvent, noticeEvents, type StreamRecord } from '../lambdas/aws/notices.js';
-import { RUN_PREFIX } from '../lambdas/core/incident-table.js';
+import { type NoticeEvent, noticeEvents, type StreamRecord } from '../lambdas/aws/voices/notices.js';
+import { RUN_PREFIX } from '../lambdas/core/contract/incident-table.js';
 
 /** What a run left: the incident table's items and the evidence objects (by key). */
 export interface RunRecords {

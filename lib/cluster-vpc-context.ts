@@ -1,6 +1,6 @@
 import { Stack, Token } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { type EndpointAccess, endpointReach } from '../lambdas/core/cluster-reach.js';
+import { type EndpointAccess, endpointReach } from '../lambdas/core/contract/cluster-reach.js';
 import type { PodDoctorConfig } from './config.js';
 
 type Cluster = PodDoctorConfig['clusters'][number];

@@ -5,8 +5,8 @@ import {
   DEFAULT_CLASS_MODES,
   FAILURE_CLASSES,
   type FailureClass,
-} from '../lambdas/core/failure-classes.js';
-import { DEFAULT_INGEST_LIMITS } from '../lambdas/core/ingest-limits.js';
+} from '../lambdas/core/contract/failure-classes.js';
+import { DEFAULT_INGEST_LIMITS } from '../lambdas/core/incident/ingest-limits.js';
 import { REMEDY_TIERS } from '../lambdas/core/remedy/apply-path.js';
 
 /** The cdk.json context key that holds the pod-doctor configuration. */
@@ -224,7 +224,7 @@ const channelsSchema = z
   .default({ slack: [], teams: [] });
 
 /**
- * Limits on what log lines and stuck pods can make pod-doctor open and start (lambdas/core/ingest-limits.ts):
+ * Limits on what log lines and stuck pods can make pod-doctor open and start (lambdas/core/incident/ingest-limits.ts):
  * per delivery, per cluster and hour, and how often an incident is evaluated again.
  */
 const ingestLimitsConfigSchema = z

@@ -1,6 +1,6 @@
 import type { EventPattern } from 'aws-cdk-lib/aws-events';
-import { INDEXED_CHANGES } from '../lambdas/core/change-records.js';
-import { CNI_EC2_CALLS, ECR_PULL_CALLS } from '../lambdas/core/cloudtrail.js';
+import { INDEXED_CHANGES } from '../lambdas/core/cloudtrail/change-records.js';
+import { CNI_EC2_CALLS, ECR_PULL_CALLS } from '../lambdas/core/cloudtrail/cloudtrail.js';
 
 const CLOUDTRAIL = 'AWS API Call via CloudTrail';
 /** Events AWS services raise themselves (e.g. an ECR lifecycle policy expiring images). */

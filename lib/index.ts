@@ -8,8 +8,8 @@
  * (for grants and wiring); the configuration types and failure-class names the props use.
  */
 
-export type { ClassMode, FailureClass } from '../lambdas/core/failure-classes.js';
-export type { FleetMember } from '../lambdas/core/fleet.js';
+export type { ClassMode, FailureClass } from '../lambdas/core/contract/failure-classes.js';
+export type { FleetMember } from '../lambdas/core/fleet/fleet.js';
 export type { RemedyTier } from '../lambdas/core/remedy/apply-path.js';
 export { ConfigError, type PodDoctorConfig, type PodDoctorConfigInput } from './config.js';
 export { AccountChecks } from './constructs/account-checks.js';
@@ -40,7 +40,7 @@ export {
 } from './fleet-stacks.js';
 export { IamEventForwarderStack, type IamEventForwarderStackProps } from './iam-event-forwarder-stack.js';
 export type { ClustersInVpcs } from './kubernetes-reach.js';
-export { PodDoctor } from './pod-doctor.js';
+export { PodDoctor, type PodDoctorResources } from './pod-doctor.js';
 export { type FleetProps, PodDoctorHub, type PodDoctorHubProps } from './pod-doctor-hub.js';
 export type {
   ClusterRemediation,

@@ -4,7 +4,7 @@ import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import { CfnRole, type Grant, Grant as IamGrant, type IGrantable, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct, type IConstruct } from 'constructs';
-import { FLEET_NAME, type FleetMember, fleetMembers, hubRolePath, spokeRoleName } from '../lambdas/core/fleet.js';
+import { FLEET_NAME, type FleetMember, fleetMembers, hubRolePath, spokeRoleName } from '../lambdas/core/fleet/fleet.js';
 import { ConfigError } from './config.js';
 import { FleetBus } from './constructs/fleet/fleet-bus.js';
 import { search } from './constructs/operations-dashboard.js';

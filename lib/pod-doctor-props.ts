@@ -1,11 +1,11 @@
-import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import type { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
-import type { ClassMode, FailureClass } from '../lambdas/core/failure-classes.js';
-import type { IngestLimits } from '../lambdas/core/ingest-limits.js';
+import type { ClassMode, FailureClass } from '../lambdas/core/contract/failure-classes.js';
+import type { IngestLimits } from '../lambdas/core/incident/ingest-limits.js';
 import type { RemedyTier } from '../lambdas/core/remedy/apply-path.js';
 import { type PodDoctorConfig, type PodDoctorConfigInput, parseConfig } from './config.js';
 import type { NotificationChannels } from './constructs/channels/channel-props.js';
@@ -301,28 +301,4 @@ export function configFromProps(props: PodDoctorProps): PodDoctorConfig {
     logRetentionDays: props.logRetention,
   };
   return parseConfig(JSON.parse(JSON.stringify(input)));
-}
-
-/** The props a cdk.json configuration stands for (the reverse of {@link configFromProps}). */
-export function propsFromConfig(config: PodDoctorConfig): PodDoctorProps {
-  return {
-    clusters: config.clusters,
-    notificationEmails: config.notificationEmails,
-    modes: config.modes,
-    remedies: config.remedies,
-    maxNodeActionsPerClusterPerHour: config.limits.maxNodeActionsPerClusterPerHour,
-    maxNodeGroupShareAffected: config.limits.maxNodeGroupShareAffected,
-    incidentWindow: Duration.minutes(config.limits.incidentWindowMinutes),
-    nodeCooldown: Duration.minutes(config.limits.nodeCooldownMinutes),
-    approvalTimeout: Duration.minutes(config.limits.approvalTimeoutMinutes),
-    verificationWindow: Duration.minutes(config.limits.verificationWindowMinutes),
-    ingestLimits: config.ingestLimits,
-    killSwitchParameterName: config.killSwitchParameterName,
-    trustedSandboxImages: config.trustedSandboxImages,
-    forwardIamEvents: config.forwardIamEvents,
-    approvalReservedConcurrency: config.approvalReservedConcurrency,
-    historyRetention: Duration.days(config.historyRetentionDays),
-    evidenceRetention: Duration.days(config.evidenceRetentionDays),
-    logRetention: config.logRetentionDays as RetentionDays,
-  };
 }

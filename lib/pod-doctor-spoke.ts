@@ -9,7 +9,7 @@ import { FilterPattern, LogGroup, RetentionDays, SubscriptionFilter } from 'aws-
 import { LambdaDestination } from 'aws-cdk-lib/aws-logs-destinations';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { SPOKE_SOURCE } from '../lambdas/core/fleet.js';
+import { SPOKE_SOURCE } from '../lambdas/core/fleet/fleet.js';
 import { createDeadLetterQueue } from './constructs/dead-letter-queue.js';
 import { SUBSCRIPTION_FILTER_PATTERN } from './constructs/detection.js';
 import { SpokeRole } from './constructs/fleet/spoke-role.js';

@@ -3,7 +3,6 @@ import type { Construct } from 'constructs';
 import type { PodDoctorConfig } from './config.js';
 import { channelsFromConfig } from './constructs/channels/channels-from-config.js';
 import { PodDoctor } from './pod-doctor.js';
-import { propsFromConfig } from './pod-doctor-props.js';
 
 /** Props of {@link PodDoctorStack}. */
 export interface PodDoctorStackProps extends StackProps {
@@ -18,8 +17,7 @@ export class PodDoctorStack extends Stack {
 
   constructor(scope: Construct, id: string, props: PodDoctorStackProps) {
     super(scope, id, props);
-    const podDoctor = new PodDoctor(this, 'PodDoctor', {
-      ...propsFromConfig(props.config),
+    const podDoctor = PodDoctor.fromConfig(this, 'PodDoctor', props.config, {
       channels: channelsFromConfig(this, props.config.channels),
     });
     this.podDoctor = podDoctor;

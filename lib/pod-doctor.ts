@@ -9,7 +9,7 @@ import {
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { ArnPrincipal, Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
-import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -42,6 +42,15 @@ import { requireClustersInStackRegion, requirePullThroughSecretsHere, warnIamEve
 
 export type { ClustersInVpcs } from './kubernetes-reach.js';
 export type { ClusterRemediation, PodDoctorCluster, PodDoctorProps } from './pod-doctor-props.js';
+
+/** What a {@link PodDoctor} built from a validated configuration takes besides it: resources an app passes in. */
+export type PodDoctorResources = Pick<
+  PodDoctorProps,
+  'topic' | 'encryptionKey' | 'channels' | 'incidentTable' | 'evidenceBucket' | 'removalPolicy'
+>;
+
+/** Configurations {@link PodDoctor.fromConfig} validated, by the props object it built. */
+const VALIDATED = new WeakMap<PodDoctorProps, PodDoctorConfig>();
 
 /** Resource types `removalPolicy` covers: the audit trail pod-doctor creates. */
 const AUDIT_TRAIL_TYPES = ['AWS::Logs::LogGroup', 'AWS::DynamoDB::GlobalTable', 'AWS::S3::Bucket'];
@@ -103,22 +112,36 @@ export class PodDoctor extends Construct {
   readonly kubernetesEvents?: KubernetesEvents;
   /** The hourly check of each cluster's detection signals (absent without clusters). */
   readonly signalCheck?: SignalCheck;
-  /**
-   * Per VPC of clusters whose API server is reached from inside it (`clusters[].vpc`): the placement
-   * (security group and rules) and the Kubernetes function, sweep and events reader running there.
-   */
+  /** Per VPC of clusters reached from inside it (`clusters[].vpc`): its placement and functions there. */
   readonly inVpcs: readonly ClustersInVpcs[];
+
+  /**
+   * A pod-doctor from a configuration already validated by `parseConfig` (the `pod-doctor` key of
+   * cdk.json, as `PodDoctorStack` reads it), with the resources an app passes in besides. The
+   * configuration goes one way: cdk.json → configuration → constructs, and props → configuration →
+   * constructs; never configuration → props → configuration.
+   */
+  static fromConfig(
+    scope: Construct,
+    id: string,
+    config: PodDoctorConfig,
+    resources: PodDoctorResources = {},
+  ): PodDoctor {
+    const props: PodDoctorProps = { ...resources };
+    VALIDATED.set(props, config);
+    return new PodDoctor(scope, id, props);
+  }
 
   constructor(scope: Construct, id: string, props: PodDoctorProps = {}) {
     super(scope, id);
     estimatePolicyArnSize(this);
-    const parsed = configFromProps(props);
-    const config = { ...parsed, clusters: withContextVpcs(this, parsed.clusters) };
+    const validated = VALIDATED.get(props) ?? configFromProps(props);
+    const config = { ...validated, clusters: withContextVpcs(this, validated.clusters) };
     this.config = config;
     requireClustersInStackRegion(this, config.clusters);
     requirePullThroughSecretsHere(this, config.clusters);
     warnIamEventsNotSeen(this, config.forwardIamEvents !== false);
-    const logRetention = props.logRetention ?? RetentionDays.THREE_MONTHS;
+    const logRetention = config.logRetentionDays as RetentionDays;
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
 
     this.killSwitch = this.createKillSwitch();

@@ -1,8 +1,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { ConfigLocation } from '../lambdas/aws/config-store.js';
-import { readConfig, writeConfig } from '../lambdas/aws/config-store.js';
-import { parseWorkflowConfig, type WorkflowConfig } from '../lambdas/core/workflow-config.js';
+import type { ConfigLocation } from '../lambdas/aws/runtime/config-store.js';
+import { readConfig, writeConfig } from '../lambdas/aws/runtime/config-store.js';
+import { parseWorkflowConfig, type WorkflowConfig } from '../lambdas/core/workflow/workflow-config.js';
 import type { LocalTable } from './dynamo.js';
 import { asRole, guard } from './guard.js';
 import type { TemplateAuthorizer } from './iam.js';

@@ -16,7 +16,7 @@ import type { CfnResource } from './template.js';
 
 type Item = Record<string, unknown>;
 
-/** The marshalling the workflow functions use (lambdas/aws/workflow/runtime.ts). */
+/** The marshalling the workflow functions use (lambdas/aws/runtime/workflow-runtime.ts). */
 export const WORKFLOW_MARSHALL = { removeUndefinedValues: true, convertClassInstanceToMap: true } as const;
 
 const CREDENTIALS = { accessKeyId: 'AKIDLOCAL', secretAccessKey: 'local' };

@@ -1,15 +1,15 @@
-import { RejectStore } from '../lambdas/aws/evidence-store.js';
-import { IncidentStore } from '../lambdas/aws/incident-store.js';
-import { ClusterApi } from '../lambdas/aws/kubernetes/cluster-api.js';
+import { IncidentStore } from '../lambdas/aws/ingest/incident-store.js';
+import { WorkflowStarter } from '../lambdas/aws/ingest/workflow-starter.js';
 import {
   type ClusterEventsOutcome,
   type EventsDeps,
   readAllClusters,
 } from '../lambdas/aws/kubernetes/events-service.js';
 import { EventsStateStore } from '../lambdas/aws/kubernetes/events-state.js';
-import { EksTokenCache } from '../lambdas/aws/kubernetes/token.js';
-import { WorkflowStarter } from '../lambdas/aws/workflow-starter.js';
-import { CLUSTER_REACH_VARIABLE, clustersServed } from '../lambdas/core/cluster-reach.js';
+import { ClusterApi } from '../lambdas/aws/readers/kubernetes/cluster-api.js';
+import { EksTokenCache } from '../lambdas/aws/readers/kubernetes/token.js';
+import { RejectStore } from '../lambdas/aws/runtime/evidence-store.js';
+import { CLUSTER_REACH_VARIABLE, clustersServed } from '../lambdas/core/contract/cluster-reach.js';
 import { deployConfig, loadConfigAs } from './config-store.js';
 import type { LocalTable } from './dynamo.js';
 import { asRole } from './guard.js';

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { PROJECT_ROOT } from '../lib/constructs/paths.js';
 import { type AdmissionDenial, type AdmissionObjects, LocalAdmission } from './admission.js';
 import { accessKeyOfToken } from './eks-token.js';
+import type { AppsCluster } from './kube-api-apps.js';
 import { LocalEvents } from './kube-api-events.js';
 import { fieldMatches, labelsMatch, page, REASONS, selfSignedCertificate, status } from './kube-api-helpers.js';
 import { ClusterWrites, type ControllerBehaviour, mergePatch } from './kube-api-writes.js';
@@ -20,16 +21,13 @@ import { allowed, attributesOf, forbiddenMessage, type Grant, groupGrants, type 
  * (cordon, pod deletion, eviction, the VPC CNI ConfigMap) are answered by {@link ClusterWrites}, events.k8s.io
  * Events by {@link LocalEvents}.
  */
-export interface RecordedCluster {
-  pods: Record<string, unknown>[];
+export interface RecordedCluster extends AppsCluster {
   events: Record<string, Record<string, unknown>[]>;
   awsNodePods: Record<string, unknown>[];
   awsNodeDaemonSet: Record<string, unknown>;
   /** Absent: the API server answers 404 (no VPC CNI). */
   vpcCniConfigMap?: Record<string, unknown>;
   nodes: Record<string, unknown>[];
-  /** Pods that run (drain and eviction targets). */
-  runningPods?: Record<string, unknown>[];
   /** policy/v1 PodDisruptionBudgets the Eviction API honours. */
   podDisruptionBudgets?: Record<string, unknown>[];
 }
@@ -335,6 +333,8 @@ export class KubeApiServer {
     const injected = this.injected(url, method, body, contentType);
     if (injected) return injected;
     const { searchParams: q, pathname: p } = url;
+    const apps = this.writes.apps.answer(method, p, q, body, contentType);
+    if (apps) return [...apps, {}];
     if (method !== 'GET' || p.startsWith('/apis/events.k8s.io/')) {
       const [code, answer] = this.write(method, p, body, contentType, q) ?? [
         405,

@@ -1,3 +1,4 @@
+import { LocalApps } from './kube-api-apps.js';
 import type { RecordedCluster } from './kube-api-server.js';
 
 /**
@@ -71,6 +72,8 @@ export interface ControllerBehaviour {
    * Absent: evicted pods are not re-created.
    */
   recreateEvicted?: { readyAfterMs?: number };
+  /** Pods of the ReplicaSet a Deployment rolls to run and are ready at once (local/kube-api-apps.ts). @default true */
+  podsStart?: boolean;
 }
 
 const RECREATING = ['ReplicaSet', 'StatefulSet', 'Job', 'DaemonSet'];
@@ -78,11 +81,15 @@ const RECREATING = ['ReplicaSet', 'StatefulSet', 'Job', 'DaemonSet'];
 export class ClusterWrites {
   private revision = 20_000;
   readonly timers = new Set<NodeJS.Timeout>();
+  /** Deployments, ReplicaSets and the deployment controller's sync after a rollback. */
+  readonly apps: LocalApps;
 
   constructor(
     private readonly cluster: () => RecordedCluster,
     readonly behaviour: ControllerBehaviour = { awsNodeReadyAfterMs: 200 },
-  ) {}
+  ) {
+    this.apps = new LocalApps(cluster, behaviour);
+  }
 
   private nextVersion(): string {
     this.revision += 1;

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { WaitOptions } from '../lambdas/aws/door/kubernetes-actions.js';
-import { ClusterApi } from '../lambdas/aws/kubernetes/cluster-api.js';
 import {
   handleKubernetesRequest,
   type KubernetesRequest,
   kubernetesRequestSchema,
 } from '../lambdas/aws/kubernetes/service.js';
-import { EksTokenCache } from '../lambdas/aws/kubernetes/token.js';
+import { ClusterApi } from '../lambdas/aws/readers/kubernetes/cluster-api.js';
+import { EksTokenCache } from '../lambdas/aws/readers/kubernetes/token.js';
 import type { KubeApiServer } from './kube-api-server.js';
 import { type ClusterNetwork, type Placement, reaches } from './network.js';
 

@@ -1,8 +1,8 @@
 import './polyfills.js';
 import './quiet.js';
 import { StateMachine } from 'aws-local-stepfunctions';
-import { openIncidentKey } from '../lambdas/core/incident-table.js';
-import type { WorkflowConfig } from '../lambdas/core/workflow-config.js';
+import { openIncidentKey } from '../lambdas/core/contract/incident-table.js';
+import type { WorkflowConfig } from '../lambdas/core/workflow/workflow-config.js';
 import type { AccountSnapshot } from './account-snapshot.js';
 import { deployConfig, loadConfigAs } from './config-store.js';
 import { LocalDynamo, type LocalTable, tableSchema } from './dynamo.js';

@@ -16,8 +16,8 @@ import {
   RevokeSecurityGroupIngressCommand,
 } from '../lambdas/aws/door/ec2-writes.js';
 import { Ec2ServiceError } from '../lambdas/aws/ec2/client.js';
-import { parseCidr } from '../lambdas/core/cidr.js';
-import { evaluate, type NamedPolicy, type PolicyDocument } from '../lambdas/core/iam-policy.js';
+import { evaluate, type NamedPolicy, type PolicyDocument } from '../lambdas/core/policy/iam-policy.js';
+import { parseCidr } from '../lambdas/core/remedy/cidr.js';
 import type { AccountSnapshot } from './account-snapshot.js';
 import type { Ec2Double } from './ec2-double.js';
 

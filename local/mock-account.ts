@@ -2,13 +2,13 @@ import { ECRClient } from '@aws-sdk/client-ecr';
 import { EKSClient } from '@aws-sdk/client-eks';
 import { IAMClient } from '@aws-sdk/client-iam';
 import { mockClient } from 'aws-sdk-client-mock';
-import type { CheckClients } from '../lambdas/aws/checks/check-input.js';
+import type { CheckClients } from '../lambdas/aws/readers/account/check-input.js';
 import {
   type ChangeReader,
   changeReaderOf,
   changeRecord,
   fromCloudTrailRecord,
-} from '../lambdas/core/change-records.js';
+} from '../lambdas/core/cloudtrail/change-records.js';
 import type { AccountSnapshot } from './account-snapshot.js';
 import { Ec2Double } from './ec2-double.js';
 import { mockReservationWrites, mockWrites } from './mock-account-writes.js';

@@ -10,7 +10,7 @@ import {
   RepositoryPolicyNotFoundException,
 } from '@aws-sdk/client-ecr';
 import type { AwsStub } from 'aws-sdk-client-mock';
-import { evaluate, namesPrincipal, type PolicyDocument } from '../lambdas/core/iam-policy.js';
+import { evaluate, namesPrincipal, type PolicyDocument } from '../lambdas/core/policy/iam-policy.js';
 import type { AccountSnapshot } from './account-snapshot.js';
 import type { Answer } from './mock-account-writes.js';
 import { meta, serviceError } from './mock-sdk.js';

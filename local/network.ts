@@ -1,5 +1,5 @@
 import { createServer, type Server, type Socket } from 'node:net';
-import { type EndpointAccess, endpointReach } from '../lambdas/core/cluster-reach.js';
+import { type EndpointAccess, endpointReach } from '../lambdas/core/contract/cluster-reach.js';
 import { arnOf, idsOfType, type ResolvedTemplate } from './template.js';
 
 /**

@@ -83,17 +83,29 @@ const HEALTHY_PROBE = [
   { id: 'node.sandbox-image.pinned', status: 'pass', summary: 'pinned' },
 ];
 
-/** A probe-node answer for a node the demo does not run: a healthy AL2023 node, with `findings` overriding by id. */
-export function simulatedProbe(findings: readonly { id: string; status: string; summary: string }[]): string {
-  const byId = new Map(HEALTHY_PROBE.map((f) => [f.id, f]));
+/** The sandbox image an AL2023 node bakes (and imports from /etc/eks/pause.tar). */
+const AL2023_SANDBOX = 'localhost/kubernetes/pause:latest';
+
+/**
+ * A probe-node answer for a node the demo does not run: a healthy AL2023 node (or, with
+ * `sandboxImage`, a node configured with that image: an AL2 node pulls the ECR pause image), with
+ * `findings` overriding by id.
+ */
+export function simulatedProbe(
+  findings: readonly { id: string; status: string; summary: string }[],
+  sandboxImage: string = AL2023_SANDBOX,
+): string {
+  const byId = new Map(
+    HEALTHY_PROBE.map((f) => [f.id, { ...f, summary: f.summary.replace(AL2023_SANDBOX, sandboxImage) }]),
+  );
   for (const f of findings) byId.set(f.id, f);
   return JSON.stringify({
     node: {
       os: 'amzn',
-      osVersion: '2023',
+      osVersion: sandboxImage === AL2023_SANDBOX ? '2023' : '2',
       containerd: '1.7.27',
       kubelet: 'v1.33.5-eks-113cf36',
-      sandboxImage: 'localhost/kubernetes/pause:latest',
+      sandboxImage,
       soci: false,
     },
     findings: [...byId.values()].map((f) => ({ ...f, evidence: 'simulated node' })),
@@ -172,49 +184,74 @@ export interface SimulatedPauseNodeOptions {
   readonly healsAfterRepair?: boolean;
   /** Whether the pause image is missing now (a node that breaks later): false, the probe passes. @default always */
   readonly broken?: () => boolean;
+  /**
+   * The node's configured sandbox image: AL2023 bakes `localhost/kubernetes/pause:latest` and the
+   * repair re-imports it; any other (AL2's ECR pause image) is pulled with an ECR token.
+   * @default 'localhost/kubernetes/pause:latest'
+   */
+  readonly sandboxImage?: string;
+  /**
+   * An ECR pull: whether the node gets a registry token now (its role may call
+   * ecr:GetAuthorizationToken). Without one the repair fails as repair-pause-image.sh does. @default always
+   */
+  readonly ecrToken?: () => boolean;
+}
+
+/** A simulated node, and whether its sandbox image is in its image store now (the local kubelet asks). */
+export type SimulatedPauseNode = LocalNodeBehaviour & { readonly sandboxImagePresent: () => boolean };
+
+/** repair-pause-image.sh's answer on the simulated node: re-import (AL2023) or a pull with an ECR token. */
+function simulatedRepair(image: string, o: SimulatedPauseNodeOptions): NodeCommandAnswer {
+  const method = image === AL2023_SANDBOX ? 'reimport' : 'ecr-pull';
+  const answer = (status: string, pinned: boolean, message: string) =>
+    JSON.stringify({ status, image, method, pinned, dryRun: false, message });
+  if (method === 'ecr-pull' && o.ecrToken?.() === false)
+    return {
+      status: 'Failed',
+      stdout: answer(
+        'failed',
+        false,
+        'could not get an ECR token (cat failed): does the node role allow ecr:GetAuthorizationToken?',
+      ),
+    };
+  return { status: 'Success', stdout: answer('repaired', true, 'simulated node'), ...o.repair };
 }
 
 /**
- * A simulated AL2023 node whose pause image was deleted: the probe fails until the repair runs.
- * The demo uses it when containerd is not available here (and says so); the workflow tests use it
- * with faults (not managed, stuck or undeliverable commands, a repair that does not heal).
+ * A simulated node whose pause image was deleted (AL2023 by default; `sandboxImage` names another
+ * node's configured image): the probe fails until the repair runs. The demo uses it when containerd
+ * is not available here (and says so); the workflow tests use it with faults (not managed, stuck or
+ * undeliverable commands, a repair that does not heal).
  */
-export function simulatedPauseNode(o: SimulatedPauseNodeOptions = {}): LocalNodeBehaviour {
+export function simulatedPauseNode(o: SimulatedPauseNodeOptions = {}): SimulatedPauseNode {
+  const image = o.sandboxImage ?? AL2023_SANDBOX;
   let repaired = false;
+  const healthy = () => (repaired && o.healsAfterRepair !== false) || (o.broken !== undefined && !o.broken());
   return {
     managed: o.managed ?? true,
+    sandboxImagePresent: healthy,
     run(document, parameters): NodeCommandAnswer {
       const { name, rejected } = admit(document, parameters);
       if (rejected) return rejected;
       if (name === 'probeNode') {
-        const healthy = (repaired && o.healsAfterRepair !== false) || (o.broken !== undefined && !o.broken());
-        const ok = healthy ? 'pass' : 'fail';
+        const ok = healthy() ? 'pass' : 'fail';
         return {
           status: 'Success',
-          stdout: simulatedProbe([
-            {
-              id: 'node.sandbox-image.present',
-              status: ok,
-              summary:
-                ok === 'pass' ? 'present' : 'localhost/kubernetes/pause:latest is missing from the k8s.io image store',
-            },
-            { id: 'node.sandbox-image.pinned', status: ok, summary: ok === 'pass' ? 'pinned' : 'not pinned' },
-          ]),
+          stdout: simulatedProbe(
+            [
+              {
+                id: 'node.sandbox-image.present',
+                status: ok,
+                summary: ok === 'pass' ? 'present' : `${image} is missing from the k8s.io image store`,
+              },
+              { id: 'node.sandbox-image.pinned', status: ok, summary: ok === 'pass' ? 'pinned' : 'not pinned' },
+            ],
+            image,
+          ),
         };
       }
       if (name === 'repairPauseImage') {
-        const answer: NodeCommandAnswer = {
-          status: 'Success',
-          stdout: JSON.stringify({
-            status: 'repaired',
-            image: 'localhost/kubernetes/pause:latest',
-            method: 'reimport',
-            pinned: true,
-            dryRun: false,
-            message: 'simulated node',
-          }),
-          ...o.repair,
-        };
+        const answer = simulatedRepair(image, o);
         if (answer.status === 'Success') repaired = true;
         return answer;
       }

@@ -1,4 +1,4 @@
-import type { WorkflowConfig } from '../lambdas/core/workflow-config.js';
+import type { WorkflowConfig } from '../lambdas/core/workflow/workflow-config.js';
 import type { LocalTable } from './dynamo.js';
 import { AccessDeniedError, type AwsRequest, type TemplateAuthorizer } from './iam.js';
 import type { RunOptions } from './local-workflow.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { configVersion } from '../lambdas/aws/config-store.js';
+import { configVersion } from '../lambdas/aws/runtime/config-store.js';
 import { createApp } from '../lib/app.js';
 import { CONFIG_CONTEXT_KEY } from '../lib/config.js';
 import { NODE_ROLE } from './account-snapshot.js';

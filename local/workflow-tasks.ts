@@ -1,14 +1,14 @@
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { type CheckGroup, makeCheckHandler } from '../lambdas/aws/checks/groups.js';
-import { resolveNode } from '../lambdas/aws/checks/node-context.js';
 import { accountRemedies } from '../lambdas/aws/door/account-remedies.js';
 import type { DoorDeps } from '../lambdas/aws/door/executor.js';
 import { doorInputSchema, doorStep } from '../lambdas/aws/door/service.js';
+import { resolveNode } from '../lambdas/aws/readers/account/node-context.js';
 import { decideEventSchema, decideIncident } from '../lambdas/aws/workflow/decide.js';
 import { openIncident } from '../lambdas/aws/workflow/open-incident.js';
 import { summarizeEventSchema, summarizeIncident } from '../lambdas/aws/workflow/summarize.js';
 import { verifyEventSchema, verifyRepair } from '../lambdas/aws/workflow/verify.js';
-import { incidentInputSchema, type WorkflowConfig } from '../lambdas/core/workflow-config.js';
+import { incidentInputSchema, type WorkflowConfig } from '../lambdas/core/workflow/workflow-config.js';
 import type { AccountSnapshot } from './account-snapshot.js';
 import { asRole } from './guard.js';
 import type { PolicyDocument, TemplateAuthorizer } from './iam.js';

@@ -4,8 +4,8 @@ import {
   type SFNClient,
   StartExecutionCommand,
 } from '@aws-sdk/client-sfn';
-import { AGENT_NOTE_MAX, type AgentRequest, agentExecutionName } from '../../lambdas/core/agent-request.js';
-import { outboundText } from '../../lambdas/core/outbound.js';
+import { AGENT_NOTE_MAX, type AgentRequest, agentExecutionName } from '../../lambdas/core/door/agent-request.js';
+import { outboundText } from '../../lambdas/core/text/outbound.js';
 import type { IncidentReader } from './incident-reader.js';
 
 /**

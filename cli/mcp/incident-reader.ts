@@ -1,7 +1,7 @@
 import { GetObjectCommand, NoSuchKey, type S3Client } from '@aws-sdk/client-s3';
 import { type DynamoDBDocumentClient, ScanCommand, type ScanCommandInput } from '@aws-sdk/lib-dynamodb';
-import { RUN_PREFIX } from '../../lambdas/core/incident-table.js';
-import { outboundFields } from '../../lambdas/core/outbound.js';
+import { RUN_PREFIX } from '../../lambdas/core/contract/incident-table.js';
+import { outboundFields } from '../../lambdas/core/text/outbound.js';
 import { runNoticeKind } from '../../lambdas/core/voices/notice.js';
 
 /**

@@ -1,16 +1,16 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { CheckClients } from '../../lambdas/aws/checks/check-input.js';
+import type { CheckClients } from '../../lambdas/aws/readers/account/check-input.js';
 import {
   CLASS_SCOPE,
   DEFAULT_CLASS_MODES,
   FAILURE_CLASSES,
   type FailureClass,
-} from '../../lambdas/core/failure-classes.js';
-import { outboundFields } from '../../lambdas/core/outbound.js';
-import { CHECKS_FOR_CLASS, CLASS_ADVICE } from '../../lambdas/core/policy.js';
-import { SIGNATURES } from '../../lambdas/core/signatures.js';
+} from '../../lambdas/core/contract/failure-classes.js';
+import { SIGNATURES } from '../../lambdas/core/detect/signatures.js';
+import { CHECKS_FOR_CLASS, CLASS_ADVICE } from '../../lambdas/core/policy/policy.js';
+import { outboundFields } from '../../lambdas/core/text/outbound.js';
 import { classifyLine } from '../classify-command.js';
 import { diagnose } from '../diagnose-command.js';
 import type { ActionRequester } from './action-requests.js';

@@ -4,15 +4,22 @@ import { SFNClient } from '@aws-sdk/client-sfn';
 import type { LambdaFunctionURLResult } from 'aws-lambda';
 import * as z from 'zod/mini';
 import {
+  documentClient,
+  logger,
+  metrics,
+  tracer,
+  withPowertools,
+  workflowConfig,
+} from '../aws/runtime/workflow-runtime.js';
+import {
   type ApprovalHttpRequest,
   type ApprovalPageDeps,
   type ApprovalResponse,
   handleApprovalHttp,
   refuseEarly,
 } from '../aws/workflow/approval-page.js';
-import { documentClient, logger, metrics, tracer, withPowertools, workflowConfig } from '../aws/workflow/runtime.js';
 import { type ApprovalKeys, approvalKeys } from '../aws/workflow/secret.js';
-import '../core/zod-english.js';
+import '../core/text/zod-english.js';
 
 const HEADERS = {
   'content-type': 'text/html; charset=utf-8',

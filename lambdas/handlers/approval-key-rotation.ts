@@ -1,8 +1,8 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import * as z from 'zod/mini';
-import { logger, withPowertools } from '../aws/powertools.js';
+import { logger, withPowertools } from '../aws/runtime/powertools.js';
 import { rotateApprovalKey } from '../aws/workflow/key-rotation.js';
-import '../core/zod-english.js';
+import '../core/text/zod-english.js';
 
 /** What Secrets Manager sends a rotation function. */
 export const rotationEventSchema = z.object({

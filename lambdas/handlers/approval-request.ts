@@ -2,11 +2,11 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SNSClient } from '@aws-sdk/client-sns';
 import * as z from 'zod/mini';
+import { documentClient, metrics, tracer, withPowertools, workflowConfig } from '../aws/runtime/workflow-runtime.js';
 import { requestApproval } from '../aws/workflow/approval.js';
-import { documentClient, metrics, tracer, withPowertools, workflowConfig } from '../aws/workflow/runtime.js';
 import { approvalKeys } from '../aws/workflow/secret.js';
-import { doorAskSchema } from '../core/door-state.js';
-import '../core/zod-english.js';
+import { doorAskSchema } from '../core/door/state.js';
+import '../core/text/zod-english.js';
 
 const text = () => z.string().check(z.minLength(1));
 

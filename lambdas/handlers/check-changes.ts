@@ -1,7 +1,7 @@
 import { changeIndexFromEnv } from '../aws/checks/change-index-client.js';
 import { runChangesGroup } from '../aws/checks/changes-group.js';
-import type { CheckClients } from '../aws/checks/check-input.js';
 import { createCheckHandler } from '../aws/checks/handler-kit.js';
+import type { CheckClients } from '../aws/readers/account/check-input.js';
 
 /** Account checks, group "changes": the change index only (DynamoDB). */
 export const createHandler = (deps: Pick<CheckClients, 'changes'>, now?: () => Date) =>

@@ -1,8 +1,9 @@
 import { ECRClient } from '@aws-sdk/client-ecr';
 import { changeIndexFromEnv } from '../aws/checks/change-index-client.js';
-import type { CheckClients } from '../aws/checks/check-input.js';
 import { runEcrGroup } from '../aws/checks/ecr-group.js';
-import { createCheckHandler, perRegion, sdkClient } from '../aws/checks/handler-kit.js';
+import { createCheckHandler } from '../aws/checks/handler-kit.js';
+import type { CheckClients } from '../aws/readers/account/check-input.js';
+import { perRegion, sdkClient } from '../aws/runtime/sdk-client.js';
 
 /** Account checks, group "ecr": ECR in the image's region, and the change index (lifecycle deletions). */
 export const createHandler = (deps: Pick<CheckClients, 'ecr' | 'changes'>, now?: () => Date) =>

@@ -1,7 +1,7 @@
-import type { CheckClients } from '../aws/checks/check-input.js';
 import { createCheckHandler } from '../aws/checks/handler-kit.js';
 import { runNetworkGroup } from '../aws/checks/network-group.js';
 import { Ec2QueryClient } from '../aws/ec2/client.js';
+import type { CheckClients } from '../aws/readers/account/check-input.js';
 
 /** Account checks, group "network": EC2 only (endpoints, security groups, route tables, subnet usage). */
 export const createHandler = (deps: Pick<CheckClients, 'ec2'>, now?: () => Date) =>

@@ -1,9 +1,9 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
-import { deleteConfig, writeConfig } from '../aws/config-store.js';
-import { logger, withPowertools } from '../aws/powertools.js';
-import '../core/zod-english.js';
+import { deleteConfig, writeConfig } from '../aws/runtime/config-store.js';
+import { logger, withPowertools } from '../aws/runtime/powertools.js';
+import '../core/text/zod-english.js';
 
 /** A version is what configVersion() makes of a document: 16 hex digits. */
 const VERSION = /^[0-9a-f]{16}$/;

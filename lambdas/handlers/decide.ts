@@ -3,8 +3,8 @@ import { type DecideDeps, decideEventSchema, decideIncident } from '../aws/workf
 
 export { decideEventSchema };
 
-import { documentClient, tracer, withPowertools, workflowConfig } from '../aws/workflow/runtime.js';
-import '../core/zod-english.js';
+import { documentClient, tracer, withPowertools, workflowConfig } from '../aws/runtime/workflow-runtime.js';
+import '../core/text/zod-english.js';
 
 /** Workflow step "Decide": findings → safety policy → plan, and the requests the door runs. */
 export const createHandler = (deps: () => Promise<DecideDeps>) =>

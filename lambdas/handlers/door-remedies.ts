@@ -1,7 +1,7 @@
 import { ECRClient } from '@aws-sdk/client-ecr';
-import { perRegion, sdkClient } from '../aws/checks/handler-kit.js';
 import { accountRemedies } from '../aws/door/account-remedies.js';
 import { createDoorHandler, doorClients, doorDeps } from '../aws/door/door-runtime.js';
+import { perRegion, sdkClient } from '../aws/runtime/sdk-client.js';
 
 /**
  * The door with the account remedies (IAM policy attach, security group rule, CIDR reservation,

@@ -4,17 +4,17 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
-import { ChangeIndex } from '../aws/change-index.js';
-import { configLoader } from '../aws/config-store.js';
-import { RejectStore } from '../aws/evidence-store.js';
 import { type IntakeDeps, type IntakeOutcome, intake } from '../aws/fleet/fleet-intake.js';
-import { IncidentStore } from '../aws/incident-store.js';
-import { logger, metrics, tracer, withPowertools } from '../aws/powertools.js';
-import { WorkflowStarter } from '../aws/workflow-starter.js';
-import { fleetEventSchema, fleetMembers, fleetMembersVariable } from '../core/fleet.js';
-import { ingestConfig, ingestEnvSchema } from '../core/ingest-config.js';
-import { prepareAnchorIndex } from '../core/prefilter.js';
-import '../core/zod-english.js';
+import { IncidentStore } from '../aws/ingest/incident-store.js';
+import { WorkflowStarter } from '../aws/ingest/workflow-starter.js';
+import { ChangeIndex } from '../aws/readers/account/change-index.js';
+import { configLoader } from '../aws/runtime/config-store.js';
+import { RejectStore } from '../aws/runtime/evidence-store.js';
+import { logger, metrics, tracer, withPowertools } from '../aws/runtime/powertools.js';
+import { prepareAnchorIndex } from '../core/detect/prefilter.js';
+import { fleetEventSchema, fleetMembers, fleetMembersVariable } from '../core/fleet/fleet.js';
+import { ingestConfig, ingestEnvSchema } from '../core/workflow/ingest-config.js';
+import '../core/text/zod-english.js';
 
 const intakeEnvSchema = z.object({ ...ingestEnvSchema.shape, FLEET_MEMBERS: fleetMembersVariable() });
 

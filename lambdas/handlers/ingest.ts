@@ -6,21 +6,21 @@ import { SFNClient } from '@aws-sdk/client-sfn';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
-import { AccountFactsLookup } from '../aws/account-facts.js';
-import { ChangeIndex } from '../aws/change-index.js';
-import { configLoader, untilSucceeded } from '../aws/config-store.js';
 import { Ec2QueryClient } from '../aws/ec2/client.js';
-import { RejectStore } from '../aws/evidence-store.js';
-import { IncidentBudget } from '../aws/incident-budget.js';
-import { IncidentStore } from '../aws/incident-store.js';
-import { type IngestDeps, type IngestOutcome, ingest } from '../aws/ingest-service.js';
-import { logger, metrics, tracer, withPowertools } from '../aws/powertools.js';
-import { TopicNotices } from '../aws/topic-notices.js';
-import { WorkflowStarter } from '../aws/workflow-starter.js';
-import { ingestConfig, ingestEnvSchema } from '../core/ingest-config.js';
-import { DEFAULT_INGEST_LIMITS } from '../core/ingest-limits.js';
-import { prepareAnchorIndex } from '../core/prefilter.js';
-import '../core/zod-english.js';
+import { AccountFactsLookup } from '../aws/ingest/account-facts.js';
+import { IncidentBudget } from '../aws/ingest/incident-budget.js';
+import { IncidentStore } from '../aws/ingest/incident-store.js';
+import { type IngestDeps, type IngestOutcome, ingest } from '../aws/ingest/ingest-service.js';
+import { TopicNotices } from '../aws/ingest/topic-notices.js';
+import { WorkflowStarter } from '../aws/ingest/workflow-starter.js';
+import { ChangeIndex } from '../aws/readers/account/change-index.js';
+import { configLoader, untilSucceeded } from '../aws/runtime/config-store.js';
+import { RejectStore } from '../aws/runtime/evidence-store.js';
+import { logger, metrics, tracer, withPowertools } from '../aws/runtime/powertools.js';
+import { prepareAnchorIndex } from '../core/detect/prefilter.js';
+import { DEFAULT_INGEST_LIMITS } from '../core/incident/ingest-limits.js';
+import { ingestConfig, ingestEnvSchema } from '../core/workflow/ingest-config.js';
+import '../core/text/zod-english.js';
 
 /**
  * The two events the function is subscribed to, by their envelope only: a CloudWatch Logs

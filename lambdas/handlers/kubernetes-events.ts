@@ -5,19 +5,19 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
-import { configLocation, readConfig, untilSucceeded } from '../aws/config-store.js';
-import { RejectStore } from '../aws/evidence-store.js';
-import { IncidentStore } from '../aws/incident-store.js';
-import { ClusterApi } from '../aws/kubernetes/cluster-api.js';
-import { endpointCache } from '../aws/kubernetes/endpoint.js';
+import { IncidentStore } from '../aws/ingest/incident-store.js';
+import { WorkflowStarter } from '../aws/ingest/workflow-starter.js';
 import { type ClusterEventsOutcome, type EventsDeps, readAllClusters } from '../aws/kubernetes/events-service.js';
 import { EventsStateStore } from '../aws/kubernetes/events-state.js';
-import { EksTokenCache } from '../aws/kubernetes/token.js';
-import { logger, metrics, withPowertools } from '../aws/powertools.js';
-import { WorkflowStarter } from '../aws/workflow-starter.js';
-import { CLUSTER_REACH_VARIABLE, clustersServed } from '../core/cluster-reach.js';
-import { incidentStoreVariables } from '../core/env-variables.js';
-import '../core/zod-english.js';
+import { ClusterApi } from '../aws/readers/kubernetes/cluster-api.js';
+import { endpointCache } from '../aws/readers/kubernetes/endpoint.js';
+import { EksTokenCache } from '../aws/readers/kubernetes/token.js';
+import { configLocation, readConfig, untilSucceeded } from '../aws/runtime/config-store.js';
+import { RejectStore } from '../aws/runtime/evidence-store.js';
+import { logger, metrics, withPowertools } from '../aws/runtime/powertools.js';
+import { incidentStoreVariables } from '../core/contract/env-variables.js';
+import '../core/text/zod-english.js';
+import { CLUSTER_REACH_VARIABLE, clustersServed } from '../core/contract/cluster-reach.js';
 
 /** The events function's environment, validated once at cold start. */
 export const eventsEnvSchema = z.object({

@@ -5,19 +5,19 @@ import { SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 // zod/mini with English messages (zod-english): a fraction of classic zod's import cost.
 import * as z from 'zod/mini';
-import { configLoader } from '../aws/config-store.js';
-import { IncidentBudget } from '../aws/incident-budget.js';
-import { IncidentStore } from '../aws/incident-store.js';
-import { ClusterApi } from '../aws/kubernetes/cluster-api.js';
-import { endpointCache } from '../aws/kubernetes/endpoint.js';
+import { IncidentBudget } from '../aws/ingest/incident-budget.js';
+import { IncidentStore } from '../aws/ingest/incident-store.js';
+import { WorkflowStarter } from '../aws/ingest/workflow-starter.js';
 import { type SweepDeps, type SweepOutcome, sweepClusters } from '../aws/kubernetes/sweep.js';
-import { EksTokenCache } from '../aws/kubernetes/token.js';
-import { logger, metrics, withPowertools } from '../aws/powertools.js';
-import { WorkflowStarter } from '../aws/workflow-starter.js';
-import { CLUSTER_REACH_VARIABLE, clustersServed } from '../core/cluster-reach.js';
-import { incidentStoreVariables } from '../core/env-variables.js';
-import { DEFAULT_INGEST_LIMITS } from '../core/ingest-limits.js';
-import { CLUSTER_READ_FAILED } from '../core/metric-names.js';
+import { ClusterApi } from '../aws/readers/kubernetes/cluster-api.js';
+import { endpointCache } from '../aws/readers/kubernetes/endpoint.js';
+import { EksTokenCache } from '../aws/readers/kubernetes/token.js';
+import { configLoader } from '../aws/runtime/config-store.js';
+import { logger, metrics, withPowertools } from '../aws/runtime/powertools.js';
+import { CLUSTER_REACH_VARIABLE, clustersServed } from '../core/contract/cluster-reach.js';
+import { incidentStoreVariables } from '../core/contract/env-variables.js';
+import { CLUSTER_READ_FAILED } from '../core/contract/metric-names.js';
+import { DEFAULT_INGEST_LIMITS } from '../core/incident/ingest-limits.js';
 
 const env = z
   .object({

@@ -1,15 +1,15 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { EKSClient } from '@aws-sdk/client-eks';
-import { endpointCache } from '../aws/kubernetes/endpoint.js';
 import {
   handleKubernetesRequest,
   type KubernetesDeps,
   type KubernetesResult,
   kubernetesRequestSchema,
 } from '../aws/kubernetes/service.js';
-import { EksTokenCache } from '../aws/kubernetes/token.js';
-import { logger, metrics, withPowertools } from '../aws/powertools.js';
-import { CLUSTER_READ_FAILED } from '../core/metric-names.js';
+import { endpointCache } from '../aws/readers/kubernetes/endpoint.js';
+import { EksTokenCache } from '../aws/readers/kubernetes/token.js';
+import { logger, metrics, withPowertools } from '../aws/runtime/powertools.js';
+import { CLUSTER_READ_FAILED } from '../core/contract/metric-names.js';
 
 /** One failed read of `cluster`'s API (the stack's alarm on ClusterReadFailed tells which cluster keeps failing). */
 function readFailed(cluster: string): void {

@@ -1,8 +1,8 @@
 import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import * as z from 'zod/mini';
-import { ensureLogGroupsReady } from '../aws/log-group-prerequisites.js';
-import { withPowertools } from '../aws/powertools.js';
-import '../core/zod-english.js';
+import { ensureLogGroupsReady } from '../aws/ingest/log-group-prerequisites.js';
+import { withPowertools } from '../aws/runtime/powertools.js';
+import '../core/text/zod-english.js';
 
 /** The custom resource event (CDK Provider framework) and the properties the construct sets. */
 export const logGroupReadyEventSchema = z.looseObject({

@@ -1,9 +1,9 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { S3Client } from '@aws-sdk/client-s3';
 import * as z from 'zod/mini';
-import { type NoticeDeps, noticeEvents } from '../aws/notices.js';
-import { logger, metrics, tracer, withPowertools } from '../aws/powertools.js';
-import '../core/zod-english.js';
+import { logger, metrics, tracer, withPowertools } from '../aws/runtime/powertools.js';
+import { type NoticeDeps, noticeEvents } from '../aws/voices/notices.js';
+import '../core/text/zod-english.js';
 
 /**
  * What the notices pipe passes: a batch of incident-table stream records (NEW_IMAGE). Only the

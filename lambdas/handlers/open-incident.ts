@@ -1,9 +1,9 @@
 import { SSMClient } from '@aws-sdk/client-ssm';
 import * as z from 'zod/mini';
+import { documentClient, tracer, withPowertools, workflowConfig } from '../aws/runtime/workflow-runtime.js';
 import { type OpenDeps, openIncident } from '../aws/workflow/open-incident.js';
-import { documentClient, tracer, withPowertools, workflowConfig } from '../aws/workflow/runtime.js';
-import { incidentInputSchema } from '../core/workflow-config.js';
-import '../core/zod-english.js';
+import { incidentInputSchema } from '../core/workflow/workflow-config.js';
+import '../core/text/zod-english.js';
 
 /** What the workflow's first task sends: the incident and the execution's id. */
 export const openIncidentEventSchema = z.object({

@@ -1,11 +1,11 @@
 import { IAMClient } from '@aws-sdk/client-iam';
 import * as z from 'zod/mini';
-import { sdkClient } from '../aws/checks/handler-kit.js';
-import { type NodeContext, resolveNode } from '../aws/checks/node-context.js';
 import { Ec2QueryClient } from '../aws/ec2/client.js';
 import type { Ec2Client } from '../aws/ec2/commands.js';
-import { withPowertools } from '../aws/powertools.js';
-import '../core/zod-english.js';
+import { type NodeContext, resolveNode } from '../aws/readers/account/node-context.js';
+import { withPowertools } from '../aws/runtime/powertools.js';
+import { sdkClient } from '../aws/runtime/sdk-client.js';
+import '../core/text/zod-english.js';
 
 export const resolveNodeEventSchema = z.object({
   node: z.string().check(z.regex(/^(i-[0-9a-f]{8,17}|[a-z0-9][a-z0-9.-]{0,252})$/)),

@@ -5,10 +5,10 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
-import { configLocation, readConfig, untilSucceeded } from '../aws/config-store.js';
-import { logger, metrics, withPowertools } from '../aws/powertools.js';
-import { type ClusterSignals, checkSignals, type SignalCheckDeps } from '../aws/signal-check.js';
-import '../core/zod-english.js';
+import { type ClusterSignals, checkSignals, type SignalCheckDeps } from '../aws/ingest/signal-check.js';
+import { configLocation, readConfig, untilSucceeded } from '../aws/runtime/config-store.js';
+import { logger, metrics, withPowertools } from '../aws/runtime/powertools.js';
+import '../core/text/zod-english.js';
 
 /** The self-check's environment, validated once at cold start. */
 export const signalCheckEnvSchema = z.object({

@@ -2,10 +2,10 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import * as z from 'zod/mini';
 import { forwardSignals, type SpokeBus, type SpokeDeps } from '../aws/fleet/spoke-forwarder.js';
-import { logger, metrics, tracer, withPowertools } from '../aws/powertools.js';
-import { spokeEnvSchema } from '../core/fleet.js';
-import { prepareAnchorIndex } from '../core/prefilter.js';
-import '../core/zod-english.js';
+import { logger, metrics, tracer, withPowertools } from '../aws/runtime/powertools.js';
+import { prepareAnchorIndex } from '../core/detect/prefilter.js';
+import { spokeEnvSchema } from '../core/fleet/fleet.js';
+import '../core/text/zod-english.js';
 
 /** A CloudWatch Logs subscription payload (`awslogs.data`, read with a size limit by the domain). */
 export const spokeEventSchema = z.looseObject({ awslogs: z.looseObject({ data: z.string() }) });

@@ -1,10 +1,10 @@
 import { S3Client } from '@aws-sdk/client-s3';
-import { documentClient, metrics, tracer, withPowertools, workflowConfig } from '../aws/workflow/runtime.js';
+import { documentClient, metrics, tracer, withPowertools, workflowConfig } from '../aws/runtime/workflow-runtime.js';
 import { type SummarizeDeps, summarizeEventSchema, summarizeIncident } from '../aws/workflow/summarize.js';
 
 export { summarizeEventSchema };
 
-import '../core/zod-english.js';
+import '../core/text/zod-english.js';
 
 /**
  * Workflow steps "Summarize" and "Record failure": the execution state (validated as the workflow

@@ -4,8 +4,8 @@ import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { CheckGroupName as CheckGroup } from '../../lambdas/core/execution-state.js';
-import { CHANGE_PREFIX } from '../../lambdas/core/incident-table.js';
+import { CHANGE_PREFIX } from '../../lambdas/core/contract/incident-table.js';
+import type { CheckGroupName as CheckGroup } from '../../lambdas/core/workflow/execution-state.js';
 import { eksArn } from './eks-arn.js';
 import {
   acknowledgeAnyRepository,

@@ -3,7 +3,7 @@ import { Alarm, ComparisonOperator, MathExpression, TreatMissingData } from 'aws
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { CLUSTER_READ_FAILED, METRICS_NAMESPACE, SERVICE_NAME } from '../../lambdas/core/metric-names.js';
+import { CLUSTER_READ_FAILED, METRICS_NAMESPACE, SERVICE_NAME } from '../../lambdas/core/contract/metric-names.js';
 
 /** Props of {@link ClusterReadAlarm}. */
 export interface ClusterReadAlarmProps {

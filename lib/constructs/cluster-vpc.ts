@@ -3,7 +3,7 @@ import { CfnSecurityGroup, CfnSecurityGroupIngress } from 'aws-cdk-lib/aws-ec2';
 import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { CLUSTER_REACH_VARIABLE } from '../../lambdas/core/cluster-reach.js';
+import { CLUSTER_REACH_VARIABLE } from '../../lambdas/core/contract/cluster-reach.js';
 import type { PodDoctorConfig } from '../config.js';
 import { acknowledgeNetworkInterfaces } from './nag.js';
 import type { PodDoctorFunction } from './pod-doctor-function.js';

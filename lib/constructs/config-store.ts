@@ -5,8 +5,8 @@ import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
-import { CONFIG_VARIABLES } from '../../lambdas/core/env-variables.js';
-import { CONFIG_PARTITION } from '../../lambdas/core/incident-table.js';
+import { CONFIG_VARIABLES } from '../../lambdas/core/contract/env-variables.js';
+import { CONFIG_PARTITION } from '../../lambdas/core/contract/incident-table.js';
 import { acknowledgeProviderFramework } from './nag.js';
 import { lambdaEntry } from './paths.js';
 import { PodDoctorFunction } from './pod-doctor-function.js';
@@ -17,7 +17,7 @@ export interface ConfigStoreProps {
   readonly table: ITableV2;
   /**
    * The configuration document: JSON text (`Stack.toJsonString`, references resolved at deploy) that
-   * `workflowConfigSchema` (lambdas/core/workflow-config.ts) accepts.
+   * `workflowConfigSchema` (lambdas/core/workflow/workflow-config.ts) accepts.
    */
   readonly document: string;
   /** Retention of the writer's logs. */

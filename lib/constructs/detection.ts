@@ -12,7 +12,7 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { buildFilterPattern } from '../../lambdas/core/filter-pattern.js';
+import { buildFilterPattern } from '../../lambdas/core/detect/filter-pattern.js';
 import { CLOUDTRAIL_RULES } from '../event-patterns.js';
 import type { ConfigStore } from './config-store.js';
 import { createDeadLetterQueue } from './dead-letter-queue.js';
@@ -141,7 +141,7 @@ export class Detection extends Construct {
         const filter = new SubscriptionFilter(this, `${cluster.name}Subscription${i}`, {
           logGroup,
           destination: new LambdaDestination(ingest),
-          // Derived from the signature catalogue (lambdas/core/filter-pattern.ts): one filter, one slot.
+          // Derived from the signature catalogue (lambdas/core/detect/filter-pattern.ts): one filter, one slot.
           filterPattern: FilterPattern.literal(SUBSCRIPTION_FILTER_PATTERN),
         });
         // The group exists and has a free filter slot before CloudFormation subscribes to it.

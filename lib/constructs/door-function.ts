@@ -6,7 +6,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IStringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
-import { COMMAND_OUTPUT_PREFIX } from '../../lambdas/core/door-state.js';
+import { COMMAND_OUTPUT_PREFIX } from '../../lambdas/core/door/state.js';
 import type { PodDoctorConfig } from '../config.js';
 import type { VpcPlacement } from './cluster-vpc.js';
 import type { ConfigStore } from './config-store.js';
@@ -54,7 +54,7 @@ export interface DoorFunctionProps {
 
 /**
  * The door: the one function that changes anything, with the one role that may. It gates every
- * action request right before it runs (lambdas/core/door-gate.ts) and holds the only mutating grants
+ * action request right before it runs (lambdas/core/door/gate.ts) and holds the only mutating grants
  * of the stack: SendCommand on pod-doctor's documents (on nodes tagged for a configured cluster),
  * the account remedies' writes scoped to each cluster's `remediation`, and the Kubernetes write group
  * through its own access entry. Every other function reads.

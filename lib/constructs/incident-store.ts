@@ -1,7 +1,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, Billing, StreamViewType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from '../../lambdas/core/incident-table.js';
+import { PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE } from '../../lambdas/core/contract/incident-table.js';
 
 /** Name of the attribute that holds each item's expiry (epoch seconds) for DynamoDB TTL. */
 export const INCIDENT_TTL_ATTRIBUTE = TTL_ATTRIBUTE;

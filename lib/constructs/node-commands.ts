@@ -7,7 +7,7 @@ import {
   CLUSTER_NAME_TAGS,
   CLUSTER_OWNERSHIP_TAG_PREFIX,
   CLUSTER_OWNERSHIP_TAG_VALUE,
-} from '../../lambdas/core/node-tags.js';
+} from '../../lambdas/core/contract/node-tags.js';
 import { buildDocumentContent, NODE_COMMANDS, type NodeCommandName } from '../../ssm/documents.js';
 import { acknowledgeTaggedInstances } from './nag.js';
 import { ssmScript } from './paths.js';

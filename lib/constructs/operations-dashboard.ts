@@ -15,7 +15,7 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { FAILURE_CLASSES } from '../../lambdas/core/failure-classes.js';
+import { FAILURE_CLASSES } from '../../lambdas/core/contract/failure-classes.js';
 import { METRICS_NAMESPACE, METRICS_SERVICE } from './pod-doctor-function.js';
 
 /** Props of {@link OperationsDashboard}. */

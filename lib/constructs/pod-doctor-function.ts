@@ -13,13 +13,13 @@ import {
 } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { METRICS_NAMESPACE, SERVICE_NAME } from '../../lambdas/core/metric-names.js';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../../lambdas/core/contract/metric-names.js';
 import { BUNDLE_FILE, bundleHandler } from './bundling.js';
 import { acknowledgeFunction } from './nag.js';
 import { type HandlerEntry, RUNNING_COMPILED } from './paths.js';
 
 /** The CloudWatch namespace of pod-doctor's own metrics (Powertools Metrics in every function). */
-export { METRICS_NAMESPACE } from '../../lambdas/core/metric-names.js';
+export { METRICS_NAMESPACE } from '../../lambdas/core/contract/metric-names.js';
 /** The `service` dimension Powertools adds to each of them. */
 export const METRICS_SERVICE = SERVICE_NAME;
 

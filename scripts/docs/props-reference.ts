@@ -16,7 +16,7 @@ import type * as TS from '../../node_modules/@microsoft/api-extractor/node_modul
 export const PROPS_SOURCES = [
   'lib/pod-doctor-props.ts',
   'lib/constructs/channels/channel-props.ts',
-  'lambdas/core/ingest-limits.ts',
+  'lambdas/core/incident/ingest-limits.ts',
 ] as const;
 
 /** The interface the reference starts from. */

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { AccountFactsLookup } from '../../lambdas/aws/account-facts.js';
+import { AccountFactsLookup } from '../../lambdas/aws/ingest/account-facts.js';
 import { ACCOUNT, CLUSTER, ENDPOINT_SG, healthyAccount, NODE_ID, NODE_ROLE } from '../../local/account-snapshot.js';
 import { mockAccount } from '../../local/mock-account.js';
 

@@ -3,7 +3,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { type ApprovalRequest, requestApproval } from '../../lambdas/aws/workflow/approval.js';
-import { approvalKey } from '../../lambdas/core/incident-table.js';
+import { approvalKey } from '../../lambdas/core/contract/incident-table.js';
 import type { LocalTable } from '../../local/dynamo.js';
 import { freshTable } from '../../local/incident-table.js';
 import { secretCorpus } from '../support/secrets.js';

@@ -9,7 +9,7 @@ import { freshTable } from '../../local/incident-table.js';
 
 const SECRET = 'k'.repeat(64);
 const NOW = Date.parse('2026-11-29T10:00:00Z');
-/** The digest of the request the door asks about (lambdas/core/action-request.ts requestDigest). */
+/** The digest of the request the door asks about (lambdas/core/door/action-request.ts requestDigest). */
 const DIGEST = '5'.repeat(64);
 const sns = new SNSClient({ region: 'eu-west-1' });
 const sfn = new SFNClient({ region: 'eu-west-1' });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveNode } from '../../lambdas/aws/checks/node-context.js';
+import { resolveNode } from '../../lambdas/aws/readers/account/node-context.js';
 import * as changes from '../../lambdas/handlers/check-changes.js';
 import * as ecr from '../../lambdas/handlers/check-ecr.js';
 import * as eks from '../../lambdas/handlers/check-eks.js';

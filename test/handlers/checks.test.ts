@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type CheckGroup, makeCheckHandler } from '../../lambdas/aws/checks/groups.js';
-import { resolveNode } from '../../lambdas/aws/checks/node-context.js';
-import { FINDING_IDS, type Finding } from '../../lambdas/core/findings.js';
+import { resolveNode } from '../../lambdas/aws/readers/account/node-context.js';
+import { FINDING_IDS, type Finding } from '../../lambdas/core/contract/findings.js';
 import {
   ACCOUNT,
   type AccountSnapshot,

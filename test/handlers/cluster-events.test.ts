@@ -2,8 +2,8 @@ import { request } from 'node:https';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eventsClient, writeBack } from '../../lambdas/aws/door/event-writer.js';
 import { reportEvents, reportingInstanceOf } from '../../lambdas/aws/door/report-events.js';
-import { ClusterApi } from '../../lambdas/aws/kubernetes/cluster-api.js';
-import { EksTokenCache } from '../../lambdas/aws/kubernetes/token.js';
+import { ClusterApi } from '../../lambdas/aws/readers/kubernetes/cluster-api.js';
+import { EksTokenCache } from '../../lambdas/aws/readers/kubernetes/token.js';
 import { clusterEvents, microTime, type WriteBackNotice } from '../../lambdas/core/voices/cluster-events.js';
 import { KubeApiServer } from '../../local/kube-api-server.js';
 

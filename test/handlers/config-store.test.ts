@@ -7,9 +7,9 @@ import {
   configLocation,
   configVersion,
   readConfig,
-} from '../../lambdas/aws/config-store.js';
-import { configKey } from '../../lambdas/core/incident-table.js';
-import { InvalidWorkflowConfigError } from '../../lambdas/core/workflow-config.js';
+} from '../../lambdas/aws/runtime/config-store.js';
+import { configKey } from '../../lambdas/core/contract/incident-table.js';
+import { InvalidWorkflowConfigError } from '../../lambdas/core/workflow/workflow-config.js';
 import { createHandler } from '../../lambdas/handlers/config-writer.js';
 import type { LocalTable } from '../../local/dynamo.js';
 import { freshTable } from '../../local/incident-table.js';

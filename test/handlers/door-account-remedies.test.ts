@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { accountRemedies } from '../../lambdas/aws/door/account-remedies.js';
 import { type DoorContext, RemedyTargetError } from '../../lambdas/aws/door/executor.js';
 import { remedy } from '../../lambdas/aws/door/remedy-executor.js';
-import type { RemedyAction } from '../../lambdas/core/action-request.js';
+import type { RemedyAction } from '../../lambdas/core/door/action-request.js';
 import { CLUSTER, healthyAccount } from '../../local/account-snapshot.js';
 import { mockAccount } from '../../local/mock-account.js';
 import { LOCAL_CONFIG } from '../../local/template.js';

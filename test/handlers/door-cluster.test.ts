@@ -3,8 +3,8 @@ import { awsNodeRestartPort, windowsIpamPort } from '../../lambdas/aws/door/clus
 import { ClusterWrites } from '../../lambdas/aws/door/cluster-writes.js';
 import { drainNode, evictStuckPods } from '../../lambdas/aws/door/evictions.js';
 import { cordonNode, uncordonNode, type WaitOptions } from '../../lambdas/aws/door/kubernetes-actions.js';
-import { ClusterApi } from '../../lambdas/aws/kubernetes/cluster-api.js';
-import { EksTokenCache } from '../../lambdas/aws/kubernetes/token.js';
+import { ClusterApi } from '../../lambdas/aws/readers/kubernetes/cluster-api.js';
+import { EksTokenCache } from '../../lambdas/aws/readers/kubernetes/token.js';
 import { type ApplyRecord, runApplyPath } from '../../lambdas/core/remedy/apply-path.js';
 import { awsNodeRestartPath, windowsIpamPath } from '../../lambdas/core/remedy/kubernetes-paths.js';
 import { KubeApiServer, recordedCluster } from '../../local/kube-api-server.js';

@@ -5,7 +5,7 @@ import {
   releaseReservation,
   reserve as reserveChange,
 } from '../../lambdas/aws/door/reservations.js';
-import { nodeCooldownKey, targetCooldownKey } from '../../lambdas/core/incident-table.js';
+import { nodeCooldownKey, targetCooldownKey } from '../../lambdas/core/contract/incident-table.js';
 import type { LocalTable } from '../../local/dynamo.js';
 import { freshTable } from '../../local/incident-table.js';
 

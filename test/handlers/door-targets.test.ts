@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { DoorDeps } from '../../lambdas/aws/door/executor.js';
 import { DoorTargetError } from '../../lambdas/aws/door/executor.js';
 import { resolveTarget } from '../../lambdas/aws/door/targets.js';
-import type { ActionRequest } from '../../lambdas/core/action-request.js';
+import type { ActionRequest } from '../../lambdas/core/door/action-request.js';
 import { CLUSTER, healthyAccount, NODE_DNS, NODE_ID } from '../../local/account-snapshot.js';
 import { mockAccount } from '../../local/mock-account.js';
 

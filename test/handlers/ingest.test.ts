@@ -14,11 +14,11 @@ import { DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-
 import type { Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ChangeIndex } from '../../lambdas/aws/change-index.js';
 import { checkRecentChanges } from '../../lambdas/aws/checks/change-checks.js';
 import { checkImageExists } from '../../lambdas/aws/checks/ecr-checks.js';
-import { writeConfig } from '../../lambdas/aws/config-store.js';
-import { parseEcrImage } from '../../lambdas/core/images.js';
+import { ChangeIndex } from '../../lambdas/aws/readers/account/change-index.js';
+import { writeConfig } from '../../lambdas/aws/runtime/config-store.js';
+import { parseEcrImage } from '../../lambdas/core/contract/images.js';
 import { APP_REPO, healthyAccount, NODE_ROLE } from '../../local/account-snapshot.js';
 import { LocalDynamo, type LocalTable } from '../../local/dynamo.js';
 import { freshTable } from '../../local/incident-table.js';

@@ -14,8 +14,8 @@ import {
   ClusterApi,
   KubernetesConflictError,
   KubernetesForbiddenError,
-} from '../../lambdas/aws/kubernetes/cluster-api.js';
-import { EksTokenCache } from '../../lambdas/aws/kubernetes/token.js';
+} from '../../lambdas/aws/readers/kubernetes/cluster-api.js';
+import { EksTokenCache } from '../../lambdas/aws/readers/kubernetes/token.js';
 import { PROJECT_ROOT } from '../../lib/constructs/paths.js';
 import { KubeApiServer, recordedCluster } from '../../local/kube-api-server.js';
 

@@ -5,8 +5,8 @@ import {
   KubernetesInputError,
   KubernetesThrottledError,
   KubernetesUnauthorizedError,
-} from '../../lambdas/aws/kubernetes/cluster-api.js';
-import { EksTokenCache, TOKEN_PREFIX } from '../../lambdas/aws/kubernetes/token.js';
+} from '../../lambdas/aws/readers/kubernetes/cluster-api.js';
+import { EksTokenCache, TOKEN_PREFIX } from '../../lambdas/aws/readers/kubernetes/token.js';
 import { KubeApiServer, recordedCluster } from '../../local/kube-api-server.js';
 
 const NODE = 'ip-192-168-149-143.us-east-2.compute.internal';

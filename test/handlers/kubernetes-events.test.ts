@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { IncidentStore } from '../../lambdas/aws/incident-store.js';
-import { ClusterApi } from '../../lambdas/aws/kubernetes/cluster-api.js';
+import { IncidentStore } from '../../lambdas/aws/ingest/incident-store.js';
 import { type EventsDeps, readAllClusters } from '../../lambdas/aws/kubernetes/events-service.js';
 import { EventsStateStore } from '../../lambdas/aws/kubernetes/events-state.js';
 import { sweepClusters } from '../../lambdas/aws/kubernetes/sweep.js';
-import { EksTokenCache } from '../../lambdas/aws/kubernetes/token.js';
-import { eventsStateKey } from '../../lambdas/core/incident-table.js';
-import type { Reject } from '../../lambdas/core/ingest.js';
+import { ClusterApi } from '../../lambdas/aws/readers/kubernetes/cluster-api.js';
+import { EksTokenCache } from '../../lambdas/aws/readers/kubernetes/token.js';
+import { eventsStateKey } from '../../lambdas/core/contract/incident-table.js';
+import type { Reject } from '../../lambdas/core/incident/ingest.js';
 import type { LocalTable } from '../../local/dynamo.js';
 import { freshTable } from '../../local/incident-table.js';
 import { KubeApiServer, recordedCluster } from '../../local/kube-api-server.js';

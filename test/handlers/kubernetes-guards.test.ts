@@ -5,8 +5,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ClusterWrites } from '../../lambdas/aws/door/cluster-writes.js';
 import { drainNode } from '../../lambdas/aws/door/evictions.js';
 import { cordonNode, restartAwsNode } from '../../lambdas/aws/door/kubernetes-actions.js';
-import { ClusterApi } from '../../lambdas/aws/kubernetes/cluster-api.js';
-import { EksTokenCache } from '../../lambdas/aws/kubernetes/token.js';
+import { ClusterApi } from '../../lambdas/aws/readers/kubernetes/cluster-api.js';
+import { EksTokenCache } from '../../lambdas/aws/readers/kubernetes/token.js';
 import { KubeApiServer, recordedCluster } from '../../local/kube-api-server.js';
 import { allowed, attributesOf, groupGrants } from '../../local/rbac.js';
 

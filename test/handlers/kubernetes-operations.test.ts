@@ -15,7 +15,12 @@ import { type RequestContext, ResponseContext } from '@kubernetes/client-node/di
 import { ServerConfiguration } from '@kubernetes/client-node/dist/gen/servers.js';
 import { describe, expect, it } from 'vitest';
 import { EVENT_OPERATIONS } from '../../lambdas/aws/door/events-api.js';
-import { buildRequest, OPERATIONS, type Operation, readResponse } from '../../lambdas/aws/kubernetes/generated-api.js';
+import {
+  buildRequest,
+  OPERATIONS,
+  type Operation,
+  readResponse,
+} from '../../lambdas/aws/readers/kubernetes/generated-api.js';
 
 /**
  * pod-doctor sends the twelve Kubernetes operations it calls from descriptions (generated-api.ts)

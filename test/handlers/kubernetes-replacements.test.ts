@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ClusterWrites } from '../../lambdas/aws/door/cluster-writes.js';
 import { evictStuckPods } from '../../lambdas/aws/door/evictions.js';
-import { ClusterApi } from '../../lambdas/aws/kubernetes/cluster-api.js';
 import { verifyReplacements } from '../../lambdas/aws/kubernetes/replacements.js';
-import { EksTokenCache } from '../../lambdas/aws/kubernetes/token.js';
+import { ClusterApi } from '../../lambdas/aws/readers/kubernetes/cluster-api.js';
+import { EksTokenCache } from '../../lambdas/aws/readers/kubernetes/token.js';
 import { KubeApiServer, recordedCluster } from '../../local/kube-api-server.js';
 
 /**

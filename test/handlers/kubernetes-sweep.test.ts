@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { IncidentStore } from '../../lambdas/aws/incident-store.js';
-import { ClusterApi } from '../../lambdas/aws/kubernetes/cluster-api.js';
+import { IncidentStore } from '../../lambdas/aws/ingest/incident-store.js';
 import { sweepClusters } from '../../lambdas/aws/kubernetes/sweep.js';
-import { EksTokenCache } from '../../lambdas/aws/kubernetes/token.js';
-import { metrics } from '../../lambdas/aws/powertools.js';
-import { mapBounded } from '../../lambdas/core/map-bounded.js';
+import { ClusterApi } from '../../lambdas/aws/readers/kubernetes/cluster-api.js';
+import { EksTokenCache } from '../../lambdas/aws/readers/kubernetes/token.js';
+import { metrics } from '../../lambdas/aws/runtime/powertools.js';
+import { mapBounded } from '../../lambdas/core/text/map-bounded.js';
 import type { LocalTable } from '../../local/dynamo.js';
 import { freshTable } from '../../local/incident-table.js';
 import { KubeApiServer, recordedCluster } from '../../local/kube-api-server.js';

@@ -1,7 +1,7 @@
 import { createServer as createHttpsServer } from 'node:https';
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ClusterApi, KubernetesUnreachableError } from '../../lambdas/aws/kubernetes/cluster-api.js';
+import { ClusterApi, KubernetesUnreachableError } from '../../lambdas/aws/readers/kubernetes/cluster-api.js';
 import { selfSignedCertificate } from '../../local/kube-api-helpers.js';
 
 /**

@@ -12,7 +12,7 @@ import {
   ensureLogGroupReady,
   ensureLogGroupsReady,
   SubscriptionFilterLimitError,
-} from '../../lambdas/aws/log-group-prerequisites.js';
+} from '../../lambdas/aws/ingest/log-group-prerequisites.js';
 
 const logs = new CloudWatchLogsClient({
   region: 'eu-west-1',

@@ -2,7 +2,7 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import * as z from 'zod/mini';
-import { metrics, UnpublishedMetricsError, withPowertools } from '../../lambdas/aws/powertools.js';
+import { metrics, UnpublishedMetricsError, withPowertools } from '../../lambdas/aws/runtime/powertools.js';
 
 const context = {
   functionName: 'pod-doctor-test',

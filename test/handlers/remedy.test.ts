@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { makeCheckHandler } from '../../lambdas/aws/checks/groups.js';
-import type { NodeContext } from '../../lambdas/aws/checks/node-context.js';
-import { resolveNode } from '../../lambdas/aws/checks/node-context.js';
 import {
   assertClusterOwned,
   assertInScope,
@@ -9,11 +7,13 @@ import {
   type RemedyClients,
   RemedyTargetError,
 } from '../../lambdas/aws/door/account-remedies.js';
-import { accountTargetSchema } from '../../lambdas/core/action-request.js';
-import { DEFAULT_CLASS_MODES } from '../../lambdas/core/failure-classes.js';
+import type { NodeContext } from '../../lambdas/aws/readers/account/node-context.js';
+import { resolveNode } from '../../lambdas/aws/readers/account/node-context.js';
+import { DEFAULT_CLASS_MODES } from '../../lambdas/core/contract/failure-classes.js';
+import { accountTargetSchema } from '../../lambdas/core/door/action-request.js';
 import { runApplyPath } from '../../lambdas/core/remedy/apply-path.js';
 import { remedyTarget } from '../../lambdas/core/remedy/targets.js';
-import type { WorkflowConfig } from '../../lambdas/core/workflow-config.js';
+import type { WorkflowConfig } from '../../lambdas/core/workflow/workflow-config.js';
 import {
   ACCOUNT,
   type AccountSnapshot,

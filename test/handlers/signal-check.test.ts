@@ -7,8 +7,8 @@ import {
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { checkSignals, type SignalCheckDeps } from '../../lambdas/aws/signal-check.js';
-import { eventsStateKey } from '../../lambdas/core/incident-table.js';
+import { checkSignals, type SignalCheckDeps } from '../../lambdas/aws/ingest/signal-check.js';
+import { eventsStateKey } from '../../lambdas/core/contract/incident-table.js';
 import type { LocalTable } from '../../local/dynamo.js';
 import { freshTable } from '../../local/incident-table.js';
 

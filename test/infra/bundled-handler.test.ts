@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChangeIndex } from '../../lambdas/aws/change-index.js';
+import { ChangeIndex } from '../../lambdas/aws/readers/account/change-index.js';
 import { bundleHandler } from '../../lib/constructs/bundling.js';
 import { lambdaEntry } from '../../lib/constructs/paths.js';
 import { LocalDynamo, type LocalTable } from '../../local/dynamo.js';

@@ -199,7 +199,7 @@ describe('what the Kubernetes bundles leave out', () => {
     const withText = map.sources.filter((_s, i) => map.sourcesContent[i] !== null);
     expect(withText.length).toBeGreaterThan(20);
     expect(withText.filter((s) => !/(^|\/)lambdas\//.test(s) || s.includes('node_modules'))).toEqual([]);
-    const ownFile = map.sources.findIndex((s) => s.endsWith('lambdas/aws/kubernetes/cluster-api.ts'));
+    const ownFile = map.sources.findIndex((s) => s.endsWith('lambdas/aws/readers/kubernetes/cluster-api.ts'));
     expect(map.sourcesContent[ownFile]).toContain('class ClusterApi');
     expect(map.sources.filter((s) => s.includes('@kubernetes/client-node/')).length).toBeGreaterThan(100);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { NoticeEvent } from '../../lambdas/aws/notices.js';
+import type { NoticeEvent } from '../../lambdas/aws/voices/notices.js';
 import { chatCard } from '../../lambdas/core/voices/chat-card.js';
 import type { IncidentNotice, NoticeKind } from '../../lambdas/core/voices/notice.js';
 import { NOTICE_DETAIL_TYPE, NOTICE_SOURCE } from '../../lambdas/core/voices/notice.js';

@@ -1,6 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { logGroupClusters } from '../../lambdas/core/workflow-config.js';
+import { logGroupClusters } from '../../lambdas/core/workflow/workflow-config.js';
 import { SUBSCRIPTION_FILTER_PATTERN } from '../../lib/constructs/detection.js';
 import { CLOUDTRAIL_RULES } from '../../lib/event-patterns.js';
 import { configDocument } from '../support/config-document.js';

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SPOKE_DETAIL_TYPE, SPOKE_SOURCE, spokeRoleArn } from '../../lambdas/core/fleet.js';
+import { SPOKE_DETAIL_TYPE, SPOKE_SOURCE, spokeRoleArn } from '../../lambdas/core/fleet/fleet.js';
 import { type Deployment, FleetWorld, LocalOrganization } from '../../local/fleet-world.js';
 import { arnOf, idsOfType } from '../../local/template.js';
 import { matchesEventPattern } from '../support/event-pattern.js';

@@ -96,7 +96,7 @@ function bundledInputs(name: string): string[] {
 
 describe("each Lambda bundle validates with zod/mini and zod's English messages", () => {
   // Classic zod is ~70 KB more a bundle and ~10 ms of each cold start (npm run bench:init); zod/mini
-  // says only "Invalid input" until a locale is configured (lambdas/core/zod-english.ts).
+  // says only "Invalid input" until a locale is configured (lambdas/core/text/zod-english.ts).
   it.each(handlers)('%s', (name) => {
     const zod = bundledInputs(name).filter((p) => p.includes('node_modules/zod/'));
     expect(zod.filter((p) => p.includes('/v4/classic/'))).toEqual([]);

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FAILURE_CLASSES } from '../../lambdas/core/failure-classes.js';
+import { FAILURE_CLASSES } from '../../lambdas/core/contract/failure-classes.js';
 import { PROJECT_ROOT } from '../../lib/constructs/paths.js';
 import { synth } from '../support/synth.js';
 

@@ -203,6 +203,24 @@ describe('PodDoctor API', () => {
     ]);
   });
 
+  it('configuration goes one way: cdk.json → configuration → constructs, the same as props → configuration', () => {
+    const config = parseConfig({ clusters: [CLUSTER], logRetentionDays: 30, limits: { incidentWindowMinutes: 45 } });
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const fromConfig = PodDoctor.fromConfig(new Stack(app, 'FromConfig'), 'PodDoctor', config);
+    // The validated configuration is used as given, not turned into props and parsed again.
+    expect(fromConfig.config).toBe(config);
+    const fromProps = build({
+      clusters: [CLUSTER],
+      logRetention: RetentionDays.ONE_MONTH,
+      incidentWindow: Duration.minutes(45),
+    }).podDoctor;
+    expect(fromProps.config).toEqual(config);
+    const retention = (c: PodDoctor) =>
+      ofType(Template.fromStack(Stack.of(c)), 'AWS::Logs::LogGroup').map((g) => g.Properties.RetentionInDays);
+    expect(new Set(retention(fromConfig))).toEqual(new Set([30]));
+    expect(retention(fromConfig)).toEqual(retention(fromProps));
+  });
+
   it('grant methods return the grant they added', () => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const stack = new Stack(app, 'Grants');

@@ -131,13 +131,55 @@ describe('the installed package', () => {
   it('leaves out the local runtime, the demo and test fixtures: the demo says it runs from a checkout', () => {
     for (const dir of ['dist/local', 'dist/demo', 'dist/bench', 'test', 'local', 'demo'])
       expect(existsSync(join(installed, dir)), dir).toBe(false);
-    const r = spawnSync(join(app, 'node_modules', '.bin', 'pod-doctor'), ['demo'], { cwd: app, encoding: 'utf8' });
+    const r = spawnSync(join(app, 'node_modules', '.bin', 'pod-doctor'), ['demo', '--all'], {
+      cwd: app,
+      encoding: 'utf8',
+    });
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/run it from a checkout of the repository/);
   });
 
   it('builds its command-line entry point executable (a checkout runs dist/bin/pod-doctor.js as a file)', () => {
     expect(statSync(join(PROJECT_ROOT, 'dist', 'bin', 'pod-doctor.js')).mode & 0o111).toBe(0o111);
+  });
+
+  it('is publishable: not private, built on pack (prepack), nothing built on a consumer install (no prepare)', () => {
+    const pkg = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
+    expect(pkg.private).toBeUndefined();
+    expect(pkg.scripts.prepack).toBe('npm run build');
+    expect(pkg.scripts).not.toHaveProperty('prepare');
+    expect(pkg.scripts).not.toHaveProperty('postinstall');
+  });
+
+  it('ships no source maps and stays under 700 files and 25 MB unpacked', () => {
+    // tar -tv: permissions, owner, size, date, time, path.
+    const entries = run('tar', ['-tvzf', tarball], work)
+      .trim()
+      .split('\n')
+      .map((l) => l.trim().split(/\s+/))
+      .filter((f) => !f[0].startsWith('d'))
+      .map((f) => ({ size: Number(f[2]), path: f.slice(5).join(' ') }));
+    expect(entries.filter((e) => e.path.endsWith('.map')).map((e) => e.path)).toEqual([]);
+    const unpacked = entries.reduce((n, e) => n + e.size, 0);
+    expect(entries.length).toBeLessThan(700);
+    expect(unpacked).toBeLessThan(25e6);
+    process.stdout.write(
+      `package: ${entries.length} files, ${(unpacked / 1e6).toFixed(1)} MB unpacked, ${(statSync(tarball).size / 1e6).toFixed(1)} MB packed\n`,
+    );
+  });
+
+  it('answers --help of every command from the installed package, and says which need a checkout', () => {
+    const bin = join(app, 'node_modules', '.bin', 'pod-doctor');
+    for (const c of ['classify', 'demo', 'diagnose', 'mcp', 'preflight', 'replay', 'config']) {
+      const r = spawnSync(bin, [c, '--help'], { cwd: app, encoding: 'utf8' });
+      expect(r.status, `${c}: ${r.stderr}`).toBe(0);
+      expect(r.stdout).toMatch(new RegExp(`^Usage: pod-doctor ${c}`, 'm'));
+      expect(r.stderr, c).toBe('');
+    }
+    const overview = spawnSync(bin, ['--help'], { cwd: app, encoding: 'utf8' }).stdout;
+    expect(overview).toMatch(/^ {2}demo .*\(from a checkout\)$/m);
+    const bogus = spawnSync(bin, ['classify', '--bogus'], { cwd: app, encoding: 'utf8' });
+    expect(bogus.status).toBe(2);
   });
 
   it('runs the installed pod-doctor --help', () => {

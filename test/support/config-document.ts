@@ -1,4 +1,4 @@
-import type { WorkflowConfig } from '../../lambdas/core/workflow-config.js';
+import type { WorkflowConfig } from '../../lambdas/core/workflow/workflow-config.js';
 
 type Resources = Record<string, { Type: string; Properties?: Record<string, unknown> }>;
 

@@ -1,8 +1,8 @@
-import { classify } from '../../lambdas/core/classifier.js';
-import { classifyStream } from '../../lambdas/core/context.js';
-import { buildFilterPattern } from '../../lambdas/core/filter-pattern.js';
-import { refineWithPodFacts } from '../../lambdas/core/pod-facts.js';
-import { parseRecord } from '../../lambdas/core/records.js';
+import { classify } from '../../lambdas/core/detect/classifier.js';
+import { classifyStream } from '../../lambdas/core/detect/context.js';
+import { buildFilterPattern } from '../../lambdas/core/detect/filter-pattern.js';
+import { refineWithPodFacts } from '../../lambdas/core/detect/pod-facts.js';
+import { parseRecord } from '../../lambdas/core/detect/records.js';
 import { compileFilterPattern } from './cloudwatch-filter.js';
 import type { LabelledLine } from './corpus.js';
 

@@ -23,7 +23,7 @@
  *  - Event notes are limited to 1,024 characters (NoteLengthLimit, pkg/apis/core/validation/events.go);
  *    the scheduler truncates to it with a ` ...` suffix (pkg/scheduler truncateMessage).
  */
-import { parseRecord, quotedValue } from '../../lambdas/core/records.js';
+import { parseRecord, quotedValue } from '../../lambdas/core/detect/records.js';
 import type { LabelledLine } from './corpus.js';
 
 /** What an envelope carries: an optional header message (`msg`) and the cause text (`err`). */

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { fromCloudTrailRecord } from '../../lambdas/core/change-records.js';
-import type { CloudTrailEvent } from '../../lambdas/core/cloudtrail.js';
+import { fromCloudTrailRecord } from '../../lambdas/core/cloudtrail/change-records.js';
+import type { CloudTrailEvent } from '../../lambdas/core/cloudtrail/cloudtrail.js';
 import { PROJECT_ROOT } from '../../lib/constructs/paths.js';
 
 export interface CorpusLine {

@@ -1,8 +1,8 @@
 import { V1DaemonSet } from '@kubernetes/client-node/dist/gen/models/V1DaemonSet.js';
 import { V1Pod } from '@kubernetes/client-node/dist/gen/models/V1Pod.js';
-import { CoreV1Api } from '../../lambdas/aws/kubernetes/client.js';
-import { ClusterApi } from '../../lambdas/aws/kubernetes/cluster-api.js';
-import { EksTokenCache } from '../../lambdas/aws/kubernetes/token.js';
+import { CoreV1Api } from '../../lambdas/aws/readers/kubernetes/client.js';
+import { ClusterApi } from '../../lambdas/aws/readers/kubernetes/cluster-api.js';
+import { EksTokenCache } from '../../lambdas/aws/readers/kubernetes/token.js';
 
 /**
  * A bundle entry for test/infra/bundled-kubernetes.test.ts: ClusterApi bundled with the deployed

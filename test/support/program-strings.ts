@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FAILURE_CLASSES } from '../../lambdas/core/failure-classes.js';
+import { FAILURE_CLASSES } from '../../lambdas/core/contract/failure-classes.js';
 import { PROJECT_ROOT } from '../../lib/constructs/paths.js';
 
 /**

@@ -1,5 +1,5 @@
-import { DEFAULT_CLASS_MODES } from '../../lambdas/core/failure-classes.js';
-import type { WorkflowConfig } from '../../lambdas/core/workflow-config.js';
+import { DEFAULT_CLASS_MODES } from '../../lambdas/core/contract/failure-classes.js';
+import type { WorkflowConfig } from '../../lambdas/core/workflow/workflow-config.js';
 
 /** A complete, valid configuration document for handler tests (one cluster, defaults elsewhere). */
 export function testConfig(over: Partial<WorkflowConfig> = {}): WorkflowConfig {

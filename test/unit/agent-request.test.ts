@@ -8,9 +8,9 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { APPROVAL_STATE, StepFunctionsRequester } from '../../cli/mcp/action-requests.js';
 import type { IncidentReader } from '../../cli/mcp/incident-reader.js';
-import { agentExecutionName, askFirst } from '../../lambdas/core/agent-request.js';
-import { DEFAULT_CLASS_MODES } from '../../lambdas/core/failure-classes.js';
-import type { WorkflowConfig } from '../../lambdas/core/workflow-config.js';
+import { DEFAULT_CLASS_MODES } from '../../lambdas/core/contract/failure-classes.js';
+import { agentExecutionName, askFirst } from '../../lambdas/core/door/agent-request.js';
+import type { WorkflowConfig } from '../../lambdas/core/workflow/workflow-config.js';
 
 const config = (over: Partial<WorkflowConfig>): WorkflowConfig => ({
   clusters: [],

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AnchorAutomatonError, AnchorGroupAutomaton } from '../../lambdas/core/anchor-automaton.js';
-import { patternAnchors } from '../../lambdas/core/prefilter.js';
+import { AnchorAutomatonError, AnchorGroupAutomaton } from '../../lambdas/core/detect/anchor-automaton.js';
+import { patternAnchors } from '../../lambdas/core/detect/prefilter.js';
 import { fuzz } from '../support/fuzz.js';
 
 /** The specification: some anchor occurs in the text, ASCII case folded (what `/i` does without `u`). */

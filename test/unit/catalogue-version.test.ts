@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CATALOGUE_VERSION, INFORMATIONAL, SIGNATURES } from '../../lambdas/core/signatures.js';
+import { CATALOGUE_VERSION, INFORMATIONAL, SIGNATURES } from '../../lambdas/core/detect/signatures.js';
 import { PROJECT_ROOT } from '../../lib/constructs/paths.js';
 
 /**

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CidrError, formatIpv4, freePrefixBlocks, parseCidr, parseIpv4 } from '../../lambdas/core/cidr.js';
+import { CidrError, formatIpv4, freePrefixBlocks, parseCidr, parseIpv4 } from '../../lambdas/core/remedy/cidr.js';
 import { fuzz } from '../support/fuzz.js';
 
 const none = { addresses: [], prefixes: [], reservations: [] };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { classify } from '../../lambdas/core/classifier.js';
-import { buildFilterPattern } from '../../lambdas/core/filter-pattern.js';
+import { classify } from '../../lambdas/core/detect/classifier.js';
+import { buildFilterPattern } from '../../lambdas/core/detect/filter-pattern.js';
 import { compileFilterPattern } from '../support/cloudwatch-filter.js';
 import { labelledCorpus } from '../support/corpus.js';
 import { carriedOf, ENVELOPES, goQuote, originOf, PASTES, truncateNote } from '../support/envelopes.js';

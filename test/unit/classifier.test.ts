@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { classify, classifyMessage } from '../../lambdas/core/classifier.js';
-import { extractEntities, registryHost } from '../../lambdas/core/entities.js';
-import { parseRecord } from '../../lambdas/core/records.js';
-import { CATALOGUE_VERSION } from '../../lambdas/core/signatures.js';
+import { classify, classifyMessage } from '../../lambdas/core/detect/classifier.js';
+import { extractEntities, registryHost } from '../../lambdas/core/detect/entities.js';
+import { parseRecord } from '../../lambdas/core/detect/records.js';
+import { CATALOGUE_VERSION } from '../../lambdas/core/detect/signatures.js';
 import { corpus } from '../support/fixtures.js';
 
 const SEED_401 = corpus()[0].line;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { type CloudTrailEvent, classifyCloudTrail } from '../../lambdas/core/cloudtrail.js';
-import { factsNeeded, scopeCloudTrail } from '../../lambdas/core/cloudtrail-scope.js';
-import { readEvent } from '../../lambdas/core/ingest.js';
+import { type CloudTrailEvent, classifyCloudTrail } from '../../lambdas/core/cloudtrail/cloudtrail.js';
+import { factsNeeded, scopeCloudTrail } from '../../lambdas/core/cloudtrail/cloudtrail-scope.js';
+import { readEvent } from '../../lambdas/core/incident/ingest.js';
 import { cloudTrailFixture, fixture } from '../support/fixtures.js';
 
 const NODE_ROLE = 'eksctl-prod-eu-nodegroup-ng-1-NodeInstanceRole-1ABCDEF';

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { type CloudTrailEvent, classifyCloudTrail, isCloudTrailEvent } from '../../lambdas/core/cloudtrail.js';
+import {
+  type CloudTrailEvent,
+  classifyCloudTrail,
+  isCloudTrailEvent,
+} from '../../lambdas/core/cloudtrail/cloudtrail.js';
 import { fixture } from '../support/fixtures.js';
 
 const ev = (name: string) => fixture<CloudTrailEvent>(`events/${name}.json`);

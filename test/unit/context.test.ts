@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { classify } from '../../lambdas/core/classifier.js';
-import { classifyEach, classifyStream, type StreamRecord } from '../../lambdas/core/context.js';
-import { readEvent } from '../../lambdas/core/ingest.js';
+import { classify } from '../../lambdas/core/detect/classifier.js';
+import { classifyEach, classifyStream, type StreamRecord } from '../../lambdas/core/detect/context.js';
+import { readEvent } from '../../lambdas/core/incident/ingest.js';
 import { labelledCorpus } from '../support/corpus.js';
 import { corpus, subscriptionEvent } from '../support/fixtures.js';
 

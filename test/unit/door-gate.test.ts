@@ -1,23 +1,27 @@
 import { describe, expect, it } from 'vitest';
+import { CLASS_MODES, FAILURE_CLASSES } from '../../lambdas/core/contract/failure-classes.js';
+import type { Finding } from '../../lambdas/core/contract/findings.js';
 import {
   ACTION_KINDS_LIST,
   type Action,
   type ActionRequest,
   canonicalJson,
   requestDigest,
-} from '../../lambdas/core/action-request.js';
-import { awsNodeCause, nodeCause, windowsIpamCause } from '../../lambdas/core/door-evidence.js';
+} from '../../lambdas/core/door/action-request.js';
 import {
-  type CauseVerdict,
   configuredDisposition,
   effectiveDisposition,
   type GateInput,
   gate,
   KIND_RULES,
-} from '../../lambdas/core/door-gate.js';
-import { CLASS_MODES, FAILURE_CLASSES } from '../../lambdas/core/failure-classes.js';
-import type { Finding } from '../../lambdas/core/findings.js';
-import { decide, type PolicyInput } from '../../lambdas/core/policy.js';
+} from '../../lambdas/core/door/gate.js';
+import {
+  awsNodeCause,
+  type CauseVerdict,
+  nodeCause,
+  windowsIpamCause,
+} from '../../lambdas/core/policy/cause-evidence.js';
+import { decide, type PolicyInput } from '../../lambdas/core/policy/policy.js';
 import { planRemedy } from '../../lambdas/core/remedy/plan.js';
 
 const NODE = { instanceId: 'i-0a1b2c3d4e5f60718', name: 'ip-10-0-12-34.eu-west-1.compute.internal' };

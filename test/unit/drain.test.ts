@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type DrainResult, drainOutcome, planDrain, replacementOf } from '../../lambdas/core/drain.js';
-import type { Finding } from '../../lambdas/core/findings.js';
+import type { Finding } from '../../lambdas/core/contract/findings.js';
+import { type DrainResult, drainOutcome, planDrain, replacementOf } from '../../lambdas/core/door/drain.js';
 
 const k8sNode: Finding = {
   id: 'k8s.node',

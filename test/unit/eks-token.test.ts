@@ -6,7 +6,7 @@ import {
   PRESIGN_EXPIRES_SECONDS,
   TOKEN_PREFIX,
   TOKEN_REUSE_MS,
-} from '../../lambdas/aws/kubernetes/token.js';
+} from '../../lambdas/aws/readers/kubernetes/token.js';
 
 const CREDS = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' };
 const SESSION = { ...CREDS, sessionToken: 'IQoJb3JpZ2luX2VjE/session+token=' };

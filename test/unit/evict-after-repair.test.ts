@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { nodeCause } from '../../lambdas/core/door-evidence.js';
+import type { Finding } from '../../lambdas/core/contract/findings.js';
 import {
   type EvictionResult,
   type EvictPlan,
   evictionOutcome,
   planEviction,
-} from '../../lambdas/core/evict-after-repair.js';
-import type { Finding } from '../../lambdas/core/findings.js';
+} from '../../lambdas/core/door/evict-after-repair.js';
+import { nodeCause } from '../../lambdas/core/policy/cause-evidence.js';
 
 const finding = (id: string, status: Finding['status']): Finding => ({
   id,

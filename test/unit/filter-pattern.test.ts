@@ -4,8 +4,8 @@ import {
   FilterPatternError,
   filterTerms,
   MAX_FILTER_PATTERN_LENGTH,
-} from '../../lambdas/core/filter-pattern.js';
-import { SIGNATURES } from '../../lambdas/core/signatures.js';
+} from '../../lambdas/core/detect/filter-pattern.js';
+import { SIGNATURES } from '../../lambdas/core/detect/signatures.js';
 import { compileFilterPattern, UnsupportedFilterPattern } from '../support/cloudwatch-filter.js';
 import { type LabelledLine, labelledCorpus } from '../support/corpus.js';
 

@@ -9,8 +9,8 @@ import {
   SPOKE_DETAIL_TYPE,
   SPOKE_SOURCE,
   spokeBatchSchema,
-} from '../../lambdas/core/fleet.js';
-import type { IncidentCandidate } from '../../lambdas/core/incidents.js';
+} from '../../lambdas/core/fleet/fleet.js';
+import type { IncidentCandidate } from '../../lambdas/core/incident/incidents.js';
 import { corpus, fixture, subscriptionEvent } from '../support/fixtures.js';
 
 const MEMBERS = [

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FAILURE_CLASSES } from '../../lambdas/core/failure-classes.js';
-import { buildFilterPattern } from '../../lambdas/core/filter-pattern.js';
+import { FAILURE_CLASSES } from '../../lambdas/core/contract/failure-classes.js';
+import { buildFilterPattern } from '../../lambdas/core/detect/filter-pattern.js';
 import { compileFilterPattern } from '../support/cloudwatch-filter.js';
 import { labelledCorpus } from '../support/corpus.js';
 import { freshFieldSet } from '../support/fresh.js';

@@ -1,7 +1,12 @@
 import { runSimulation } from '@cloud-copilot/iam-simulate';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Decision, evaluate, type NamedPolicy, type PolicyStatement } from '../../lambdas/core/iam-policy.js';
+import {
+  type Decision,
+  evaluate,
+  type NamedPolicy,
+  type PolicyStatement,
+} from '../../lambdas/core/policy/iam-policy.js';
 
 /**
  * The node-role check keeps a small hand-written evaluator (it runs inside a Lambda; the library and

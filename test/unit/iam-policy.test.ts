@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { compareAddonVersions } from '../../lambdas/aws/checks/eks-checks.js';
+import { closest, parseEcrImage } from '../../lambdas/core/contract/images.js';
 import {
   evaluate,
   type NamedPolicy,
   namesPrincipal,
   type PolicyDocument,
   wildcardMatch,
-} from '../../lambdas/core/iam-policy.js';
-import { closest, parseEcrImage } from '../../lambdas/core/images.js';
+} from '../../lambdas/core/policy/iam-policy.js';
 import { ECR_READ_ONLY } from '../../local/account-snapshot.js';
 
 const REPO = 'arn:aws:ecr:eu-west-1:111122223333:repository/team/app';

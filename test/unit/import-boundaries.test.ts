@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -54,6 +54,15 @@ describe('import boundaries', () => {
     expect(await violations(PROJECT_ROOT, SOURCES)).toEqual(PENDING);
   });
 
+  it('keeps lambdas/core and lambdas/aws in rooms: no module lies loose beside them', () => {
+    for (const layer of ['core', 'aws']) {
+      const loose = readdirSync(join(PROJECT_ROOT, 'lambdas', layer), { withFileTypes: true }).filter(
+        (e) => !e.isDirectory(),
+      );
+      expect(loose.map((e) => `${layer}/${e.name}`)).toEqual([]);
+    }
+  });
+
   describe('on a project that breaks each rule', () => {
     const dir = mkdtempSync(join(tmpdir(), 'pod-doctor-boundaries-'));
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -61,6 +70,17 @@ describe('import boundaries', () => {
       'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext' } }),
       'lambdas/core/clock.ts': "import { stack } from '../../lib/stack.js';\nexport const clock = stack;\n",
       'lambdas/core/names.ts': "export const TABLE = 'TABLE_NAME';\n",
+      'lambdas/core/text/low.ts': "import { gate } from '../door/high.js';\nexport const low = gate;\n",
+      'lambdas/core/door/high.ts': 'export const gate = 1;\n',
+      'lambdas/core/voices/card.ts': "import { member } from '../fleet/member.js';\nexport const card = member;\n",
+      'lambdas/core/fleet/member.ts': "export const member = 'm';\n",
+      'lambdas/aws/door/act.ts':
+        "import { read } from '../kubernetes/read.js';\nimport { near } from './near.js';\nexport const act = [read, near];\n",
+      'lambdas/aws/door/near.ts': 'export const near = 1;\n',
+      'lambdas/aws/kubernetes/read.ts': 'export const read = 1;\n',
+      'lambdas/aws/runtime/plumbing.ts':
+        "import { reader } from '../readers/reader.js';\nexport const plumbing = reader;\n",
+      'lambdas/aws/readers/reader.ts': 'export const reader = 1;\n',
       'lambdas/aws/adapter.ts': "import { label } from '../../lib/label.js';\nexport const adapter = label;\n",
       'lambdas/handlers/entry.ts': 'export const handler = 1;\n',
       'lib/label.ts': "export const label = 'x';\n",
@@ -88,7 +108,11 @@ describe('import boundaries', () => {
 
     it('reports every rule, and nothing the layers allow', { timeout: 120_000 }, async () => {
       expect(await violations(dir, ['bin', 'cli', 'demo', 'lambdas', 'lib', 'local', 'test'])).toEqual([
+        'aws-runtime-imports-below: lambdas/aws/runtime/plumbing.ts → lambdas/aws/readers/reader.ts',
+        'aws-services-import-no-service: lambdas/aws/door/act.ts → lambdas/aws/kubernetes/read.ts',
         'core-imports-only-core: lambdas/core/clock.ts → lib/stack.ts',
+        'core-text-imports-below: lambdas/core/text/low.ts → lambdas/core/door/high.ts',
+        'core-voices-imports-below: lambdas/core/voices/card.ts → lambdas/core/fleet/member.ts',
         'demo-only-from-demo-entries: cli/tool.ts → demo/show.ts',
         'handlers-are-entry-points: lib/stack.ts → lambdas/handlers/entry.ts',
         'lambdas-import-no-lib: lambdas/aws/adapter.ts → lib/label.ts',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aggregate, incidentId, incidentScope, type Occurrence } from '../../lambdas/core/incidents.js';
+import { aggregate, incidentId, incidentScope, type Occurrence } from '../../lambdas/core/incident/incidents.js';
 
 const base: Occurrence = {
   class: 'sandbox-image',

@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { readEvent } from '../../lambdas/core/ingest.js';
+import { readEvent } from '../../lambdas/core/incident/ingest.js';
 import { corpus, fixture, subscriptionEvent } from '../support/fixtures.js';
 import { fuzz } from '../support/fuzz.js';
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { aggregate } from '../../lambdas/core/incidents.js';
-import { readEvent } from '../../lambdas/core/ingest.js';
+import { aggregate } from '../../lambdas/core/incident/incidents.js';
+import { readEvent } from '../../lambdas/core/incident/ingest.js';
 import {
   COMBINED_PREFIX,
   instanceIdOfProviderId,
   MAX_EVENT_MESSAGE,
   readKubeEvent,
-} from '../../lambdas/core/kube-events.js';
+} from '../../lambdas/core/incident/kube-events.js';
 import { eventDrafts, REPORTING_CONTROLLER } from '../../lambdas/core/voices/cluster-events.js';
 import { recordedCluster } from '../../local/kube-api-server.js';
 import { subscriptionEvent } from '../support/fixtures.js';

@@ -1,18 +1,18 @@
 import { describe, expect, it } from 'vitest';
+import type { PodObject } from '../../lambdas/core/detect/stuck-pods.js';
 import {
   ACTION_RISK,
   actionDisposition,
   drainSelection,
   evictableStuckPods,
   KUBERNETES_ACTIONS,
-} from '../../lambdas/core/kubernetes-actions.js';
+} from '../../lambdas/core/door/kubernetes-actions.js';
 import { runApplyPath } from '../../lambdas/core/remedy/apply-path.js';
 import {
   awsNodeRestartPath,
   kubernetesRemedyTarget,
   windowsIpamPath,
 } from '../../lambdas/core/remedy/kubernetes-paths.js';
-import type { PodObject } from '../../lambdas/core/stuck-pods.js';
 
 const pod = (
   name: string,

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CLASSIFY_PREFIX, classify } from '../../lambdas/core/classifier.js';
-import { quotedValue } from '../../lambdas/core/records.js';
-import { INFORMATIONAL, SIGNATURES } from '../../lambdas/core/signatures.js';
+import { CLASSIFY_PREFIX, classify } from '../../lambdas/core/detect/classifier.js';
+import { quotedValue } from '../../lambdas/core/detect/records.js';
+import { INFORMATIONAL, SIGNATURES } from '../../lambdas/core/detect/signatures.js';
 import { fuzz } from '../support/fuzz.js';
 
 /** The regex source without escapes and character classes: what is left must hold no repetition. */

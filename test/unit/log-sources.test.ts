@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { classify, quickUnknown } from '../../lambdas/core/classifier.js';
-import { buildFilterPattern } from '../../lambdas/core/filter-pattern.js';
-import { readEvent } from '../../lambdas/core/ingest.js';
-import { parseRecord } from '../../lambdas/core/records.js';
+import { classify, quickUnknown } from '../../lambdas/core/detect/classifier.js';
+import { buildFilterPattern } from '../../lambdas/core/detect/filter-pattern.js';
+import { parseRecord } from '../../lambdas/core/detect/records.js';
+import { readEvent } from '../../lambdas/core/incident/ingest.js';
 import { PROJECT_ROOT } from '../../lib/constructs/paths.js';
 import { compileFilterPattern } from '../support/cloudwatch-filter.js';
 import { subscriptionEvent } from '../support/fixtures.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { namesPrincipal } from '../../lambdas/core/iam-policy.js';
-import { partitionOf, partitionOfArn } from '../../lambdas/core/partition.js';
+import { partitionOf, partitionOfArn } from '../../lambdas/core/contract/partition.js';
+import { namesPrincipal } from '../../lambdas/core/policy/iam-policy.js';
 
 describe('partitions (no hard-coded arn:aws:)', () => {
   it('maps China and GovCloud regions to their partitions', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { occurrenceOf, podFacts } from '../../lambdas/aws/kubernetes/sweep.js';
-import { refineWithPodFacts } from '../../lambdas/core/pod-facts.js';
-import { classifyPodEvents, type StuckPod } from '../../lambdas/core/stuck-pods.js';
-import { sandboxRepositories } from '../../lambdas/core/trust.js';
+import { sandboxRepositories } from '../../lambdas/core/contract/trust.js';
+import { refineWithPodFacts } from '../../lambdas/core/detect/pod-facts.js';
+import { classifyPodEvents, type StuckPod } from '../../lambdas/core/detect/stuck-pods.js';
 
 // The bare registry refusal of a tune line (https://github.com/convox/rack/issues/1302): alone it names no image.
 const BARE_AUTH = 'unauthorized: authentication required';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { CLASS_MODES, FAILURE_CLASSES } from '../../lambdas/core/failure-classes.js';
-import type { Finding } from '../../lambdas/core/findings.js';
-import { CHECKS_FOR_CLASS, decide, type PolicyInput } from '../../lambdas/core/policy.js';
+import { CLASS_MODES, FAILURE_CLASSES } from '../../lambdas/core/contract/failure-classes.js';
+import type { Finding } from '../../lambdas/core/contract/findings.js';
+import { CHECKS_FOR_CLASS, decide, type PolicyInput } from '../../lambdas/core/policy/policy.js';
 
 const NOW = Date.parse('2026-11-29T10:00:00Z');
 const base: PolicyInput = {

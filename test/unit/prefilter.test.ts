@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { classifyLine, classifyToJson, LineBatcher } from '../../cli/classify-command.js';
-import { classify, classifyMessage, matchSignatures, quickUnknown } from '../../lambdas/core/classifier.js';
+import { classify, classifyMessage, matchSignatures, quickUnknown } from '../../lambdas/core/detect/classifier.js';
 import {
   anchorOf,
   candidateSignatures,
@@ -9,8 +9,8 @@ import {
   PrefilterError,
   patternAnchors,
   signaturePatterns,
-} from '../../lambdas/core/prefilter.js';
-import { INFORMATIONAL, SIGNATURES } from '../../lambdas/core/signatures.js';
+} from '../../lambdas/core/detect/prefilter.js';
+import { INFORMATIONAL, SIGNATURES } from '../../lambdas/core/detect/signatures.js';
 import { labelledCorpus } from '../support/corpus.js';
 import { fuzz } from '../support/fuzz.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { classify } from '../../lambdas/core/classifier.js';
-import { FAILURE_CLASSES } from '../../lambdas/core/failure-classes.js';
-import { buildFilterPattern } from '../../lambdas/core/filter-pattern.js';
+import { FAILURE_CLASSES } from '../../lambdas/core/contract/failure-classes.js';
+import { classify } from '../../lambdas/core/detect/classifier.js';
+import { buildFilterPattern } from '../../lambdas/core/detect/filter-pattern.js';
 import { compileFilterPattern } from '../support/cloudwatch-filter.js';
 import { programStrings } from '../support/program-strings.js';
 

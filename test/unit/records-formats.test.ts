@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { classify, quickUnknown } from '../../lambdas/core/classifier.js';
-import { parseRecord } from '../../lambdas/core/records.js';
+import { classify, quickUnknown } from '../../lambdas/core/detect/classifier.js';
+import { parseRecord } from '../../lambdas/core/detect/records.js';
 
 /**
  * Envelopes the reader reads generically (records.ts): a CloudTrail record (a trail's CloudWatch Logs event or

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { classify } from '../../lambdas/core/classifier.js';
-import { oneLine, outboundFields, outboundText } from '../../lambdas/core/outbound.js';
-import { REDACTED, redact } from '../../lambdas/core/redact.js';
+import { classify } from '../../lambdas/core/detect/classifier.js';
+import { oneLine, outboundFields, outboundText } from '../../lambdas/core/text/outbound.js';
+import { REDACTED, redact } from '../../lambdas/core/text/redact.js';
 import { fieldCorpus } from '../support/corpus.js';
 import { fuzz } from '../support/fuzz.js';
 import { leakedIn, secretCorpus } from '../support/secrets.js';

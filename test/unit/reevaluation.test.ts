@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_INGEST_LIMITS } from '../../lambdas/core/ingest-limits.js';
-import { limitNotice } from '../../lambdas/core/limit-notice.js';
+import { DEFAULT_INGEST_LIMITS } from '../../lambdas/core/incident/ingest-limits.js';
+import { limitNotice } from '../../lambdas/core/incident/limit-notice.js';
 import {
   evaluationName,
   isEvaluation,
   RUN_STALE_MS,
   reevaluationDue,
   reevaluationInput,
-} from '../../lambdas/core/reevaluation.js';
+} from '../../lambdas/core/incident/reevaluation.js';
 
 const T = Date.parse('2026-11-29T10:00:00Z');
 const ended = { workflowStarted: true, runs: 1, closedRuns: 1, startedAt: T } as const;

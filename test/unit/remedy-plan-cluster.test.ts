@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { finding } from '../../lambdas/core/findings.js';
-import { candidateActions } from '../../lambdas/core/policy.js';
+import { finding } from '../../lambdas/core/contract/findings.js';
+import { candidateActions } from '../../lambdas/core/policy/policy.js';
 import { planRemedy, type RemedyPlanInput } from '../../lambdas/core/remedy/plan.js';
 
 /** Decide's planning of the cluster remedies (ipamd, Windows IPAM, CNI permissions' follow-up). */

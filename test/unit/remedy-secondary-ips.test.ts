@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { SubnetUsage } from '../../lambdas/core/cidr.js';
 import { runApplyPath } from '../../lambdas/core/remedy/apply-path.js';
+import type { SubnetUsage } from '../../lambdas/core/remedy/cidr.js';
 import type { RecheckResult } from '../../lambdas/core/remedy/managed-policy.js';
 import {
   type AddonState,

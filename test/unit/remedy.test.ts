@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { protectedFreeBlocks, reservableRange } from '../../lambdas/core/cidr.js';
-import { finding } from '../../lambdas/core/findings.js';
+import { finding } from '../../lambdas/core/contract/findings.js';
 import { type ApplyPath, diffLines, runApplyPath } from '../../lambdas/core/remedy/apply-path.js';
+import { protectedFreeBlocks, reservableRange } from '../../lambdas/core/remedy/cidr.js';
 import { isAttachablePolicy } from '../../lambdas/core/remedy/managed-policy.js';
 import { planRemedy } from '../../lambdas/core/remedy/plan.js';
 import { remedyTarget } from '../../lambdas/core/remedy/targets.js';

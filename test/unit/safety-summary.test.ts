@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { codeBlock, codeSpan, inlineText } from '../../lambdas/core/markdown.js';
-import { snsSubject } from '../../lambdas/core/sns-subject.js';
+import { codeBlock, codeSpan, inlineText } from '../../lambdas/core/text/markdown.js';
+import { snsSubject } from '../../lambdas/core/text/sns-subject.js';
 
 /** Tenant text in summary.md stays inside its code, subjects stay one line. */
 describe('summary Markdown and subjects', () => {

@@ -1,10 +1,10 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { outcomeOf } from '../../lambdas/aws/door/node-commands.js';
-import { aggregate } from '../../lambdas/core/incidents.js';
-import { readEvent } from '../../lambdas/core/ingest.js';
-import { nodeTrust } from '../../lambdas/core/node-trust.js';
-import { eksPauseRepository, isTrustedPauseImage } from '../../lambdas/core/trust.js';
+import { eksPauseRepository, isTrustedPauseImage } from '../../lambdas/core/contract/trust.js';
+import { aggregate } from '../../lambdas/core/incident/incidents.js';
+import { readEvent } from '../../lambdas/core/incident/ingest.js';
+import { nodeTrust } from '../../lambdas/core/policy/node-trust.js';
 import { fixture, subscriptionEvent } from '../support/fixtures.js';
 
 /** Issue 12: what a tenant controls (pod names, images, commands, log text) decides nothing. */

@@ -5,7 +5,7 @@ import {
   type SignalReading,
   trailReading,
   transitionOf,
-} from '../../lambdas/core/signal-health.js';
+} from '../../lambdas/core/incident/signal-health.js';
 
 const NOW = Date.parse('2026-11-30T12:00:00Z');
 const ok = (signal: SignalReading['signal']): SignalReading => ({ signal, status: 'ok', detail: 'fine' });

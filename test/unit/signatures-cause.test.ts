@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { classifyMessage } from '../../lambdas/core/classifier.js';
-import { poolFull } from '../../lambdas/core/signatures.js';
+import { classifyMessage } from '../../lambdas/core/detect/classifier.js';
+import { poolFull } from '../../lambdas/core/detect/signatures.js';
 
 /**
  * Signatures generalise by cause: the strings below follow the format strings the components print

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classify, classifyMessage } from '../../lambdas/core/classifier.js';
+import { classify, classifyMessage } from '../../lambdas/core/detect/classifier.js';
 
 /**
  * Healthy look-alikes read by cause (test/fixtures/field/lookalike.jsonl): refusals and errors of other

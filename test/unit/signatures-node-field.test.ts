@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { classifyMessage } from '../../lambdas/core/classifier.js';
-import { buildFilterPattern } from '../../lambdas/core/filter-pattern.js';
-import { SIGNATURES } from '../../lambdas/core/signatures.js';
+import { classifyMessage } from '../../lambdas/core/detect/classifier.js';
+import { buildFilterPattern } from '../../lambdas/core/detect/filter-pattern.js';
+import { SIGNATURES } from '../../lambdas/core/detect/signatures.js';
 import { compileFilterPattern } from '../support/cloudwatch-filter.js';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyMessage } from '../../lambdas/core/classifier.js';
+import { classifyMessage } from '../../lambdas/core/detect/classifier.js';
 
 /**
  * A node running out of what pods need: the kernel refusing a new task (PIDs, threads), kubelet's disk and

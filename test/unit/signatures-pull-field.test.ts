@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyMessage } from '../../lambdas/core/classifier.js';
+import { classifyMessage } from '../../lambdas/core/detect/classifier.js';
 
 /**
  * Pull and sandbox-image causes met in new field sources (test/fixtures/field/field-pull-2.jsonl), each

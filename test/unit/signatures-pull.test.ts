@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classify, classifyMessage } from '../../lambdas/core/classifier.js';
+import { classify, classifyMessage } from '../../lambdas/core/detect/classifier.js';
 
 /**
  * Getting an image onto the node: registries unreachable or refusing, image pulls, the pause (sandbox)

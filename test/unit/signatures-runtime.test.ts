@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classify, classifyMessage } from '../../lambdas/core/classifier.js';
+import { classify, classifyMessage } from '../../lambdas/core/detect/classifier.js';
 
 /**
  * The container runtime failing a pod: kubelet's CRI calls and events, containerd's CRI server, CRI-O,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classify, classifyMessage } from '../../lambdas/core/classifier.js';
+import { classify, classifyMessage } from '../../lambdas/core/detect/classifier.js';
 
 /**
  * Pod networking: the aws-cni plugin and ipamd (aws/amazon-vpc-cni-k8s cni.go, pkg/ipamd, awsutils), EC2's

@@ -5,7 +5,7 @@ import {
   dominantClass,
   isRunningAndReady,
   type PodObject,
-} from '../../lambdas/core/stuck-pods.js';
+} from '../../lambdas/core/detect/stuck-pods.js';
 
 function pod(waiting: string[], phase = 'Pending', extra: Partial<PodObject> = {}): PodObject {
   return {

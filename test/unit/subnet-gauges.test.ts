@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { subnetGauges } from '../../lambdas/aws/checks/subnet-gauges.js';
-import { finding } from '../../lambdas/core/findings.js';
+import { finding } from '../../lambdas/core/contract/findings.js';
 import { verificationFailed } from '../../lambdas/core/voices/notice.js';
 
 describe('subnet gauges for the dashboard', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_SUBJECT, snsSubject } from '../../lambdas/core/sns-subject.js';
-import { renderSummary } from '../../lambdas/core/summary.js';
+import { MAX_SUBJECT, snsSubject } from '../../lambdas/core/text/sns-subject.js';
+import { renderSummary } from '../../lambdas/core/voices/summary.js';
 
 const base = {
   incident: {

@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { FailureClass } from '../../lambdas/core/failure-classes.js';
-import type { WorkflowConfig } from '../../lambdas/core/workflow-config.js';
+import type { FailureClass } from '../../lambdas/core/contract/failure-classes.js';
+import type { WorkflowConfig } from '../../lambdas/core/workflow/workflow-config.js';
 import {
   ACCOUNT,
   type AccountSnapshot,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { configKey } from '../../lambdas/core/incident-table.js';
+import { configKey } from '../../lambdas/core/contract/incident-table.js';
 import { deployConfig, loadConfigAs, roleOfHandler } from '../../local/config-store.js';
 import { TemplateAuthorizer } from '../../local/iam.js';
 import { freshIncidentTable } from '../../local/local-workflow.js';

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { closeIncidentRun } from '../../lambdas/aws/incident-runs.js';
-import type { IngestLimits } from '../../lambdas/core/ingest-limits.js';
-import { evaluationName, type RunResult } from '../../lambdas/core/reevaluation.js';
+import { closeIncidentRun } from '../../lambdas/aws/ingest/incident-runs.js';
+import type { IngestLimits } from '../../lambdas/core/incident/ingest-limits.js';
+import { evaluationName, type RunResult } from '../../lambdas/core/incident/reevaluation.js';
 import type { LocalTable } from '../../local/dynamo.js';
 import { type LocalIngest, localIngest } from '../../local/ingest-runtime.js';
 import { freshIncidentTable } from '../../local/local-workflow.js';

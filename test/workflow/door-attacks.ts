@@ -1,4 +1,4 @@
-import type { FailureClass } from '../../lambdas/core/failure-classes.js';
+import type { FailureClass } from '../../lambdas/core/contract/failure-classes.js';
 import {
   ACCOUNT,
   type AccountSnapshot,

@@ -16,8 +16,8 @@ import {
  * approvals but reads neither the kill switch nor the cause (aws-node's own pod), and nothing is
  * reserved against the cap or a cooldown. Every attack then succeeds, so each attack test asserts what only the door gives.
  */
-vi.mock('../../lambdas/core/door-gate.js', async (original) => {
-  const real = await original<typeof import('../../lambdas/core/door-gate.js')>();
+vi.mock('../../lambdas/core/door/gate.js', async (original) => {
+  const real = await original<typeof import('../../lambdas/core/door/gate.js')>();
   return {
     ...real,
     // The approval flow stays; the kill switch and the cause are no longer read.
@@ -29,8 +29,8 @@ vi.mock('../../lambdas/core/door-gate.js', async (original) => {
       }),
   };
 });
-vi.mock('../../lambdas/core/door-evidence.js', async (original) => ({
-  ...(await original<typeof import('../../lambdas/core/door-evidence.js')>()),
+vi.mock('../../lambdas/core/policy/cause-evidence.js', async (original) => ({
+  ...(await original<typeof import('../../lambdas/core/policy/cause-evidence.js')>()),
   awsNodeCause: () => ({ status: 'holds', reason: 'the door bypassed' }),
 }));
 vi.mock('../../lambdas/aws/door/reservations.js', async (original) => ({

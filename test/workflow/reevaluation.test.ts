@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { evaluationName } from '../../lambdas/core/reevaluation.js';
+import { evaluationName } from '../../lambdas/core/incident/reevaluation.js';
 import { healthyAccount, NODE_DNS, NODE_ID } from '../../local/account-snapshot.js';
 import { localIngest } from '../../local/ingest-runtime.js';
 import { freshIncidentTable, runWorkflow } from '../../local/local-workflow.js';

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { FailureClass } from '../../lambdas/core/failure-classes.js';
+import type { FailureClass } from '../../lambdas/core/contract/failure-classes.js';
 import {
   ACCOUNT,
   type AccountSnapshot,

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { nodeCooldownKey } from '../../lambdas/core/incident-table.js';
+import { nodeCooldownKey } from '../../lambdas/core/contract/incident-table.js';
 import { healthyAccount, NODE_DNS, NODE_ID } from '../../local/account-snapshot.js';
 import { DOCUMENTS, freshIncidentTable, runWorkflow, synthesizedDefinition } from '../../local/local-workflow.js';
 import { simulatedPauseNode } from '../../local/node-adapters.js';

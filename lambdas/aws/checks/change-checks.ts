@@ -1,5 +1,5 @@
-import type { ChangeReader, ChangeRecord } from '../../core/change-records.js';
-import { type Finding, finding } from '../../core/findings.js';
+import type { ChangeReader, ChangeRecord } from '../../core/cloudtrail/change-records.js';
+import { type Finding, finding } from '../../core/contract/findings.js';
 
 /** At most this many indexed changes are read per resource (one Query page each). */
 export const MAX_CHANGES_PER_RESOURCE = 20;

@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ChangeIndex } from '../change-index.js';
-import { sdkClient } from './handler-kit.js';
+import { ChangeIndex } from '../readers/account/change-index.js';
+import { sdkClient } from '../runtime/sdk-client.js';
 
 /** The change index the ecr and changes checks read (table CHANGE_TABLE_NAME). */
 export function changeIndexFromEnv(): ChangeIndex {

@@ -1,6 +1,6 @@
-import { runCheck } from '../../core/findings.js';
+import { runCheck } from '../../core/contract/findings.js';
+import { type GroupRunner, inputImage, nodeOrUnknown } from '../readers/account/check-input.js';
 import { checkRecentChanges } from './change-checks.js';
-import { type GroupRunner, inputImage, nodeOrUnknown } from './check-input.js';
 
 /** Group "changes": breaking changes to the node's role, security groups, repository, cluster, subnet. */
 export const runChangesGroup: GroupRunner<'changes'> = (input, clients, now) => {

@@ -8,11 +8,11 @@ import {
   RepositoryNotFoundException,
   RepositoryPolicyNotFoundException,
 } from '@aws-sdk/client-ecr';
-import type { ChangeReader } from '../../core/change-records.js';
-import { type Finding, finding } from '../../core/findings.js';
-import { ECR_PULL_ACTIONS, evaluate, namesPrincipal, type PolicyDocument } from '../../core/iam-policy.js';
-import { closest, type EcrImage } from '../../core/images.js';
-import type { NodeContext } from './node-context.js';
+import type { ChangeReader } from '../../core/cloudtrail/change-records.js';
+import { type Finding, finding } from '../../core/contract/findings.js';
+import { closest, type EcrImage } from '../../core/contract/images.js';
+import { ECR_PULL_ACTIONS, evaluate, namesPrincipal, type PolicyDocument } from '../../core/policy/iam-policy.js';
+import type { NodeContext } from '../readers/account/node-context.js';
 
 function accountOf(roleArn: string | undefined): string | undefined {
   return roleArn ? /^arn:aws[\w-]*:iam::(\d{12}):/.exec(roleArn)?.[1] : undefined;

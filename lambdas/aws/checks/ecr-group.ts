@@ -1,5 +1,5 @@
-import { finding, runCheck } from '../../core/findings.js';
-import { type GroupRunner, inputImage, nodeOrUnknown } from './check-input.js';
+import { finding, runCheck } from '../../core/contract/findings.js';
+import { type GroupRunner, inputImage, nodeOrUnknown } from '../readers/account/check-input.js';
 import { checkImageExists, checkRepositoryPolicy } from './ecr-checks.js';
 
 /** Group "ecr": the repository policy lets the node role pull; the image (tag or digest) exists. */

@@ -7,9 +7,9 @@ import {
   type EKSClient,
   ResourceNotFoundException,
 } from '@aws-sdk/client-eks';
-import { type Finding, finding } from '../../core/findings.js';
+import { type Finding, finding } from '../../core/contract/findings.js';
 import { DescribeInstanceTypesCommand, DescribeNetworkInterfacesCommand, type Ec2Client } from '../ec2/commands.js';
-import type { NodeContext } from './node-context.js';
+import type { NodeContext } from '../readers/account/node-context.js';
 
 const CORE_ADDONS = ['vpc-cni', 'kube-proxy', 'coredns'] as const;
 

@@ -1,5 +1,5 @@
-import { runCheck } from '../../core/findings.js';
-import { type GroupRunner, requireNode } from './check-input.js';
+import { runCheck } from '../../core/contract/findings.js';
+import { type GroupRunner, requireNode } from '../readers/account/check-input.js';
 import { checkAddonVersions, checkEniCapacity, checkNodeAmi } from './eks-checks.js';
 
 /** Group "eks": add-on versions, the node's AMI age, the ENI/IP capacity of its instance type. */

@@ -1,6 +1,6 @@
-import type { Finding } from '../../core/findings.js';
+import type { Finding } from '../../core/contract/findings.js';
+import type { CheckClients, CheckGroup, CheckInput } from '../readers/account/check-input.js';
 import { runChangesGroup } from './changes-group.js';
-import type { CheckClients, CheckGroup, CheckInput } from './check-input.js';
 import { runEcrGroup } from './ecr-group.js';
 import { runEksGroup } from './eks-group.js';
 import { checkHandler } from './handler-kit.js';
@@ -17,7 +17,7 @@ export {
   CheckInputError,
   checkInputSchema,
   parseCheckInput,
-} from './check-input.js';
+} from '../readers/account/check-input.js';
 
 /** Runs one check group; every check either returns findings or an `error` finding, never throws. */
 export async function runCheckGroup(

@@ -1,6 +1,5 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { Finding } from '../../core/findings.js';
-import { logger, metrics, tracer, withPowertools } from '../powertools.js';
+import type { Finding } from '../../core/contract/findings.js';
 import {
   type CheckClients,
   type CheckGroup,
@@ -10,34 +9,14 @@ import {
   type GroupRunner,
   groupApplies,
   parseCheckInput,
-} from './check-input.js';
+} from '../readers/account/check-input.js';
+import { logger, metrics, tracer, withPowertools } from '../runtime/powertools.js';
 import { subnetGauges } from './subnet-gauges.js';
 
 // No SDK client is imported here: each check handler passes the client classes it uses, so its
 // bundle loads only those packages (test/infra/lean-bundles.test.ts holds every handler to that).
 
 export { logger, tracer };
-
-/** Throttling is retried by the SDK (standard mode, exponential backoff) before a check reports `error`. */
-export const CLIENT_OPTIONS = { maxAttempts: 6 } as const;
-
-/** A traced SDK client with pod-doctor's retry settings (`region` for clients of another region). */
-export function sdkClient<C>(Client: new (config: { maxAttempts: number; region?: string }) => C, region?: string): C {
-  return tracer.captureAWSv3Client(new Client(region ? { ...CLIENT_OPTIONS, region } : CLIENT_OPTIONS));
-}
-
-/** One client per region, created on first use and reused for the life of the execution environment. */
-export function perRegion<C>(create: (region: string) => C): (region: string) => C {
-  const clients = new Map<string, C>();
-  return (region) => {
-    let c = clients.get(region);
-    if (!c) {
-      c = create(region);
-      clients.set(region, c);
-    }
-    return c;
-  };
-}
 
 /** One check group on parsed input: its checks → findings (and a metric each). */
 function runGroup<K extends keyof CheckClients>(

@@ -1,6 +1,6 @@
-import { runCheck } from '../../core/findings.js';
-import { type GroupRunner, inputImage, requireNode } from './check-input.js';
-import { checkCniPolicy, checkNodeRoleEcrRead } from './iam-checks.js';
+import { runCheck } from '../../core/contract/findings.js';
+import { type GroupRunner, inputImage, requireNode } from '../readers/account/check-input.js';
+import { checkCniPolicy, checkNodeRoleEcrRead } from '../readers/account/iam-checks.js';
 
 /** Group "iam": the node role may pull from ECR; the role aws-node uses has the CNI permissions. */
 export const runIamGroup: GroupRunner<'iam' | 'eks'> = async (input, clients) => {

@@ -1,6 +1,6 @@
-import { type Finding, runCheck } from '../../core/findings.js';
-import { type GroupRunner, inputImage, requireNode } from './check-input.js';
-import { checkEndpoints, checkSubnet } from './network-checks.js';
+import { type Finding, runCheck } from '../../core/contract/findings.js';
+import { type GroupRunner, inputImage, requireNode } from '../readers/account/check-input.js';
+import { checkEndpoints, checkSubnet } from '../readers/account/network-checks.js';
 
 const ENDPOINT_IDS = ['vpc.endpoint.ecr-api', 'vpc.endpoint.ecr-dkr', 'vpc.endpoint.sg-443', 'vpc.endpoint.s3-gateway'];
 const SUBNET_IDS = ['subnet.free-ips', 'subnet.free-prefix-blocks'];

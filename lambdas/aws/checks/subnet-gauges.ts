@@ -1,4 +1,4 @@
-import type { Finding } from '../../core/findings.js';
+import type { Finding } from '../../core/contract/findings.js';
 
 /** A subnet's free address space as the network checks measured it, for the operations dashboard. */
 export interface SubnetGauge {

@@ -12,13 +12,13 @@ import {
   paginateListAttachedRolePolicies,
   paginateSimulatePrincipalPolicy,
 } from '@aws-sdk/client-iam';
-import type { Finding } from '../../core/findings.js';
+import type { Finding } from '../../core/contract/findings.js';
 import type { CidrReservationPort } from '../../core/remedy/cidr-reservation.js';
 import type { ManagedPolicyPort, RecheckResult } from '../../core/remedy/managed-policy.js';
 import type { CacheRule, PullThroughCachePort } from '../../core/remedy/pull-through-cache.js';
 import type { IngressRule, SgIngressPort } from '../../core/remedy/sg-ingress.js';
-import { subnetUsage } from '../checks/subnet-usage.js';
 import { DescribeSecurityGroupsCommand, type Ec2Client } from '../ec2/commands.js';
+import { subnetUsage } from '../readers/account/subnet-usage.js';
 import {
   AuthorizeSecurityGroupIngressCommand,
   CreateSubnetCidrReservationCommand,

@@ -1,8 +1,8 @@
 import { DescribeAddonCommand, type EKSClient, UpdateAddonCommand } from '@aws-sdk/client-eks';
 import type { RecheckResult } from '../../core/remedy/managed-policy.js';
 import type { AddonState, SecondaryIpsPort } from '../../core/remedy/secondary-ips.js';
-import { subnetUsage } from '../checks/subnet-usage.js';
 import type { Ec2Client } from '../ec2/commands.js';
+import { subnetUsage } from '../readers/account/subnet-usage.js';
 
 export interface AddonWait {
   /** How long to wait while the add-on is UPDATING. @default 60 s */

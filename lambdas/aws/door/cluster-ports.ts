@@ -1,6 +1,6 @@
+import { asStuckPod } from '../../core/detect/stuck-pods.js';
 import type { AwsNodeRestartPort, WindowsIpamPort } from '../../core/remedy/kubernetes-paths.js';
-import { asStuckPod } from '../../core/stuck-pods.js';
-import { awsNodeOn } from '../kubernetes/aws-node.js';
+import { awsNodeOn } from '../readers/kubernetes/aws-node.js';
 import type { ClusterWrites } from './cluster-writes.js';
 import { enableWindowsIpam, restartAwsNode, restoreWindowsIpam, type WaitOptions } from './kubernetes-actions.js';
 

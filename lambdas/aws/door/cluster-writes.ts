@@ -1,7 +1,7 @@
-import type { NodeObject } from '../../core/stuck-pods.js';
-import { statusOf } from '../kubernetes/api-errors.js';
-import { PatchStrategy, setHeaderOptions } from '../kubernetes/client.js';
-import { type ClusterApi, selectorValue } from '../kubernetes/cluster-api.js';
+import type { NodeObject } from '../../core/detect/stuck-pods.js';
+import { statusOf } from '../readers/kubernetes/api-errors.js';
+import { PatchStrategy, setHeaderOptions } from '../readers/kubernetes/client.js';
+import { type ClusterApi, selectorValue } from '../readers/kubernetes/cluster-api.js';
 import { CoreV1WriteApi } from './kubernetes-writes.js';
 
 /**

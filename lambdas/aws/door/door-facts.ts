@@ -1,6 +1,6 @@
 import { DescribeNodegroupCommand } from '@aws-sdk/client-eks';
-import { actionLine, requestDigest } from '../../core/action-request.js';
-import { countAffectedNodes, readKillSwitch } from '../workflow/safety-reads.js';
+import { actionLine, requestDigest } from '../../core/door/action-request.js';
+import { countAffectedNodes, readKillSwitch } from '../runtime/safety-reads.js';
 import type { DoorContext, DoorDeps, RollbackGate } from './executor.js';
 import { writeLedger } from './records.js';
 

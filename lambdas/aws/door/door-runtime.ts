@@ -2,12 +2,12 @@ import { EKSClient } from '@aws-sdk/client-eks';
 import { IAMClient } from '@aws-sdk/client-iam';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SSMClient } from '@aws-sdk/client-ssm';
-import { sdkClient } from '../checks/handler-kit.js';
 import { Ec2QueryClient } from '../ec2/client.js';
-import { ClusterApi } from '../kubernetes/cluster-api.js';
-import { endpointCache } from '../kubernetes/endpoint.js';
-import { EksTokenCache } from '../kubernetes/token.js';
-import { documentClient, logger, withPowertools, workflowConfig } from '../workflow/runtime.js';
+import { ClusterApi } from '../readers/kubernetes/cluster-api.js';
+import { endpointCache } from '../readers/kubernetes/endpoint.js';
+import { EksTokenCache } from '../readers/kubernetes/token.js';
+import { sdkClient } from '../runtime/sdk-client.js';
+import { documentClient, logger, withPowertools, workflowConfig } from '../runtime/workflow-runtime.js';
 import type { DoorClients, DoorDeps } from './executor.js';
 import { doorInputSchema, doorStep } from './service.js';
 

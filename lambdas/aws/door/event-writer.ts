@@ -8,9 +8,9 @@ import {
   type SeriesPatch,
   type SuppressedEvent,
 } from '../../core/voices/event-series.js';
-import { statusOf } from '../kubernetes/api-errors.js';
-import { PatchStrategy, setHeaderOptions } from '../kubernetes/client.js';
-import { type ClusterApi, KubernetesConflictError } from '../kubernetes/cluster-api.js';
+import { statusOf } from '../readers/kubernetes/api-errors.js';
+import { PatchStrategy, setHeaderOptions } from '../readers/kubernetes/client.js';
+import { type ClusterApi, KubernetesConflictError } from '../readers/kubernetes/cluster-api.js';
 import { EventsV1Api } from './events-api.js';
 
 /**

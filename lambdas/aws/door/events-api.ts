@@ -11,7 +11,7 @@ import type {
   EventsV1ApiReadNamespacedEventRequest as ReadEvent,
 } from '@kubernetes/client-node/dist/gen/types/ObjectParamAPI.js';
 import type { ClusterEvent } from '../../core/voices/cluster-events.js';
-import { type Operation, send } from '../kubernetes/generated-api.js';
+import { type Operation, send } from '../readers/kubernetes/generated-api.js';
 
 /** A create of pod-doctor's own events (its MicroTimes already in RFC3339Micro strings, which the serializer keeps). */
 interface CreateEvent {

@@ -1,7 +1,7 @@
-import type { EvictedPod } from '../../core/evict-after-repair.js';
-import { drainSelection, evictableStuckPods, type PodSelection, podKey } from '../../core/kubernetes-actions.js';
-import { asStuckPod, type PodObject } from '../../core/stuck-pods.js';
-import { type ClusterApi, PodDisruptionBudgetError } from '../kubernetes/cluster-api.js';
+import { asStuckPod, type PodObject } from '../../core/detect/stuck-pods.js';
+import type { EvictedPod } from '../../core/door/evict-after-repair.js';
+import { drainSelection, evictableStuckPods, type PodSelection, podKey } from '../../core/door/kubernetes-actions.js';
+import { type ClusterApi, PodDisruptionBudgetError } from '../readers/kubernetes/cluster-api.js';
 import type { ClusterWrites } from './cluster-writes.js';
 import { type CordonRecord, cordonNode, type WaitOptions } from './kubernetes-actions.js';
 

@@ -1,14 +1,14 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SSMClient } from '@aws-sdk/client-ssm';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { AccountTarget, ActionRequest } from '../../core/action-request.js';
-import type { CauseVerdict } from '../../core/door-gate.js';
-import type { DoorResult, PendingCommand } from '../../core/door-state.js';
+import type { AccountTarget, ActionRequest } from '../../core/door/action-request.js';
+import type { DoorResult, PendingCommand } from '../../core/door/state.js';
+import type { CauseVerdict } from '../../core/policy/cause-evidence.js';
 import type { ApplyPath } from '../../core/remedy/apply-path.js';
-import type { WorkflowConfig } from '../../core/workflow-config.js';
-import type { CheckClients } from '../checks/check-input.js';
-import type { NodeContext } from '../checks/node-context.js';
-import type { ClusterApi } from '../kubernetes/cluster-api.js';
+import type { WorkflowConfig } from '../../core/workflow/workflow-config.js';
+import type { CheckClients } from '../readers/account/check-input.js';
+import type { NodeContext } from '../readers/account/node-context.js';
+import type { ClusterApi } from '../readers/kubernetes/cluster-api.js';
 import type { WaitOptions } from './kubernetes-actions.js';
 import type { CooldownClaim } from './reservations.js';
 

@@ -1,4 +1,4 @@
-import { type AwsNodeState, awsNodeOn } from '../kubernetes/aws-node.js';
+import { type AwsNodeState, awsNodeOn } from '../readers/kubernetes/aws-node.js';
 import type { ClusterWrites } from './cluster-writes.js';
 
 /**

@@ -7,7 +7,7 @@ import type {
   CoreV1ApiPatchNamespacedConfigMapRequest as PatchConfigMap,
   CoreV1ApiPatchNodeRequest as PatchNode,
 } from '@kubernetes/client-node/dist/gen/types/ObjectParamAPI.js';
-import { type Operation, POD, PRETTY, type Query, send, VPC_CNI } from '../kubernetes/generated-api.js';
+import { type Operation, POD, PRETTY, type Query, send, VPC_CNI } from '../readers/kubernetes/generated-api.js';
 
 const WRITE: readonly Query[] = [
   ['dryRun', 'string'],

@@ -1,10 +1,10 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { GetCommandInvocationCommand, SendCommandCommand, type SSMClient } from '@aws-sdk/client-ssm';
-import type { Action } from '../../core/action-request.js';
-import { COMMAND_OUTPUT_PREFIX, type CommandOutcome, type PendingCommand } from '../../core/door-state.js';
-import { type CommandResult, lastJsonLine, probeFindings } from '../../core/probe.js';
-import type { WorkflowConfig } from '../../core/workflow-config.js';
-import { putNewObject } from '../evidence-store.js';
+import { type CommandResult, lastJsonLine, probeFindings } from '../../core/contract/probe.js';
+import type { Action } from '../../core/door/action-request.js';
+import { COMMAND_OUTPUT_PREFIX, type CommandOutcome, type PendingCommand } from '../../core/door/state.js';
+import type { WorkflowConfig } from '../../core/workflow/workflow-config.js';
+import { putNewObject } from '../runtime/evidence-store.js';
 
 /**
  * Run Command on one node, for the door only: SendCommand with pod-doctor's own document (the kind

@@ -1,7 +1,7 @@
-import type { NodeCommandAction, NodeKubernetesAction } from '../../core/action-request.js';
-import { nodeCause } from '../../core/door-evidence.js';
-import { KIND_RULES } from '../../core/door-gate.js';
-import { nodeCooldownKey, targetCooldownKey } from '../../core/incident-table.js';
+import { nodeCooldownKey, targetCooldownKey } from '../../core/contract/incident-table.js';
+import type { NodeCommandAction, NodeKubernetesAction } from '../../core/door/action-request.js';
+import { KIND_RULES } from '../../core/door/gate.js';
+import { nodeCause } from '../../core/policy/cause-evidence.js';
 import { ClusterWrites } from './cluster-writes.js';
 import { drainNode, evictStuckPods } from './evictions.js';
 import type { ActOutcome, DoorContext, Prepared } from './executor.js';

@@ -1,9 +1,15 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
-import type { NodeEvidence } from '../../core/door-evidence.js';
-import { type DoorResult, findingSchema } from '../../core/door-state.js';
-import type { Finding } from '../../core/findings.js';
-import { clusterActionKey, grantKey, ledgerKey, ledgerPartition, nodeEvidenceKey } from '../../core/incident-table.js';
+import type { Finding } from '../../core/contract/findings.js';
+import {
+  clusterActionKey,
+  grantKey,
+  ledgerKey,
+  ledgerPartition,
+  nodeEvidenceKey,
+} from '../../core/contract/incident-table.js';
+import { type DoorResult, findingSchema } from '../../core/door/state.js';
+import type { NodeEvidence } from '../../core/policy/cause-evidence.js';
 
 /**
  * What the door keeps in the incident table: the approval grants it reads (written by the approval

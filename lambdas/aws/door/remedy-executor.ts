@@ -1,6 +1,6 @@
-import type { RemedyAction } from '../../core/action-request.js';
-import { applyPathCause } from '../../core/door-evidence.js';
-import { targetCooldownKey } from '../../core/incident-table.js';
+import { targetCooldownKey } from '../../core/contract/incident-table.js';
+import { isClusterRemedyKind, type RemedyAction } from '../../core/door/action-request.js';
+import { applyPathCause } from '../../core/policy/cause-evidence.js';
 import {
   type ApplyPath,
   type ApplyRecord,
@@ -9,6 +9,7 @@ import {
   unchangedRecord,
 } from '../../core/remedy/apply-path.js';
 import { awsNodeRestartPath, windowsIpamPath } from '../../core/remedy/kubernetes-paths.js';
+import { rolloutRollbackPath } from '../../core/remedy/rollout-rollback.js';
 import { awsNodeRestartPort, windowsIpamPort } from './cluster-ports.js';
 import { ClusterWrites } from './cluster-writes.js';
 import {
@@ -21,6 +22,7 @@ import {
 import { nodeCooldowns } from './node-executor.js';
 import { ledgerOf } from './records.js';
 import type { CooldownClaim } from './reservations.js';
+import { rolloutPort } from './rollout-port.js';
 
 /**
  * Account and cluster remedies: the apply-path discipline (re-check on the target's own state,
@@ -47,6 +49,8 @@ function targetOf(a: RemedyAction, ctx: DoorContext): string {
       return `configmap/${cluster}/kube-system/amazon-vpc-cni`;
     case 'restart-aws-node':
       return `aws-node/${a.node.instanceId}`;
+    case 'rollback-deployment':
+      return `deployment/${cluster}/${a.namespace}/${a.deployment}`;
   }
 }
 
@@ -76,6 +80,12 @@ async function cniPolicyAttached(ctx: DoorContext): Promise<boolean> {
 /** The apply path of a remedy, its ports bound to the door's clients. */
 async function pathOf(a: RemedyAction, ctx: DoorContext): Promise<ApplyPath<unknown>> {
   const { cluster, class: failureClass } = ctx.request.incident;
+  if (a.kind === 'rollback-deployment')
+    return rolloutRollbackPath(
+      { ...a, kind: 'rollback-deployment' },
+      rolloutPort(await ctx.deps.cluster(cluster), a, ctx.deps.wait),
+      { failureClass },
+    ) as ApplyPath<unknown>;
   if (a.kind === 'restart-aws-node' || a.kind === 'enable-windows-ipam') {
     const w = new ClusterWrites(await ctx.deps.cluster(cluster));
     if (a.kind === 'enable-windows-ipam') return windowsIpamPath(windowsIpamPort(w)) as ApplyPath<unknown>;
@@ -130,7 +140,7 @@ export async function remedy(a: RemedyAction, ctx: DoorContext): Promise<Prepare
   try {
     path = await pathOf(a, ctx);
   } catch (e) {
-    if (a.kind === 'restart-aws-node' || a.kind === 'enable-windows-ipam') return unreachable(a, e, now);
+    if (isClusterRemedyKind(a.kind)) return unreachable(a, e, now);
     throw e;
   }
   const r = await preparePath(path, now);

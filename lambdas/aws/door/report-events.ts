@@ -1,4 +1,4 @@
-import { outboundFields } from '../../core/outbound.js';
+import { outboundFields } from '../../core/text/outbound.js';
 import { clusterEvents, type WriteBackTargets } from '../../core/voices/cluster-events.js';
 import { DEFAULT_SERIES_LIMITS, type SeriesLimits } from '../../core/voices/event-series.js';
 import { runNotice } from '../../core/voices/stored-notice.js';

@@ -1,7 +1,7 @@
-import type { ReportEventsAction } from '../../core/action-request.js';
-import { asStuckPod } from '../../core/stuck-pods.js';
-import { resolveNode } from '../checks/node-context.js';
-import { summaryOf } from '../stored-summary.js';
+import { asStuckPod } from '../../core/detect/stuck-pods.js';
+import type { ReportEventsAction } from '../../core/door/action-request.js';
+import { resolveNode } from '../readers/account/node-context.js';
+import { summaryOf } from '../runtime/stored-summary.js';
 import { eventsClient, type WriteBackResult } from './event-writer.js';
 import type { ActOutcome, DoorContext, Prepared } from './executor.js';
 import { reportEvents } from './report-events.js';

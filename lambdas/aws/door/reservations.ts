@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { capSlotKey, capSlotsPartition, type TableKey } from '../../core/incident-table.js';
+import { capSlotKey, capSlotsPartition, type TableKey } from '../../core/contract/incident-table.js';
 
 /**
  * What the door holds for one change: a slot of the cluster's hourly cap and the cooldowns of what

@@ -7,17 +7,17 @@ import {
   isNodeCommand,
   isRemedy,
   requestDigest,
-} from '../../core/action-request.js';
-import { NODE_EVIDENCE_MAX_AGE_MS } from '../../core/door-evidence.js';
+} from '../../core/door/action-request.js';
 import {
   configuredDisposition,
   effectiveDisposition,
   type GateVerdict,
   gate,
   KIND_RULES,
-} from '../../core/door-gate.js';
-import { type DoorResult, type DoorRun, type DoorState, doorStateSchema } from '../../core/door-state.js';
-import '../../core/zod-english.js';
+} from '../../core/door/gate.js';
+import { type DoorResult, type DoorRun, type DoorState, doorStateSchema } from '../../core/door/state.js';
+import { NODE_EVIDENCE_MAX_AGE_MS } from '../../core/policy/cause-evidence.js';
+import '../../core/text/zod-english.js';
 import { breakerOf, killSwitchOf, rollbackGate } from './door-facts.js';
 import {
   type DoorContext,
@@ -38,7 +38,7 @@ import { resolveTarget } from './targets.js';
 
 /**
  * The door: every change pod-doctor makes, and the node probe, passes here as one typed request,
- * gated right before it runs (lambdas/core/door-gate.ts) and carried out with the only mutating
+ * gated right before it runs (lambdas/core/door/gate.ts) and carried out with the only mutating
  * clients there are. One invocation is one step of the door's states: gate and act (or ask, or
  * probe the node for fresh evidence), or poll a command it sent.
  */

@@ -1,5 +1,10 @@
-import type { ActionRequest } from '../../core/action-request.js';
-import { type NodeContext, NodeNotFoundError, NodeNotInClusterError, resolveNode } from '../checks/node-context.js';
+import type { ActionRequest } from '../../core/door/action-request.js';
+import {
+  type NodeContext,
+  NodeNotFoundError,
+  NodeNotInClusterError,
+  resolveNode,
+} from '../readers/account/node-context.js';
 import { type DoorDeps, DoorTargetError } from './executor.js';
 
 /**

@@ -1,6 +1,12 @@
-import { type Admission, admitFleetEvent, type FleetEvent, type FleetMember, inAccount } from '../../core/fleet.js';
-import type { IngestStats } from '../../core/ingest.js';
-import { type IngestDeps, type IngestOutcome, ingest, keepAndOpen } from '../ingest-service.js';
+import {
+  type Admission,
+  admitFleetEvent,
+  type FleetEvent,
+  type FleetMember,
+  inAccount,
+} from '../../core/fleet/fleet.js';
+import type { IngestStats } from '../../core/incident/ingest.js';
+import { type IngestDeps, type IngestOutcome, ingest, keepAndOpen } from '../ingest/ingest-service.js';
 
 export interface IntakeDeps extends IngestDeps {
   /** The accounts and Regions the hub acts in (a removed account is no longer listed). */

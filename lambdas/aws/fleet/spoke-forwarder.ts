@@ -1,7 +1,7 @@
-import { SPOKE_DETAIL_TYPE, SPOKE_SOURCE, type SpokeBatch } from '../../core/fleet.js';
-import { aggregate, type IncidentCandidate } from '../../core/incidents.js';
-import type { Reject } from '../../core/ingest.js';
-import { type IngestConfig, readEvent } from '../../core/ingest.js';
+import { SPOKE_DETAIL_TYPE, SPOKE_SOURCE, type SpokeBatch } from '../../core/fleet/fleet.js';
+import { aggregate, type IncidentCandidate } from '../../core/incident/incidents.js';
+import type { Reject } from '../../core/incident/ingest.js';
+import { type IngestConfig, readEvent } from '../../core/incident/ingest.js';
 
 /** EventBridge takes entries of at most 256 KB (source, detail-type and detail): room left for the envelope. */
 export const MAX_DETAIL_BYTES = 240_000;

@@ -1,7 +1,11 @@
-import { WARNING_SELECTOR } from '../../core/kube-events.js';
-import { statusOf } from './api-errors.js';
-import { CoreV1Api } from './client.js';
-import { type ClusterApi, KubernetesForbiddenError, KubernetesUnauthorizedError } from './cluster-api.js';
+import { WARNING_SELECTOR } from '../../core/incident/kube-events.js';
+import { statusOf } from '../readers/kubernetes/api-errors.js';
+import { CoreV1Api } from '../readers/kubernetes/client.js';
+import {
+  type ClusterApi,
+  KubernetesForbiddenError,
+  KubernetesUnauthorizedError,
+} from '../readers/kubernetes/cluster-api.js';
 
 /**
  * Reads a cluster's Warning events incrementally within one bounded invocation, below EventBridge
@@ -212,7 +216,7 @@ export class EventsReader {
   }
 
   private stream(
-    w: ReturnType<import('./client.js').ClusterConnection['watch']>,
+    w: ReturnType<import('../readers/kubernetes/client.js').ClusterConnection['watch']>,
     batcher: Batcher,
     from: string,
     seconds: number,

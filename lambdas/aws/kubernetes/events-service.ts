@@ -1,9 +1,9 @@
-import { CLASS_SCOPE } from '../../core/failure-classes.js';
-import { aggregate, type Occurrence } from '../../core/incidents.js';
-import type { Reject } from '../../core/ingest.js';
-import { instanceIdOfProviderId, readKubeEvent } from '../../core/kube-events.js';
-import { type OpenIncidentDeps, openIncidents } from '../open-incidents.js';
-import type { ClusterApi } from './cluster-api.js';
+import { CLASS_SCOPE } from '../../core/contract/failure-classes.js';
+import { aggregate, type Occurrence } from '../../core/incident/incidents.js';
+import type { Reject } from '../../core/incident/ingest.js';
+import { instanceIdOfProviderId, readKubeEvent } from '../../core/incident/kube-events.js';
+import { type OpenIncidentDeps, openIncidents } from '../ingest/open-incidents.js';
+import type { ClusterApi } from '../readers/kubernetes/cluster-api.js';
 import { EventsReader, type EventsReaderOptions, type ReadCounts } from './events-reader.js';
 import type { EventsStateStore } from './events-state.js';
 

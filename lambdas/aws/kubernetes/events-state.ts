@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { eventSeenKey, eventsStateKey } from '../../core/incident-table.js';
+import { eventSeenKey, eventsStateKey } from '../../core/contract/incident-table.js';
 
 /** What the events reader knows of a cluster between invocations. */
 export interface EventsCursor {

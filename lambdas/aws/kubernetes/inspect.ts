@@ -1,8 +1,10 @@
-import type { FailureClass } from '../../core/failure-classes.js';
-import { type Finding, finding, runCheck } from '../../core/findings.js';
-import { capabilitiesLine, nodeCapabilities } from '../../core/node-access.js';
-import { dominantClass, nodeHostAccess, type StuckPod } from '../../core/stuck-pods.js';
-import type { ClusterApi } from './cluster-api.js';
+import type { FailureClass } from '../../core/contract/failure-classes.js';
+import { type Finding, finding, runCheck } from '../../core/contract/findings.js';
+import { dominantClass, nodeHostAccess, type StuckPod } from '../../core/detect/stuck-pods.js';
+import { capabilitiesLine, nodeCapabilities } from '../../core/policy/node-access.js';
+import { ROLLOUT_CLASSES } from '../../core/remedy/rollout.js';
+import type { ClusterApi } from '../readers/kubernetes/cluster-api.js';
+import { rolloutFinding } from './rollout-finding.js';
 
 /** Finding ids of the Kubernetes inspection (a contract, like the account finding ids). */
 export const KUBERNETES_FINDING_IDS = [
@@ -11,6 +13,7 @@ export const KUBERNETES_FINDING_IDS = [
   'k8s.aws-node',
   'k8s.vpc-cni-config',
   'k8s.windows-ipam',
+  'k8s.rollout',
 ] as const;
 
 export interface InspectInput {
@@ -65,6 +68,9 @@ export async function inspectCluster(api: ClusterApi, input: InspectInput): Prom
     checks.push(runCheck('k8s.vpc-cni-config', () => cniConfigFindings(api, input.failureClass)));
   }
   const findings = (await Promise.all(checks)).flat();
+  // After the stuck pods are known: their owner chain names the Deployment whose rollout may be the cause.
+  if ((ROLLOUT_CLASSES as readonly string[]).includes(input.failureClass) && stuck.length)
+    findings.push(...(await runCheck('k8s.rollout', () => rolloutFinding(api, stuck, input.failureClass))));
   const stuckPods = stuck
     .slice(0, 50)
     .map((p) => ({ namespace: p.namespace, name: p.name, ...(p.uid ? { uid: p.uid } : {}) }));

@@ -1,7 +1,7 @@
-import type { EvictedPod } from '../../core/evict-after-repair.js';
-import { isRunningAndReady, type PodObject } from '../../core/stuck-pods.js';
-import { CoreV1Api } from './client.js';
-import type { ClusterApi } from './cluster-api.js';
+import { isRunningAndReady, type PodObject } from '../../core/detect/stuck-pods.js';
+import type { EvictedPod } from '../../core/door/evict-after-repair.js';
+import { CoreV1Api } from '../readers/kubernetes/client.js';
+import type { ClusterApi } from '../readers/kubernetes/cluster-api.js';
 
 /** The pod a controller created in place of an evicted one, and when it ran. */
 export interface Replacement {

@@ -1,8 +1,8 @@
 // zod/mini (tree-shaken to a fraction of classic zod's import cost) with English messages (zod-english).
 import * as z from 'zod/mini';
-import '../../core/zod-english.js';
-import { CLASS_SCOPE, FAILURE_CLASSES } from '../../core/failure-classes.js';
-import { ClusterApi, type ClusterEndpoint, type TokenSource } from './cluster-api.js';
+import '../../core/text/zod-english.js';
+import { CLASS_SCOPE, FAILURE_CLASSES } from '../../core/contract/failure-classes.js';
+import { ClusterApi, type ClusterEndpoint, type TokenSource } from '../readers/kubernetes/cluster-api.js';
 import { type Inspection, inspectCluster } from './inspect.js';
 import { type ReplacementVerdict, type ReplacementWatch, verifyReplacements } from './replacements.js';
 import { type PodVerdict, verifyPodsStarted } from './verify-pods.js';

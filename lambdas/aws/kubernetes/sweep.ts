@@ -1,12 +1,17 @@
-import type { Entities } from '../../core/entities.js';
-import { extractEntities, registryHost } from '../../core/entities.js';
-import { aggregate, type Occurrence } from '../../core/incidents.js';
-import { mapBounded } from '../../core/map-bounded.js';
-import type { PodFacts } from '../../core/pod-facts.js';
-import { type ClassifiedEvent, classifyPodEvents, dominantClass, type StuckPod } from '../../core/stuck-pods.js';
-import { LOCAL_PAUSE_REPOSITORY, repositoryOf, sandboxRepositories, untrustedPauseImage } from '../../core/trust.js';
-import { type DroppedCandidate, type OpenIncidentDeps, openIncidents } from '../open-incidents.js';
-import type { ClusterApi } from './cluster-api.js';
+import {
+  LOCAL_PAUSE_REPOSITORY,
+  repositoryOf,
+  sandboxRepositories,
+  untrustedPauseImage,
+} from '../../core/contract/trust.js';
+import type { Entities } from '../../core/detect/entities.js';
+import { extractEntities, registryHost } from '../../core/detect/entities.js';
+import type { PodFacts } from '../../core/detect/pod-facts.js';
+import { type ClassifiedEvent, classifyPodEvents, dominantClass, type StuckPod } from '../../core/detect/stuck-pods.js';
+import { aggregate, type Occurrence } from '../../core/incident/incidents.js';
+import { mapBounded } from '../../core/text/map-bounded.js';
+import { type DroppedCandidate, type OpenIncidentDeps, openIncidents } from '../ingest/open-incidents.js';
+import type { ClusterApi } from '../readers/kubernetes/cluster-api.js';
 
 export interface SweepOptions {
   /** A pod must have been stuck this long (a normal pull takes seconds to minutes). @default 5 min */

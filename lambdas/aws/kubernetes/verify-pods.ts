@@ -1,6 +1,6 @@
-import type { PodVerdict } from '../../core/execution-state.js';
-import { isRunningAndReady, type PodObject } from '../../core/stuck-pods.js';
-import type { ClusterApi } from './cluster-api.js';
+import { isRunningAndReady, type PodObject } from '../../core/detect/stuck-pods.js';
+import type { PodVerdict } from '../../core/workflow/execution-state.js';
+import type { ClusterApi } from '../readers/kubernetes/cluster-api.js';
 
 /** A pod pod-doctor waits for after a repair. */
 export interface WatchedPod {

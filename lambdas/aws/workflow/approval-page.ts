@@ -8,7 +8,7 @@ import {
   TaskTimedOut,
 } from '@aws-sdk/client-sfn';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { approvalKey, grantKey } from '../../core/incident-table.js';
+import { approvalKey, grantKey } from '../../core/contract/incident-table.js';
 import { mac, reviewSignature } from './approval-signature.js';
 
 export { reviewSignature } from './approval-signature.js';

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
 import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { DoorAsk } from '../../core/door-state.js';
-import { approvalKey } from '../../core/incident-table.js';
-import { outboundFields } from '../../core/outbound.js';
-import { snsSubject } from '../../core/sns-subject.js';
+import { approvalKey } from '../../core/contract/incident-table.js';
+import type { DoorAsk } from '../../core/door/state.js';
+import { outboundFields } from '../../core/text/outbound.js';
+import { snsSubject } from '../../core/text/sns-subject.js';
 import { reviewSignature } from './approval-signature.js';
 
 export interface ApprovalRequest {

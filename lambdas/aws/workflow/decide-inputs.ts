@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
-import type { DoorState } from '../../core/door-state.js';
-import { type Diagnosis, executionStateSchema, openResultSchema } from '../../core/execution-state.js';
-import type { Finding } from '../../core/findings.js';
-import { probeFindings } from '../../core/probe.js';
+import type { Finding } from '../../core/contract/findings.js';
+import { probeFindings } from '../../core/contract/probe.js';
+import type { DoorState } from '../../core/door/state.js';
+import { type Diagnosis, executionStateSchema, openResultSchema } from '../../core/workflow/execution-state.js';
 
 /**
  * The execution state Decide reads (the whole state is sent; what it does not read is dropped): the

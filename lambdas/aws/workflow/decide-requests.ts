@@ -1,8 +1,8 @@
-import type { Action, PlannedRequest, Slot } from '../../core/action-request.js';
-import type { DrainPlan } from '../../core/drain.js';
-import type { EvictPlan } from '../../core/evict-after-repair.js';
-import type { NodeTrust } from '../../core/node-trust.js';
-import type { Plan, PlannedAction } from '../../core/policy.js';
+import type { Action, PlannedRequest, Slot } from '../../core/door/action-request.js';
+import type { DrainPlan } from '../../core/door/drain.js';
+import type { EvictPlan } from '../../core/door/evict-after-repair.js';
+import type { NodeTrust } from '../../core/policy/node-trust.js';
+import type { Plan, PlannedAction } from '../../core/policy/policy.js';
 import type { AnyRemedyTarget, PlannedRemedy } from '../../core/remedy/plan.js';
 import type { DecideInput } from './decide-inputs.js';
 
@@ -32,6 +32,14 @@ function remedyActionOf(t: AnyRemedyTarget, node: Node | undefined): Action | un
   if (t.kind === 'restart-aws-node')
     return node ? { kind: t.kind, node: { instanceId: node.instanceId, name: t.nodeName } } : undefined;
   if (t.kind === 'enable-windows-ipam') return { kind: t.kind };
+  if (t.kind === 'rollback-deployment')
+    return {
+      kind: t.kind,
+      namespace: t.namespace,
+      deployment: t.deployment,
+      fromRevision: t.fromRevision,
+      toRevision: t.toRevision,
+    };
   const on = node ? { node: { instanceId: node.instanceId } } : {};
   if (t.kind === 'create-pull-through-cache') return { ...t, nodeRoleArns: t.nodeRoleArns ?? [], ...on };
   return { ...t, ...on };

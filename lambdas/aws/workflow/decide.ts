@@ -1,18 +1,18 @@
 import { DescribeClusterCommand, DescribeNodegroupCommand, type EKSClient } from '@aws-sdk/client-eks';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { askFirst } from '../../core/agent-request.js';
-import { planDrain } from '../../core/drain.js';
-import { planEviction } from '../../core/evict-after-repair.js';
-import type { PlanOutput } from '../../core/execution-state.js';
-import type { Finding } from '../../core/findings.js';
-import { nodeCooldownKey } from '../../core/incident-table.js';
-import { nodeTrust } from '../../core/node-trust.js';
-import { decide, type Plan } from '../../core/policy.js';
+import type { Finding } from '../../core/contract/findings.js';
+import { nodeCooldownKey } from '../../core/contract/incident-table.js';
+import { askFirst } from '../../core/door/agent-request.js';
+import { planDrain } from '../../core/door/drain.js';
+import { planEviction } from '../../core/door/evict-after-repair.js';
+import { nodeTrust } from '../../core/policy/node-trust.js';
+import { decide, type Plan } from '../../core/policy/policy.js';
 import { type PlannedRemedy, planRemedy } from '../../core/remedy/plan.js';
-import type { WorkflowConfig } from '../../core/workflow-config.js';
+import type { PlanOutput } from '../../core/workflow/execution-state.js';
+import type { WorkflowConfig } from '../../core/workflow/workflow-config.js';
+import { markAndCountAffected } from '../runtime/safety-reads.js';
 import { type DecideInput, diagnosisFindings, probeOf } from './decide-inputs.js';
 import { requestsOf } from './decide-requests.js';
-import { markAndCountAffected } from './safety-reads.js';
 
 export { type DecideInput, decideEventSchema } from './decide-inputs.js';
 

@@ -1,10 +1,15 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { SSMClient } from '@aws-sdk/client-ssm';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { clusterActionsPartition, clusterActionsSince, lockKey, nodeCooldownKey } from '../../core/incident-table.js';
-import { CHECKS_FOR_CLASS, PROBE_CLASSES } from '../../core/policy.js';
-import type { IncidentInput, WorkflowConfig } from '../../core/workflow-config.js';
-import { readKillSwitch } from './safety-reads.js';
+import {
+  clusterActionsPartition,
+  clusterActionsSince,
+  lockKey,
+  nodeCooldownKey,
+} from '../../core/contract/incident-table.js';
+import { CHECKS_FOR_CLASS, PROBE_CLASSES } from '../../core/policy/policy.js';
+import type { IncidentInput, WorkflowConfig } from '../../core/workflow/workflow-config.js';
+import { readKillSwitch } from '../runtime/safety-reads.js';
 
 export interface OpenDeps {
   readonly ddb: DynamoDBDocumentClient;

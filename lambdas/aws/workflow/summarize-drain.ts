@@ -1,5 +1,5 @@
-import { type DrainOutcome, drainOutcome } from '../../core/drain.js';
-import type { ActionRecord } from '../../core/summary.js';
+import { type DrainOutcome, drainOutcome } from '../../core/door/drain.js';
+import type { ActionRecord } from '../../core/voices/summary.js';
 import { approvalOf, blockedOf, doorErrorOf, resultOf, type SummarizeInput } from './summarize-results.js';
 
 /** The runtime restart was the node action verified (the drain only follows a failed one). */

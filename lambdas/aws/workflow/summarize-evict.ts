@@ -1,5 +1,5 @@
-import { type EvictionOutcome, evictionOutcome } from '../../core/evict-after-repair.js';
-import type { ActionRecord } from '../../core/summary.js';
+import { type EvictionOutcome, evictionOutcome } from '../../core/door/evict-after-repair.js';
+import type { ActionRecord } from '../../core/voices/summary.js';
 import { approvalOf, blockedOf, doorErrorOf, resultOf, type SummarizeInput } from './summarize-results.js';
 
 /** The eviction's part of the incident, or undefined when the repair left no pod stuck on a healthy node. */

@@ -1,6 +1,6 @@
-import type { DoorResult } from '../../core/execution-state.js';
 import type { ApplyRecord } from '../../core/remedy/apply-path.js';
-import type { LabelledApproval } from '../../core/summary.js';
+import type { LabelledApproval } from '../../core/voices/summary.js';
+import type { DoorResult } from '../../core/workflow/execution-state.js';
 import { approvalOf, nodeActions, remedies, resultOf, type SummarizeInput } from './summarize-results.js';
 
 type Outcome = { outcome: string; nextStep: string; actionStatus?: string };

@@ -1,8 +1,8 @@
-import type { Slot } from '../../core/action-request.js';
-import { KIND_RULES } from '../../core/door-gate.js';
-import type { DoorResult, ExecutionState } from '../../core/execution-state.js';
-import type { RunResult } from '../../core/reevaluation.js';
-import type { ApprovalRecord } from '../../core/summary.js';
+import type { Slot } from '../../core/door/action-request.js';
+import { KIND_RULES } from '../../core/door/gate.js';
+import type { RunResult } from '../../core/incident/reevaluation.js';
+import type { ApprovalRecord } from '../../core/voices/summary.js';
+import type { DoorResult, ExecutionState } from '../../core/workflow/execution-state.js';
 
 /** The execution state Summarize reads. */
 export type SummarizeInput = ExecutionState;
@@ -59,7 +59,7 @@ export function remedies(s: SummarizeInput): { readonly first?: DoorResult; read
 }
 
 /**
- * What the run left, for the incident's next lines (lambdas/core/reevaluation.ts): `verified` when a
+ * What the run left, for the incident's next lines (lambdas/core/incident/reevaluation.ts): `verified` when a
  * repair's or a remedy's own verification passed (the node's probe and the pods that started; the
  * remedy's re-read of what it changed), `acted` when the door changed something without that,
  * `not-acted` when it changed nothing.

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
-import { executionStateSchema, type PodVerdict, type Verification } from '../../core/execution-state.js';
-import { failingOnNode, healthyNode } from '../../core/node-signs.js';
-import { probeFindings } from '../../core/probe.js';
+import { probeFindings } from '../../core/contract/probe.js';
+import { failingOnNode, healthyNode } from '../../core/policy/node-signs.js';
+import { executionStateSchema, type PodVerdict, type Verification } from '../../core/workflow/execution-state.js';
 
 export type { Verification };
 

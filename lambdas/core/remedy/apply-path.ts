@@ -15,6 +15,8 @@ export const REMEDY_IDS = [
   // Cluster remedies (lambdas/core/remedy/kubernetes-paths.ts), run by the Kubernetes function.
   'restart-aws-node',
   'enable-windows-ipam',
+  // A Deployment's rollout undone (lambdas/core/remedy/rollout-rollback.ts), run by the door through the cluster's API.
+  'rollback-deployment',
 ] as const;
 export type RemedyId = (typeof REMEDY_IDS)[number];
 

@@ -1,5 +1,5 @@
-import { freePrefixBlocks, protectedFreeBlocks, reservableRange, type SubnetUsage } from '../cidr.js';
 import type { ApplyPath, Check } from './apply-path.js';
+import { freePrefixBlocks, protectedFreeBlocks, reservableRange, type SubnetUsage } from './cidr.js';
 import type { RecheckResult } from './managed-policy.js';
 
 /** Reserve the subnet's free aligned space for prefix delegation (type prefix). */

@@ -1,5 +1,5 @@
-import { awsNodeCause, windowsIpamCause } from '../door-evidence.js';
-import type { CauseVerdict } from '../door-gate.js';
+import type { CauseVerdict } from '../policy/cause-evidence.js';
+import { awsNodeCause, windowsIpamCause } from '../policy/cause-evidence.js';
 import type { ApplyPath, Check } from './apply-path.js';
 
 /**

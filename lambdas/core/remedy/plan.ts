@@ -1,15 +1,19 @@
-import type { ClassMode, FailureClass } from '../failure-classes.js';
-import type { Finding } from '../findings.js';
-import { isAdvisory } from '../policy.js';
+import type { ClassMode, FailureClass } from '../contract/failure-classes.js';
+import type { Finding } from '../contract/findings.js';
+import { isAdvisory } from '../policy/policy.js';
 import type { RemedyId, RemedyTier } from './apply-path.js';
 import { type KubernetesRemedyTarget, kubernetesRemedyTarget } from './kubernetes-paths.js';
+import { rollbackByHand } from './rollout.js';
+import { type RolloutRollbackTargetSpec, rolloutRemedyTarget } from './rollout-rollback.js';
 import { type RemediationScope, type RemedyNode, type RemedyTarget, remedyTarget } from './targets.js';
 
 /** What happens to the incident's remedy. */
 export type RemedyDisposition = 'auto' | 'approve' | 'dry-run' | 'blocked';
 
 /** Account remedies run in the remedy function; cluster remedies in the Kubernetes function. */
-export type AnyRemedyTarget = RemedyTarget | KubernetesRemedyTarget;
+export type AnyRemedyTarget = RemedyTarget | KubernetesRemedyTarget | RolloutRollbackTargetSpec;
+/** Remedies run through a cluster's Kubernetes API. */
+type ClusterTarget = KubernetesRemedyTarget | RolloutRollbackTargetSpec;
 
 export interface PlannedRemedy {
   readonly id: RemedyId;
@@ -56,13 +60,14 @@ export interface RemedyPlan {
 }
 
 /** What a cluster remedy changes, for a human who has to do it by hand. */
-function byHand(t: KubernetesRemedyTarget): string {
+function byHand(t: ClusterTarget): string {
+  if (t.kind === 'rollback-deployment') return rollbackByHand(t);
   return t.kind === 'restart-aws-node'
     ? `restart aws-node on node ${t.nodeName} (kubectl -n kube-system delete pod -l k8s-app=aws-node --field-selector spec.nodeName=${t.nodeName})`
     : 'set enable-windows-ipam: "true" in ConfigMap kube-system/amazon-vpc-cni';
 }
 
-const noAccess = (t: KubernetesRemedyTarget) =>
+const noAccess = (t: ClusterTarget) =>
   `recommend: no cluster access (no Kubernetes function, or the cluster has kubernetesApi: false): ${byHand(t)}`;
 
 interface Targets {
@@ -91,13 +96,23 @@ function targetsOf(i: RemedyPlanInput): Targets {
       ? { target: cluster.target, reason: cluster.reason }
       : { reason: noAccess(cluster.target), recommend: noAccess(cluster.target) };
   if (i.class === 'ipamd-unavailable' || i.class === 'windows-ipam') return { reason: cluster.reason };
-  return remedyTarget(i);
+  const account = remedyTarget(i);
+  if (account.target) return account;
+  // The pull failure started with a rollout (k8s.rollout, from the owner chain): the previous revision.
+  const rollout = rolloutRemedyTarget(i.findings);
+  if (rollout.recommend) return { reason: rollout.recommend, recommend: rollout.recommend };
+  if (rollout.target)
+    return i.clusterAccess
+      ? { target: rollout.target, reason: 'the rollout is the cause: back to the revision whose pods ran' }
+      : { reason: noAccess(rollout.target), recommend: noAccess(rollout.target) };
+  return account;
 }
 
 /** The disposition every remedy of the incident gets (tier, mode, kill switch, opt-in, fail closed). */
 function dispositionOf(i: RemedyPlanInput, id: RemedyId): { disposition: RemedyDisposition; reason: string } {
   // A cluster-wide CNI change asks a human, whatever the configuration says.
-  const tier = id === 'use-secondary-ips' && i.tier === 'auto' ? 'approve' : (i.tier ?? 'approve');
+  const alwaysAsks = id === 'use-secondary-ips' || id === 'rollback-deployment';
+  const tier = alwaysAsks && i.tier === 'auto' ? 'approve' : (i.tier ?? 'approve');
   const errors = i.findings.filter((f) => f.status === 'error' && !isAdvisory(f.id)).map((f) => f.id);
   const blocked = (reason: string) => ({ disposition: 'blocked' as const, reason });
   if (i.killSwitch) return blocked('kill switch is on');
@@ -115,9 +130,11 @@ function dispositionOf(i: RemedyPlanInput, id: RemedyId): { disposition: RemedyD
     reason:
       id === 'use-secondary-ips'
         ? 'use-secondary-ips changes the CNI of every node of the cluster: it always asks first'
-        : tier === 'auto'
-          ? `class ${i.class} is in approve mode: the change asks first`
-          : 'account and cluster changes ask first (default tier approve)',
+        : id === 'rollback-deployment'
+          ? "a rollback changes a tenant's workload: it always asks first"
+          : tier === 'auto'
+            ? `class ${i.class} is in approve mode: the change asks first`
+            : 'account and cluster changes ask first (default tier approve)',
   };
 }
 
@@ -126,7 +143,14 @@ function dispositionOf(i: RemedyPlanInput, id: RemedyId): { disposition: RemedyD
  * mode, no target, out of scope, no cluster access).
  */
 export function planRemedy(i: RemedyPlanInput): RemedyPlan {
-  if (i.mode === 'observe') return { reason: `class ${i.class} is in observe mode: changes are recommended` };
+  if (i.mode === 'observe') {
+    const rollout = rolloutRemedyTarget(i.findings);
+    const recommend = rollout.recommend ?? (rollout.target ? `recommend: ${byHand(rollout.target)}` : undefined);
+    return {
+      reason: `class ${i.class} is in observe mode: changes are recommended`,
+      ...(recommend ? { recommend } : {}),
+    };
+  }
   const t = targetsOf(i);
   const extra = t.recommend ? { recommend: t.recommend } : {};
   if (!t.target) return { reason: t.reason ?? 'no remedy', ...extra };

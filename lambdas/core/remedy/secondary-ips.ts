@@ -1,5 +1,5 @@
-import { freePrefixBlocks, type SubnetUsage } from '../cidr.js';
 import type { ApplyPath, Check } from './apply-path.js';
+import { freePrefixBlocks, type SubnetUsage } from './cidr.js';
 import type { RecheckResult } from './managed-policy.js';
 
 /**

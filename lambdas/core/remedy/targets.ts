@@ -1,6 +1,6 @@
-import type { FailureClass } from '../failure-classes.js';
-import type { Finding } from '../findings.js';
-import { CNI_ACTIONS, ECR_PULL_ACTIONS } from '../iam-policy.js';
+import type { FailureClass } from '../contract/failure-classes.js';
+import type { Finding } from '../contract/findings.js';
+import { CNI_ACTIONS, ECR_PULL_ACTIONS } from '../policy/iam-policy.js';
 import type { CidrReservationTarget } from './cidr-reservation.js';
 import { isAttachablePolicy, type ManagedPolicyTarget } from './managed-policy.js';
 import { dockerHubReference, type PullThroughCacheTarget } from './pull-through-cache.js';

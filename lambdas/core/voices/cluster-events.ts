@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { outboundText } from '../outbound.js';
+import { outboundText } from '../text/outbound.js';
 import type { IncidentNotice } from './notice.js';
 
 /**

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import '../zod-english.js';
+import '../text/zod-english.js';
 import { type ClusterEvent, microTime } from './cluster-events.js';
 
 /**

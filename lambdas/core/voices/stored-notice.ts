@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import '../zod-english.js';
+import '../text/zod-english.js';
 import { type IncidentNotice, runNoticeKind } from './notice.js';
 
 /**

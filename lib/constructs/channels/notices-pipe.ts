@@ -7,7 +7,7 @@ import { CfnPipe } from 'aws-cdk-lib/aws-pipes';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { approvalKey, RUN_PREFIX } from '../../../lambdas/core/incident-table.js';
+import { approvalKey, RUN_PREFIX } from '../../../lambdas/core/contract/incident-table.js';
 import { NOTICE_DETAIL_TYPE, NOTICE_SOURCE } from '../../../lambdas/core/voices/notice.js';
 import { ConfigError } from '../../config.js';
 import { acknowledgeEvidenceRead, acknowledgePipeEnrichment, acknowledgeStreamRead } from '../nag.js';

@@ -10,7 +10,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { type FleetMember, SPOKE_SOURCE } from '../../../lambdas/core/fleet.js';
+import { type FleetMember, SPOKE_SOURCE } from '../../../lambdas/core/fleet/fleet.js';
 import { CLOUDTRAIL_RULES } from '../../event-patterns.js';
 import type { ConfigStore } from '../config-store.js';
 import { createDeadLetterQueue } from '../dead-letter-queue.js';

@@ -1,7 +1,7 @@
 import { Aws } from 'aws-cdk-lib';
 import { AccountPrincipal, type IRole, PolicyStatement, Role } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { hubRolePath, spokeRoleName } from '../../../lambdas/core/fleet.js';
+import { hubRolePath, spokeRoleName } from '../../../lambdas/core/fleet/fleet.js';
 import { acknowledgeDescribeOnly } from '../nag.js';
 
 /** Props of {@link SpokeRole}. */

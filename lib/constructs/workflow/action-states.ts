@@ -11,8 +11,8 @@ import {
   WaitTime,
 } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
-import type { ActionKind } from '../../../lambdas/core/action-request.js';
-import { at } from '../../../lambdas/core/execution-state.js';
+import type { ActionKind } from '../../../lambdas/core/door/action-request.js';
+import { at } from '../../../lambdas/core/workflow/execution-state.js';
 import { type DoorStates, probeRequest } from './door-states.js';
 import { anyRoute, routedTask, type VpcRoute } from './routes.js';
 import { invokeNarrowed } from './tasks.js';

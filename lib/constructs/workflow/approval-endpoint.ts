@@ -5,7 +5,7 @@ import { type CfnFunction, FunctionUrlAuthType, type IFunction } from 'aws-cdk-l
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { GRANT_PREFIX } from '../../../lambdas/core/incident-table.js';
+import { GRANT_PREFIX } from '../../../lambdas/core/contract/incident-table.js';
 import { acknowledgeKeyRotation } from '../nag.js';
 import { lambdaEntry } from '../paths.js';
 import { PodDoctorFunction } from '../pod-doctor-function.js';

@@ -16,8 +16,8 @@ import {
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import type { Construct } from 'constructs';
-import type { PlannedRequest, Slot } from '../../../lambdas/core/action-request.js';
-import { at, type DoorReturn, WORKFLOW_ERRORS } from '../../../lambdas/core/execution-state.js';
+import type { PlannedRequest, Slot } from '../../../lambdas/core/door/action-request.js';
+import { at, type DoorReturn, WORKFLOW_ERRORS } from '../../../lambdas/core/workflow/execution-state.js';
 import { routedTask, type VpcRoute } from './routes.js';
 import { DOOR_TRANSIENT, retried } from './tasks.js';
 

@@ -18,8 +18,8 @@ import {
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { LambdaInvoke, SnsPublish } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import type { Construct } from 'constructs';
-import type { CheckGroupName as CheckGroup } from '../../../lambdas/core/execution-state.js';
-import { at, CHECK_GROUPS, WORKFLOW_ERRORS } from '../../../lambdas/core/execution-state.js';
+import type { CheckGroupName as CheckGroup } from '../../../lambdas/core/workflow/execution-state.js';
+import { at, CHECK_GROUPS, WORKFLOW_ERRORS } from '../../../lambdas/core/workflow/execution-state.js';
 import { actionStates } from './action-states.js';
 import { DoorStates, probeRequest } from './door-states.js';
 import { anyRoute, routedTask, type VpcRoute } from './routes.js';
@@ -73,7 +73,7 @@ const CHECK_LABELS: Readonly<Record<CheckGroup, string>> = {
 };
 
 /**
- * The incident workflow's states (JSONPath, every path defined by lambdas/core/execution-state.ts):
+ * The incident workflow's states (JSONPath, every path defined by lambdas/core/workflow/execution-state.ts):
  * open → resolve node → [probe the node through the door] → diagnose (check groups and the
  * cluster, in parallel) → decide → the plan's actions, each through the door (action-states.ts) →
  * summarize → notify. Every failure goes through "Record failure" → "Notify failure".

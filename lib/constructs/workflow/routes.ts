@@ -1,7 +1,7 @@
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Choice, Condition, type State, type TaskStateBase } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
-import { at } from '../../../lambdas/core/execution-state.js';
+import { at } from '../../../lambdas/core/workflow/execution-state.js';
 
 /** The copy of a function that runs in one VPC, for the clusters whose API server is reached from there. */
 export interface VpcRoute {
