@@ -13,37 +13,13 @@ import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BUNDLE_FILE, type BundleMetafile, bundleHandler, sdkClientPackages } from '../lib/constructs/bundling.js';
 import { lambdaEntry, PROJECT_ROOT } from '../lib/constructs/paths.js';
+import { LAMBDA_ENV } from '../local/lambda-env.js';
 
 /** Module import budget per handler (ms). */
 export const INIT_TARGET_MS = 150;
 
 /** Inside the project, so the bundles resolve the external AWS SDK from node_modules as on Lambda. */
 const OUT = join(PROJECT_ROOT, 'node_modules', '.cache', 'pod-doctor-bench');
-
-/**
- * A Lambda-like environment with every variable a handler reads at import (values shaped like the deployed ones):
- * the hub's functions' and the spoke ingest's (SPOKE_ACCOUNT, its own account). test/infra/bench-init.test.ts
- * imports every shipped bundle with it, so a variable a handler starts to require at import fails there first.
- */
-export const LAMBDA_ENV: Readonly<Record<string, string>> = {
-  AWS_REGION: 'eu-west-1',
-  AWS_DEFAULT_REGION: 'eu-west-1',
-  AWS_LAMBDA_FUNCTION_NAME: 'pod-doctor-bench',
-  AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '256',
-  AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE',
-  AWS_SECRET_ACCESS_KEY: 'bench',
-  POWERTOOLS_SERVICE_NAME: 'pod-doctor',
-  POWERTOOLS_METRICS_NAMESPACE: 'PodDoctor',
-  INCIDENT_TABLE_NAME: 'pod-doctor-incidents',
-  CHANGE_TABLE_NAME: 'pod-doctor-incidents',
-  EVIDENCE_BUCKET_NAME: 'pod-doctor-evidence',
-  INCIDENT_WINDOW_MINUTES: '30',
-  WORKFLOW_ARN: 'arn:aws:states:eu-west-1:111122223333:stateMachine:pod-doctor',
-  CLUSTERS: '["demo"]',
-  WATCHED_CLUSTERS: '["demo"]',
-  LOG_GROUP_CLUSTERS: '{"/aws/containerinsights/demo/dataplane":"demo"}',
-  SPOKE_ACCOUNT: '111122223333',
-};
 
 /** Every handler of lambdas/handlers/: each is a deployed function's bundle. */
 export function shippedHandlers(): string[] {

@@ -11,6 +11,7 @@
  * (issue 29): its cost against the single-line fast path on the lines the filter delivers, as a ratio.
  * Lean Lambdas (issue 15): each handler bundle's size, SDK clients and module import time, target
  * <= 150 ms (bench/init.ts; `npm run bench:init` alone).
+ * The CLI's --help of every command against bare node in the same run (bench/cli-help.ts).
  * Kubernetes events (issue 29): first Warning event → StartExecution p50/p95 and cost per cluster-month,
  * next to the log path's (bench/events.ts).
  */
@@ -25,6 +26,7 @@ import { PROJECT_ROOT } from '../lib/constructs/paths.js';
 import { synthesizedDefinition } from '../local/local-workflow.js';
 import { labelledCorpus } from '../test/support/corpus.js';
 import { benchCapacity } from './capacity.js';
+import { benchCliHelp } from './cli-help.js';
 import { benchCli, benchContext, benchFilter, healthyMix } from './detection.js';
 import { benchEvents } from './events.js';
 import { benchFleetStorm } from './fleet-storm.js';
@@ -169,6 +171,8 @@ const logCostPerGb = benchFilter(
 );
 benchCli(mix.split('\n'));
 console.log('');
+const cliHelpOk = benchCliHelp();
+console.log('');
 const workflowOk = await benchWorkflow();
 console.log('');
 const stormOk = await benchStorm();
@@ -193,6 +197,7 @@ if (
   !latencyOk ||
   !eventsOk ||
   !initOk ||
-  !capacityOk
+  !capacityOk ||
+  !cliHelpOk
 )
   process.exitCode = 1;

@@ -89,14 +89,10 @@ const clusterSchema = z.strictObject({
    */
   kubernetesApi: z.boolean().default(true),
   /**
-   * The cluster's VPC, for a cluster whose API endpoint pod-doctor cannot reach from outside it
-   * (private only, or public but limited to CIDRs that do not include Lambda's addresses): the
-   * functions that talk to its API server (Kubernetes reads, the door, the events reader, the sweep)
-   * run there, one set per VPC, with a security group of their own that the cluster security group
-   * admits on 443. The values are `aws eks describe-cluster`'s `resourcesVpcConfig`. Absent: the CDK
-   * context value `pod-doctor:cluster-vpc:<region>:<name>` (DescribeCluster's `resourcesVpcConfig`,
-   * as cdk.context.json caches a lookup) places them when that endpoint is not open to 0.0.0.0/0; without
-   * it the functions run outside any VPC.
+   * The cluster's VPC (`resourcesVpcConfig`), for a cluster whose API endpoint pod-doctor cannot reach
+   * from outside it (private only, or public limited to CIDRs): the functions that talk to its API
+   * server run there, one set per VPC, admitted on 443 by the cluster security group. Absent: the CDK
+   * context value `pod-doctor:cluster-vpc:<region>:<name>` when its endpoint is not open to 0.0.0.0/0.
    */
   vpc: z
     .strictObject({
@@ -245,6 +241,7 @@ const ingestLimitsConfigSchema = z
   })
   .default({ ...DEFAULT_INGEST_LIMITS });
 
+/** The `pod-doctor` key of cdk.json (and what {@link parseConfig} validates): every key, its bounds and default. */
 export const podDoctorConfigSchema = z.strictObject({
   clusters: z.array(clusterSchema).default([]),
   notificationEmails: z.array(z.email('must be an email address')).default([]),

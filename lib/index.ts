@@ -4,15 +4,28 @@
  * surface; `npm test` fails when it changes without that report (npm run api:report).
  *
  * Exported: the constructs and stacks a user instantiates (PodDoctor, PodDoctorStack, the IAM event
- * forwarder, the fleet's hub and spokes) with their props; the parts a PodDoctor exposes as members
- * (for grants and wiring); the configuration types and failure-class names the props use.
+ * forwarder, the fleet's hub and spokes) with their props, and the configuration types, failure-class
+ * names and modes the props use. The constructs a PodDoctor is built of are internal: its members that
+ * hold them carry the internal release tag and are stripped from the published declarations
+ * (stripInternal in tsconfig.build.json).
  */
 
-export type { ClassMode, FailureClass } from '../lambdas/core/contract/failure-classes.js';
+export {
+  CLASS_MODES,
+  type ClassMode,
+  FAILURE_CLASSES,
+  type FailureClass,
+} from '../lambdas/core/contract/failure-classes.js';
 export type { FleetMember } from '../lambdas/core/fleet/fleet.js';
-export type { RemedyTier } from '../lambdas/core/remedy/apply-path.js';
-export { ConfigError, type PodDoctorConfig, type PodDoctorConfigInput } from './config.js';
-export { AccountChecks } from './constructs/account-checks.js';
+export type { IngestLimits } from '../lambdas/core/incident/ingest-limits.js';
+export { REMEDY_TIERS, type RemedyTier } from '../lambdas/core/remedy/apply-path.js';
+export {
+  ConfigError,
+  type PodDoctorConfig,
+  type PodDoctorConfigInput,
+  parseConfig,
+  podDoctorConfigSchema,
+} from './config.js';
 export type {
   NotificationChannels,
   OpsgenieChannel,
@@ -20,17 +33,6 @@ export type {
   SlackChannel,
   TeamsChannel,
 } from './constructs/channels/channel-props.js';
-export { Channels } from './constructs/channels/channels.js';
-export { VpcPlacement, type VpcPlacementProps, type VpcReach } from './constructs/cluster-vpc.js';
-export { ConfigStore } from './constructs/config-store.js';
-export { Detection } from './constructs/detection.js';
-export { DoorFunction } from './constructs/door-function.js';
-export { IncidentWorkflow } from './constructs/incident-workflow.js';
-export { KubernetesAccess, KubernetesSweep } from './constructs/kubernetes-access.js';
-export { KubernetesEvents } from './constructs/kubernetes-events.js';
-export { NodeCommands } from './constructs/node-commands.js';
-export { OperationsDashboard } from './constructs/operations-dashboard.js';
-export { SignalCheck } from './constructs/signal-check.js';
 export {
   PodDoctorHubStack,
   PodDoctorSpokeAssetsStack,
@@ -39,7 +41,6 @@ export {
   type PodDoctorSpokeStackSetProps,
 } from './fleet-stacks.js';
 export { IamEventForwarderStack, type IamEventForwarderStackProps } from './iam-event-forwarder-stack.js';
-export type { ClustersInVpcs } from './kubernetes-reach.js';
 export { PodDoctor, type PodDoctorResources } from './pod-doctor.js';
 export { type FleetProps, PodDoctorHub, type PodDoctorHubProps } from './pod-doctor-hub.js';
 export type {

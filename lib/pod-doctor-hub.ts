@@ -47,7 +47,10 @@ export class PodDoctorHub extends Construct {
   readonly podDoctor: PodDoctor;
   /** The bus spokes put events on (its ARN goes to every spoke). */
   readonly bus: IEventBus;
-  /** The fleet's bus and the rules that bring spoke events to the hub's pod-doctor. */
+  /**
+   * The fleet's bus and the rules that bring spoke events to the hub's pod-doctor.
+   * @internal
+   */
   readonly fleetBus: FleetBus;
   /** The fleet this hub serves. */
   readonly fleet: FleetProps;

@@ -40,7 +40,6 @@ import { type ClustersInVpcs, kubernetesFunctions, scheduledReaders } from './ku
 import { configFromProps, type PodDoctorProps } from './pod-doctor-props.js';
 import { requireClustersInStackRegion, requirePullThroughSecretsHere, warnIamEventsNotSeen } from './regions.js';
 
-export type { ClustersInVpcs } from './kubernetes-reach.js';
 export type { ClusterRemediation, PodDoctorCluster, PodDoctorProps } from './pod-doctor-props.js';
 
 /** What a {@link PodDoctor} built from a validated configuration takes besides it: resources an app passes in. */
@@ -90,29 +89,62 @@ export class PodDoctor extends Construct {
    * undelivered channel notices); they notify the topic.
    */
   readonly alarms: readonly Alarm[];
-  /** The incident workflow (the state machine and its functions). */
+  /**
+   * The incident workflow (the state machine and its functions).
+   * @internal
+   */
   readonly workflow: IncidentWorkflow;
-  /** Detection: log subscriptions, CloudTrail rules and the ingest function. */
+  /**
+   * Detection: log subscriptions, CloudTrail rules and the ingest function.
+   * @internal
+   */
   readonly detection: Detection;
-  /** The SSM documents that probe and repair nodes. */
+  /**
+   * The SSM documents that probe and repair nodes.
+   * @internal
+   */
   readonly nodeCommands: NodeCommands;
-  /** The read-only account check functions. */
+  /**
+   * The read-only account check functions.
+   * @internal
+   */
   readonly checks: AccountChecks;
-  /** Kubernetes API access of the configured clusters (absent without clusters). */
+  /**
+   * Kubernetes API access of the configured clusters (absent without clusters).
+   * @internal
+   */
   readonly kubernetes?: KubernetesAccess;
-  /** The scheduled sweep for stuck pods that produced no log line (absent without clusters). */
+  /**
+   * The scheduled sweep for stuck pods that produced no log line (absent without clusters).
+   * @internal
+   */
   readonly kubernetesSweep?: KubernetesSweep;
-  /** Chat channels and pagers (absent when `channels` lists none). */
+  /**
+   * Chat channels and pagers (absent when `channels` lists none).
+   * @internal
+   */
   readonly channels?: Channels;
-  /** The deployment's CloudWatch dashboard and its alarms (verification failures, class storms). */
+  /**
+   * The deployment's CloudWatch dashboard and its alarms (verification failures, class storms).
+   * @internal
+   */
   readonly operations: OperationsDashboard;
-  /** Where every function reads the deployment's configuration (a document in the incident table). */
+  /**
+   * Where every function reads the deployment's configuration (a document in the incident table).
+   * @internal
+   */
   readonly configStore: ConfigStore;
-  /** The Kubernetes Warning events reader, every minute (absent without clusters). */
+  /**
+   * The Kubernetes Warning events reader, every minute (absent without clusters).
+   * @internal
+   */
   readonly kubernetesEvents?: KubernetesEvents;
-  /** The hourly check of each cluster's detection signals (absent without clusters). */
+  /**
+   * The hourly check of each cluster's detection signals (absent without clusters).
+   * @internal
+   */
   readonly signalCheck?: SignalCheck;
-  /** Per VPC of clusters reached from inside it (`clusters[].vpc`): its placement and functions there. */
+  /** Per VPC of clusters reached from inside it (`clusters[].vpc`): its placement and functions. @internal */
   readonly inVpcs: readonly ClustersInVpcs[];
 
   /**
@@ -202,7 +234,6 @@ export class PodDoctor extends Construct {
     Aspects.of(this).add(new EnvironmentSizeCheck());
   }
 
-  /** The kill switch parameter (`on` stops every action). */
   private createKillSwitch(): StringParameter {
     return new StringParameter(this, 'KillSwitch', {
       parameterName: this.config.killSwitchParameterName,

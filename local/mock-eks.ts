@@ -25,7 +25,17 @@ export type EksStub = AwsStub<EksInput, EksOutput, EKSClientResolvedConfig>;
 export function mockEksReads(k: EksStub, account: AccountSnapshot, on: Answer): void {
   const notFound = (what: string) =>
     new ResourceNotFoundException({ message: `No ${what} found for name: x`, $metadata: meta(404) });
-  k.on(DescribeClusterCommand).callsFake(on('DescribeClusterCommand', () => ({ cluster: account.cluster })));
+  // EKS answers ResourceNotFoundException for a name the account does not have, as the API does.
+  k.on(DescribeClusterCommand).callsFake(
+    on('DescribeClusterCommand', (input: { name?: string }) => {
+      if (input.name !== account.cluster.name)
+        throw new ResourceNotFoundException({
+          message: `No cluster found for name: ${input.name}.`,
+          $metadata: meta(404),
+        });
+      return { cluster: account.cluster };
+    }),
+  );
   k.on(DescribeAddonCommand).callsFake(
     on('DescribeAddonCommand', (input: { addonName?: string }) => {
       const a = account.addons.find((x) => x.addonName === input.addonName);

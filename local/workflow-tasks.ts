@@ -19,7 +19,7 @@ import type { RunOptions } from './local-workflow.js';
 import { placementOf } from './network.js';
 import { documentsOf, LocalRunCommand } from './ssm-runtime.js';
 import { asStateMachine, authorizeInvoke, type TaskContext, taskError } from './task-context.js';
-import { ACCOUNT, type ResolvedTemplate } from './template.js';
+import { ACCOUNT, REGION, type ResolvedTemplate } from './template.js';
 import { topicKeyRequests } from './workflow-clients.js';
 
 export type Handler = (input: never) => unknown;
@@ -102,11 +102,24 @@ function functionTasks(ctx: TaskContext): Record<string, Handler> {
   const metrics = new Metrics({ namespace: 'PodDoctor', serviceName: 'pod-doctor' });
   const summarize = (state: string) =>
     lambda(state, (i) =>
-      summarizeIncident(summarizeEventSchema.parse(i), { ddb: c.ddb, s3: c.s3, config, metrics, now: tick }),
+      summarizeIncident(summarizeEventSchema.parse(i), {
+        ddb: c.ddb,
+        s3: c.s3,
+        config,
+        metrics,
+        now: tick,
+        region: REGION,
+      }),
     );
   return {
     'Open incident': lambda('Open incident', (i: { incident: unknown; executionId: string }) =>
-      openIncident(incidentInputSchema.parse(i.incident), i.executionId, { ddb: c.ddb, ssm: c.ssm, config, now: tick }),
+      openIncident(incidentInputSchema.parse(i.incident), i.executionId, {
+        ddb: c.ddb,
+        ssm: c.ssm,
+        config,
+        now: tick,
+        region: REGION,
+      }),
     ),
     'Resolve node': lambda(
       'Resolve node',

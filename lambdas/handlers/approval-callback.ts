@@ -20,6 +20,7 @@ import {
 } from '../aws/workflow/approval-page.js';
 import { type ApprovalKeys, approvalKeys } from '../aws/workflow/secret.js';
 import '../core/text/zod-english.js';
+import { readEnvironment } from '../aws/runtime/environment.js';
 
 const HEADERS = {
   'content-type': 'text/html; charset=utf-8',
@@ -91,13 +92,11 @@ export const createHandler = (deps: CallbackDeps) =>
     return { statusCode: r.statusCode, headers: { ...HEADERS, 'content-type': r.contentType }, body: r.body };
   });
 
+const env = readEnvironment('approval-callback');
 const sfn = tracer.captureAWSv3Client(new SFNClient({ maxAttempts: 6 }));
 
 export const handler = createHandler({
-  keys: approvalKeys(
-    tracer.captureAWSv3Client(new SecretsManagerClient({ maxAttempts: 6 })),
-    String(process.env.APPROVAL_SECRET_ARN),
-  ),
+  keys: approvalKeys(tracer.captureAWSv3Client(new SecretsManagerClient({ maxAttempts: 6 })), env.APPROVAL_SECRET_ARN),
   page: async (keys) => ({
     ddb: documentClient(),
     tableName: (await workflowConfig()).tableName,

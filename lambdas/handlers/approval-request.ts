@@ -7,6 +7,7 @@ import { requestApproval } from '../aws/workflow/approval.js';
 import { approvalKeys } from '../aws/workflow/secret.js';
 import { doorAskSchema } from '../core/door/state.js';
 import '../core/text/zod-english.js';
+import { readEnvironment } from '../aws/runtime/environment.js';
 
 const text = () => z.string().check(z.minLength(1));
 
@@ -34,10 +35,11 @@ export const createHandler = (deps: () => Promise<Deps>) =>
     return out;
   });
 
+const env = readEnvironment('approval-request');
 const sns = tracer.captureAWSv3Client(new SNSClient({ maxAttempts: 6 }));
 const keys = approvalKeys(
   tracer.captureAWSv3Client(new SecretsManagerClient({ maxAttempts: 6 })),
-  String(process.env.APPROVAL_SECRET_ARN),
+  env.APPROVAL_SECRET_ARN,
 );
 
 export const handler = createHandler(async () => ({
@@ -46,8 +48,8 @@ export const handler = createHandler(async () => ({
   // Links are signed with the current key; the endpoint also accepts the one before the last rotation.
   secret: (await keys.get()).current,
   sns,
-  topicArn: String(process.env.TOPIC_ARN),
-  callbackUrl: String(process.env.CALLBACK_URL),
-  timeoutMinutes: Number(process.env.APPROVAL_TIMEOUT_MINUTES ?? 60),
+  topicArn: env.TOPIC_ARN,
+  callbackUrl: env.CALLBACK_URL,
+  timeoutMinutes: env.APPROVAL_TIMEOUT_MINUTES,
   now: Date.now,
 }));

@@ -1,8 +1,9 @@
 import { ECRClient } from '@aws-sdk/client-ecr';
-import { changeIndexFromEnv } from '../aws/checks/change-index-client.js';
+import { changeIndexIn } from '../aws/checks/change-index-client.js';
 import { runEcrGroup } from '../aws/checks/ecr-group.js';
 import { createCheckHandler } from '../aws/checks/handler-kit.js';
 import type { CheckClients } from '../aws/readers/account/check-input.js';
+import { readEnvironment } from '../aws/runtime/environment.js';
 import { perRegion, sdkClient } from '../aws/runtime/sdk-client.js';
 
 /** Account checks, group "ecr": ECR in the image's region, and the change index (lifecycle deletions). */
@@ -11,5 +12,5 @@ export const createHandler = (deps: Pick<CheckClients, 'ecr' | 'changes'>, now?:
 
 export const handler = createHandler({
   ecr: perRegion((region) => sdkClient(ECRClient, region)),
-  changes: changeIndexFromEnv(),
+  changes: changeIndexIn(readEnvironment('check-ecr').CHANGE_TABLE_NAME),
 });

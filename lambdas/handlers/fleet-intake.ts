@@ -3,20 +3,18 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod/mini';
 import { type IntakeDeps, type IntakeOutcome, intake } from '../aws/fleet/fleet-intake.js';
 import { IncidentStore } from '../aws/ingest/incident-store.js';
 import { WorkflowStarter } from '../aws/ingest/workflow-starter.js';
 import { ChangeIndex } from '../aws/readers/account/change-index.js';
 import { configLoader } from '../aws/runtime/config-store.js';
+import { readEnvironment } from '../aws/runtime/environment.js';
 import { RejectStore } from '../aws/runtime/evidence-store.js';
 import { logger, metrics, tracer, withPowertools } from '../aws/runtime/powertools.js';
 import { prepareAnchorIndex } from '../core/detect/prefilter.js';
-import { fleetEventSchema, fleetMembers, fleetMembersVariable } from '../core/fleet/fleet.js';
-import { ingestConfig, ingestEnvSchema } from '../core/workflow/ingest-config.js';
+import { fleetEventSchema, fleetMembers } from '../core/fleet/fleet.js';
+import { ingestConfig } from '../core/workflow/ingest-config.js';
 import '../core/text/zod-english.js';
-
-const intakeEnvSchema = z.object({ ...ingestEnvSchema.shape, FLEET_MEMBERS: fleetMembersVariable() });
 
 function publish(o: IntakeOutcome): void {
   const m = metrics.singleMetric();
@@ -49,7 +47,7 @@ export const createHandler = (deps: () => Promise<IntakeDeps>) =>
     { storedMetrics: true },
   );
 
-const env = intakeEnvSchema.parse(process.env);
+const env = readEnvironment('fleet-intake');
 const ddb = DynamoDBDocumentClient.from(tracer.captureAWSv3Client(new DynamoDBClient({})), {
   marshallOptions: { removeUndefinedValues: true },
 });
@@ -68,7 +66,7 @@ async function liveDeps(): Promise<IntakeDeps> {
     workflow: env.WORKFLOW_ARN
       ? new WorkflowStarter(tracer.captureAWSv3Client(new SFNClient({})), env.WORKFLOW_ARN)
       : undefined,
-    config: ingestConfig(env, config),
+    config: ingestConfig(config),
     now: Date.now,
     changes: new ChangeIndex(ddb, env.INCIDENT_TABLE_NAME),
     members: fleetMembers(env.FLEET_MEMBERS),

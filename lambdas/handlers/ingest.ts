@@ -15,11 +15,12 @@ import { TopicNotices } from '../aws/ingest/topic-notices.js';
 import { WorkflowStarter } from '../aws/ingest/workflow-starter.js';
 import { ChangeIndex } from '../aws/readers/account/change-index.js';
 import { configLoader, untilSucceeded } from '../aws/runtime/config-store.js';
+import { readEnvironment } from '../aws/runtime/environment.js';
 import { RejectStore } from '../aws/runtime/evidence-store.js';
 import { logger, metrics, tracer, withPowertools } from '../aws/runtime/powertools.js';
 import { prepareAnchorIndex } from '../core/detect/prefilter.js';
 import { DEFAULT_INGEST_LIMITS } from '../core/incident/ingest-limits.js';
-import { ingestConfig, ingestEnvSchema } from '../core/workflow/ingest-config.js';
+import { ingestConfig } from '../core/workflow/ingest-config.js';
 import '../core/text/zod-english.js';
 
 /**
@@ -78,7 +79,7 @@ export const createHandler = (deps: () => Promise<IngestDeps>) =>
     { storedMetrics: true },
   );
 
-const env = ingestEnvSchema.parse(process.env);
+const env = readEnvironment('ingest');
 const ddb = DynamoDBDocumentClient.from(tracer.captureAWSv3Client(new DynamoDBClient({})), {
   marshallOptions: { removeUndefinedValues: true },
 });
@@ -102,7 +103,7 @@ async function liveDeps(): Promise<IngestDeps> {
     workflow: env.WORKFLOW_ARN
       ? new WorkflowStarter(tracer.captureAWSv3Client(new SFNClient({})), env.WORKFLOW_ARN)
       : undefined,
-    config: ingestConfig(env, config),
+    config: ingestConfig(config),
     now: Date.now,
     facts: new AccountFactsLookup(
       tracer.captureAWSv3Client(new EKSClient({ maxAttempts: 6 })),

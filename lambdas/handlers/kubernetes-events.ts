@@ -13,21 +13,11 @@ import { ClusterApi } from '../aws/readers/kubernetes/cluster-api.js';
 import { endpointCache } from '../aws/readers/kubernetes/endpoint.js';
 import { EksTokenCache } from '../aws/readers/kubernetes/token.js';
 import { configLocation, readConfig, untilSucceeded } from '../aws/runtime/config-store.js';
+import { readEnvironment } from '../aws/runtime/environment.js';
 import { RejectStore } from '../aws/runtime/evidence-store.js';
 import { logger, metrics, withPowertools } from '../aws/runtime/powertools.js';
-import { incidentStoreVariables } from '../core/contract/env-variables.js';
 import '../core/text/zod-english.js';
-import { CLUSTER_REACH_VARIABLE, clustersServed } from '../core/contract/cluster-reach.js';
-
-/** The events function's environment, validated once at cold start. */
-export const eventsEnvSchema = z.object({
-  AWS_REGION: z._default(z.string(), 'us-east-1'),
-  ...incidentStoreVariables,
-  EVIDENCE_BUCKET_NAME: z.string().check(z.minLength(1)),
-  WORKFLOW_ARN: z.string().check(z.minLength(1)),
-  /** Seconds each invocation reads (the function's timeout leaves a margin after it). */
-  WATCH_SECONDS: z.coerce.number().check(z.int(), z.minimum(5), z.maximum(840)),
-});
+import { clustersServed } from '../core/contract/cluster-reach.js';
 
 /**
  * The EventBridge Scheduler invocation: the schedule sets no input, and nothing in the event decides
@@ -66,7 +56,7 @@ export const createHandler = (deps: () => Promise<EventsDeps>) =>
  * deployment's configuration (built on the first invocation; a failed build is tried again).
  */
 async function liveDeps(): Promise<EventsDeps> {
-  const env = eventsEnvSchema.parse(process.env);
+  const env = readEnvironment('kubernetes-events');
   const eks = new EKSClient({ maxAttempts: 6 });
   const endpoint = endpointCache(eks, env.AWS_REGION);
   const tokens = new EksTokenCache(() => eks.config.credentials());
@@ -75,7 +65,7 @@ async function liveDeps(): Promise<EventsDeps> {
   const windowMs = env.INCIDENT_WINDOW_MINUTES * 60_000;
   return {
     // A cluster with kubernetesApi: false has no access entry: its events are not read.
-    clusters: clustersServed(config.clusters, process.env[CLUSTER_REACH_VARIABLE]),
+    clusters: clustersServed(config.clusters, env.CLUSTER_REACH),
     api: async (cluster) => new ClusterApi(await endpoint(cluster), tokens),
     state: new EventsStateStore(ddb, env.INCIDENT_TABLE_NAME),
     incidents: new IncidentStore(ddb, {

@@ -13,19 +13,13 @@ import { ClusterApi } from '../aws/readers/kubernetes/cluster-api.js';
 import { endpointCache } from '../aws/readers/kubernetes/endpoint.js';
 import { EksTokenCache } from '../aws/readers/kubernetes/token.js';
 import { configLoader } from '../aws/runtime/config-store.js';
+import { readEnvironment } from '../aws/runtime/environment.js';
 import { logger, metrics, withPowertools } from '../aws/runtime/powertools.js';
-import { CLUSTER_REACH_VARIABLE, clustersServed } from '../core/contract/cluster-reach.js';
-import { incidentStoreVariables } from '../core/contract/env-variables.js';
+import { clustersServed } from '../core/contract/cluster-reach.js';
 import { CLUSTER_READ_FAILED } from '../core/contract/metric-names.js';
 import { DEFAULT_INGEST_LIMITS } from '../core/incident/ingest-limits.js';
 
-const env = z
-  .object({
-    AWS_REGION: z._default(z.string(), 'us-east-1'),
-    ...incidentStoreVariables,
-    WORKFLOW_ARN: z.string().check(z.minLength(1)),
-  })
-  .parse(process.env);
+const env = readEnvironment('kubernetes-sweep');
 
 const eks = new EKSClient({ maxAttempts: 6 });
 const endpoint = endpointCache(eks, env.AWS_REGION);
@@ -39,7 +33,7 @@ async function liveDeps(): Promise<SweepDeps> {
   const limits = config.ingestLimits ?? DEFAULT_INGEST_LIMITS;
   return {
     // Clusters configured without Kubernetes API access (CONFIG_MAP, unreachable) have no access entry.
-    clusters: clustersServed(config.clusters, process.env[CLUSTER_REACH_VARIABLE]),
+    clusters: clustersServed(config.clusters, env.CLUSTER_REACH),
     api: async (cluster: string) => new ClusterApi(await endpoint(cluster), tokens),
     incidents: new IncidentStore(ddb, {
       tableName: env.INCIDENT_TABLE_NAME,

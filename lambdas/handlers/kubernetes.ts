@@ -8,6 +8,7 @@ import {
 } from '../aws/kubernetes/service.js';
 import { endpointCache } from '../aws/readers/kubernetes/endpoint.js';
 import { EksTokenCache } from '../aws/readers/kubernetes/token.js';
+import { readEnvironment } from '../aws/runtime/environment.js';
 import { logger, metrics, withPowertools } from '../aws/runtime/powertools.js';
 import { CLUSTER_READ_FAILED } from '../core/contract/metric-names.js';
 
@@ -32,10 +33,11 @@ export const createHandler = (deps: KubernetesDeps) =>
     return result;
   });
 
+const env = readEnvironment('kubernetes');
 const eks = new EKSClient({ maxAttempts: 6 });
 
 export const handler = createHandler({
-  endpoint: endpointCache(eks, process.env.AWS_REGION ?? 'us-east-1'),
+  endpoint: endpointCache(eks, env.AWS_REGION),
   // The function role's credentials, as the SDK client resolved them (they sign the EKS token).
   tokens: new EksTokenCache(() => eks.config.credentials()),
 });

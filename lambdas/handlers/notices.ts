@@ -4,6 +4,7 @@ import * as z from 'zod/mini';
 import { logger, metrics, tracer, withPowertools } from '../aws/runtime/powertools.js';
 import { type NoticeDeps, noticeEvents } from '../aws/voices/notices.js';
 import '../core/text/zod-english.js';
+import { readEnvironment } from '../aws/runtime/environment.js';
 
 /**
  * What the notices pipe passes: a batch of incident-table stream records (NEW_IMAGE). Only the
@@ -28,11 +29,12 @@ export const createHandler = (deps: () => NoticeDeps) =>
     return events;
   });
 
+const env = readEnvironment('notices');
 const s3 = tracer.captureAWSv3Client(new S3Client({ maxAttempts: 6 }));
 
 export const handler = createHandler(() => ({
   s3,
-  evidenceBucket: String(process.env.EVIDENCE_BUCKET),
+  evidenceBucket: env.EVIDENCE_BUCKET,
   now: Date.now,
   warn: (message, context) => logger.warn(message, context),
 }));

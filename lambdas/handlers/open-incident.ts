@@ -4,6 +4,7 @@ import { documentClient, tracer, withPowertools, workflowConfig } from '../aws/r
 import { type OpenDeps, openIncident } from '../aws/workflow/open-incident.js';
 import { incidentInputSchema } from '../core/workflow/workflow-config.js';
 import '../core/text/zod-english.js';
+import { readEnvironment } from '../aws/runtime/environment.js';
 
 /** What the workflow's first task sends: the incident and the execution's id. */
 export const openIncidentEventSchema = z.object({
@@ -15,6 +16,7 @@ export const openIncidentEventSchema = z.object({
 export const createHandler = (deps: () => Promise<OpenDeps>) =>
   withPowertools(openIncidentEventSchema, async (e) => openIncident(e.incident, e.executionId, await deps()));
 
+const env = readEnvironment('open-incident');
 const ssm = tracer.captureAWSv3Client(new SSMClient({ maxAttempts: 6 }));
 
 export const handler = createHandler(async () => ({
@@ -22,4 +24,5 @@ export const handler = createHandler(async () => ({
   ssm,
   config: await workflowConfig(),
   now: Date.now,
+  region: env.AWS_REGION,
 }));

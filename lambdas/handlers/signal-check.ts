@@ -9,13 +9,7 @@ import { type ClusterSignals, checkSignals, type SignalCheckDeps } from '../aws/
 import { configLocation, readConfig, untilSucceeded } from '../aws/runtime/config-store.js';
 import { logger, metrics, withPowertools } from '../aws/runtime/powertools.js';
 import '../core/text/zod-english.js';
-
-/** The self-check's environment, validated once at cold start. */
-export const signalCheckEnvSchema = z.object({
-  AWS_REGION: z._default(z.string(), 'us-east-1'),
-  INCIDENT_TABLE_NAME: z.string().check(z.minLength(1)),
-  TOPIC_ARN: z.string().check(z.minLength(1)),
-});
+import { readEnvironment } from '../aws/runtime/environment.js';
 
 /** The EventBridge Scheduler invocation: no input decides anything (the configured clusters do). */
 export const signalCheckEventSchema = z.unknown();
@@ -43,7 +37,7 @@ export const createHandler = (deps: () => Promise<SignalCheckDeps>) =>
 
 /** The check's clients, from its environment, and the clusters of the deployment's configuration. */
 async function liveDeps(): Promise<SignalCheckDeps> {
-  const env = signalCheckEnvSchema.parse(process.env);
+  const env = readEnvironment('signal-check');
   const ddb = DynamoDBDocumentClient.from(new DynamoDBClient({}));
   const config = await readConfig(ddb, configLocation());
   const sns = new SNSClient({ maxAttempts: 6 });

@@ -2,9 +2,9 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import * as z from 'zod/mini';
 import { forwardSignals, type SpokeBus, type SpokeDeps } from '../aws/fleet/spoke-forwarder.js';
+import { readEnvironment } from '../aws/runtime/environment.js';
 import { logger, metrics, tracer, withPowertools } from '../aws/runtime/powertools.js';
 import { prepareAnchorIndex } from '../core/detect/prefilter.js';
-import { spokeEnvSchema } from '../core/fleet/fleet.js';
 import '../core/text/zod-english.js';
 
 /** A CloudWatch Logs subscription payload (`awslogs.data`, read with a size limit by the domain). */
@@ -45,7 +45,7 @@ export const createHandler = (deps: SpokeDeps) =>
   );
 
 function liveDeps(): SpokeDeps {
-  const env = spokeEnvSchema.parse(process.env);
+  const env = readEnvironment('spoke-ingest');
   return {
     bus: new DefaultBus(tracer.captureAWSv3Client(new EventBridgeClient({}))),
     config: {

@@ -5,6 +5,7 @@ import { type SummarizeDeps, summarizeEventSchema, summarizeIncident } from '../
 export { summarizeEventSchema };
 
 import '../core/text/zod-english.js';
+import { readEnvironment } from '../aws/runtime/environment.js';
 
 /**
  * Workflow steps "Summarize" and "Record failure": the execution state (validated as the workflow
@@ -13,6 +14,7 @@ import '../core/text/zod-english.js';
 export const createHandler = (deps: () => Promise<SummarizeDeps>) =>
   withPowertools(summarizeEventSchema, async (input) => summarizeIncident(input, await deps()));
 
+const env = readEnvironment('summarize');
 const s3 = tracer.captureAWSv3Client(new S3Client({ maxAttempts: 6 }));
 
 export const handler = createHandler(async () => ({
@@ -21,4 +23,5 @@ export const handler = createHandler(async () => ({
   config: await workflowConfig(),
   metrics,
   now: Date.now,
+  region: env.AWS_REGION,
 }));

@@ -5,7 +5,7 @@ import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
-import { CONFIG_VARIABLES } from '../../lambdas/core/contract/env-variables.js';
+import { CONFIG_VARIABLES } from '../../lambdas/core/contract/handler-environment.js';
 import { CONFIG_PARTITION } from '../../lambdas/core/contract/incident-table.js';
 import { acknowledgeProviderFramework } from './nag.js';
 import { lambdaEntry } from './paths.js';

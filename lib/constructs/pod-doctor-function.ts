@@ -1,5 +1,5 @@
 import { dirname } from 'node:path';
-import { AssetHashType, DockerImage, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { AssetHashType, DockerImage, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { type AddToPrincipalPolicyResult, type PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import {
   Architecture,
@@ -13,6 +13,7 @@ import {
 } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { environmentProblems } from '../../lambdas/core/contract/handler-environment.js';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../lambdas/core/contract/metric-names.js';
 import { BUNDLE_FILE, bundleHandler } from './bundling.js';
 import { acknowledgeFunction } from './nag.js';
@@ -90,6 +91,20 @@ export class PodDoctorFunction extends LambdaFunction {
     // Which handler of lambdas/handlers/ runs here, for readers of the template (and the bundle tests).
     (this.node.defaultChild as CfnFunction).addMetadata('PodDoctorHandler', entry.name);
     acknowledgeFunction(this, role, synchronousOnly ?? false);
+    this.node.addValidation({ validate: () => this.environmentProblems(entry.name) });
+  }
+
+  /**
+   * The function's variables, as every construct added them, against its handler's schema
+   * (lambdas/core/contract/handler-environment.ts), which the handler parses at start-up: a variable
+   * the handler requires and nobody set, or one set that it never reads, refuses the synth.
+   */
+  private environmentProblems(handler: string): string[] {
+    const cfn = this.node.defaultChild as CfnFunction;
+    const env = Stack.of(this).resolve(cfn.environment) as { variables?: Record<string, unknown> } | undefined;
+    return environmentProblems(handler, Object.keys(env?.variables ?? {})).map(
+      (p) => `pod-doctor: function ${this.node.path}: ${p}`,
+    );
   }
 }
 

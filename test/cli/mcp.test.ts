@@ -18,14 +18,26 @@ function transport(args: string[], env: Record<string, string> = {}) {
   });
 }
 
-type ToolText = { content: { type: string; text: string }[]; isError?: boolean };
-const json = (r: unknown) => JSON.parse((r as ToolText).content[0].text);
+type ToolText = { content: { type: string; text: string }[]; isError?: boolean; structuredContent?: unknown };
+/** A tool's answer: its structuredContent, which the text beside it repeats as JSON. */
+const json = (r: unknown) => {
+  const t = r as ToolText;
+  expect(t.isError, t.content[0].text).toBeFalsy();
+  const text = JSON.parse(t.content[0].text);
+  expect(t.structuredContent).toEqual(text);
+  return text;
+};
 
 describe('pod-doctor mcp --demo over stdio, with the SDK’s own client', () => {
   const client = new Client({ name: 'pod-doctor-test', version: '1.0.0' });
+  let stderr = '';
 
   beforeAll(async () => {
-    await client.connect(transport(['--demo']));
+    const t = transport(['--demo']);
+    await client.connect(t);
+    t.stderr?.on('data', (d) => {
+      stderr += d;
+    });
   }, 60_000);
   afterAll(() => client.close());
 
@@ -52,13 +64,31 @@ describe('pod-doctor mcp --demo over stdio, with the SDK’s own client', () => 
     expect(Object.keys(request?.inputSchema.properties ?? {}).sort()).toEqual(['incidentId', 'note']);
     expect(request?.description).toMatch(/cannot approve, and no tool can/);
     expect(tools.find((t) => t.name === 'diagnose')?.inputSchema.required).toEqual(['cluster']);
+    // Every tool says what it answers; the client checks each answer's structuredContent against it.
+    for (const t of tools) expect(t.outputSchema?.type, t.name).toBe('object');
+    expect(Object.keys(tools.find((t) => t.name === 'diagnose')?.outputSchema?.properties ?? {}).sort()).toEqual([
+      'cluster',
+      'findings',
+      'node',
+    ]);
   });
 
   it('a session: list the incidents, read one with its evidence, diagnose its node', async () => {
-    // The first call waits for the demo scenarios to have run (minutes on a loaded machine).
+    // The first call waits for the demo scenarios to have run (a minute, several on a loaded machine):
+    // progress notifications say what runs, and each resets the client's request timeout (the SDK's
+    // default 60 s, which the first call outlasts here: about two minutes at load 30).
+    const progress: { progress: number; message?: string }[] = [];
     const { incidents } = json(
-      await client.callTool({ name: 'list_incidents', arguments: {} }, undefined, { timeout: 290_000 }),
+      await client.callTool({ name: 'list_incidents', arguments: {} }, undefined, {
+        timeout: 60_000,
+        resetTimeoutOnProgress: true,
+        maxTotalTimeout: 290_000,
+        onprogress: (p) => progress.push(p),
+      }),
     );
+    expect(progress.length).toBeGreaterThan(0);
+    for (const [i, p] of progress.entries()) if (i > 0) expect(p.progress).toBeGreaterThan(progress[i - 1].progress);
+    expect(progress[0].message).toMatch(/^(starting the demo runtime|running demo scenario 1 of 2: pid-exhaustion)/);
     expect(incidents.map((i: { class: string; kind: string }) => `${i.class} ${i.kind}`).sort()).toEqual([
       'cni-permissions needs-human',
       'pid-exhaustion verified',
@@ -96,6 +126,24 @@ describe('pod-doctor mcp --demo over stdio, with the SDK’s own client', () => 
     expect(asked.detail).toMatch(/changes made: none$/);
     expect(asked.approval).toMatch(/^Only a human approves/);
   }, 600_000);
+
+  it('diagnose of a cluster or node the account does not have is the tool’s error', async () => {
+    const cluster = (await client.callTool({ name: 'diagnose', arguments: { cluster: 'prod-us' } })) as ToolText;
+    expect(cluster.isError).toBe(true);
+    expect(cluster.content[0].text).toBe(
+      'ClusterNotFoundError: no EKS cluster named prod-us in eu-west-1 for these credentials',
+    );
+    const node = (await client.callTool({
+      name: 'diagnose',
+      arguments: { cluster: 'prod-eu', node: 'ip-10-9-9-9.eu-west-1.compute.internal' },
+    })) as ToolText;
+    expect(node.isError).toBe(true);
+    expect(node.content[0].text).toMatch(/^NodeNotFoundError: no EC2 instance for node ip-10-9-9-9/);
+  });
+
+  it('the server’s stderr carries no AWS SDK Node-version banner (clients show it as an error)', () => {
+    expect(stderr).not.toMatch(/NodeVersionSupportWarning|will require node/);
+  });
 
   it('an agent has no way to approve or act: no such tool', async () => {
     const r = await client

@@ -1,3 +1,4 @@
+import '../support/deployed-env.js';
 import { describe, expect, it } from 'vitest';
 import { resolveNode } from '../../lambdas/aws/readers/account/node-context.js';
 import * as changes from '../../lambdas/handlers/check-changes.js';

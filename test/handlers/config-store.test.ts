@@ -1,3 +1,4 @@
+import '../support/deployed-env.js';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import {

@@ -22,6 +22,7 @@ import { parseEcrImage } from '../../lambdas/core/contract/images.js';
 import { APP_REPO, healthyAccount, NODE_ROLE } from '../../local/account-snapshot.js';
 import { LocalDynamo, type LocalTable } from '../../local/dynamo.js';
 import { freshTable } from '../../local/incident-table.js';
+import { withLambdaEnv } from '../../local/lambda-env.js';
 import { checkExecutionInput, checkExecutionName } from '../../local/limits.js';
 import { mockAccount } from '../../local/mock-account.js';
 import { cloudTrailFixture, corpus, fixture, subscriptionEvent } from '../support/fixtures.js';
@@ -72,6 +73,7 @@ beforeAll(async () => {
   const config = await freshTable('ingest-config');
   const document = JSON.stringify(testConfig({ clusters: [{ ...testConfig().clusters[0], logGroups: [] }] }));
   process.env.CONFIG_VERSION = await writeConfig(config.client, config.name, document);
+  withLambdaEnv();
   handler = (await import('../../lambdas/handlers/ingest.js')).handler as typeof handler;
 });
 

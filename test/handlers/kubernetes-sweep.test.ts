@@ -8,6 +8,7 @@ import { mapBounded } from '../../lambdas/core/text/map-bounded.js';
 import type { LocalTable } from '../../local/dynamo.js';
 import { freshTable } from '../../local/incident-table.js';
 import { KubeApiServer, recordedCluster } from '../../local/kube-api-server.js';
+import { withLambdaEnv } from '../../local/lambda-env.js';
 import { lambdaContext } from '../support/lambda-context.js';
 
 // The sweep's access entry maps to group pod-doctor only (no actions).
@@ -135,6 +136,7 @@ describe('the sweep fans out: clusters in parallel, bounded, each within its own
       INCIDENT_WINDOW_MINUTES: '30',
       WORKFLOW_ARN: 'arn:aws:states:us-east-2:111122223333:stateMachine:wf',
     });
+    withLambdaEnv();
     const { createHandler } = await import('../../lambdas/handlers/kubernetes-sweep.js');
     const published: { dimensions: Record<string, string>; name: string; value: number }[] = [];
     vi.spyOn(metrics, 'singleMetric').mockImplementation(() => {

@@ -1,3 +1,4 @@
+import '../support/deployed-env.js';
 import { Readable } from 'node:stream';
 import { GetObjectCommand, NoSuchKey, S3Client } from '@aws-sdk/client-s3';
 import { marshall } from '@aws-sdk/util-dynamodb';

@@ -1,3 +1,4 @@
+import '../support/deployed-env.js';
 import {
   CloudWatchLogsClient,
   CreateLogGroupCommand,

@@ -1,8 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LAMBDA_ENV, measureHandlers, shippedHandlers } from '../../bench/init.js';
+import { measureHandlers, shippedHandlers } from '../../bench/init.js';
+import { environmentSchema, type HandlerName } from '../../lambdas/core/contract/handler-environment.js';
 import { PROJECT_ROOT } from '../../lib/constructs/paths.js';
+import { LAMBDA_ENV } from '../../local/lambda-env.js';
 
 /**
  * `npm run bench` on a fresh clone (issue 37): its Lambda-init step bundles every handler and imports each
@@ -11,7 +13,9 @@ import { PROJECT_ROOT } from '../../lib/constructs/paths.js';
  */
 describe("the bench's Lambda-init step", () => {
   // Inside the project, so the bundles resolve the external AWS SDK from node_modules as on Lambda.
-  const out = mkdtempSync(join(PROJECT_ROOT, 'node_modules', '.cache', 'bench-init-test-'));
+  const cache = join(PROJECT_ROOT, 'node_modules', '.cache');
+  mkdirSync(cache, { recursive: true }); // a fresh clone has none yet
+  const out = mkdtempSync(join(cache, 'bench-init-test-'));
   afterAll(() => rmSync(out, { recursive: true, force: true }));
 
   it('imports every shipped handler bundle with its environment and measures each', { timeout: 300_000 }, () => {
@@ -22,6 +26,13 @@ describe("the bench's Lambda-init step", () => {
     for (const f of figures) {
       expect(f.bundleBytes, f.handler).toBeGreaterThan(0);
       expect(f.medianMs, f.handler).toBeGreaterThan(0);
+    }
+  });
+
+  it("gives every variable each handler's environment schema requires", () => {
+    for (const handler of shippedHandlers()) {
+      const parsed = environmentSchema(handler as HandlerName).safeParse(LAMBDA_ENV);
+      expect(parsed.success ? [] : parsed.error.issues.map((i) => i.path.join('.')), handler).toEqual([]);
     }
   });
 

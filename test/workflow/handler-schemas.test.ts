@@ -1,3 +1,4 @@
+import '../support/deployed-env.js';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { approvalRequestSchema } from '../../lambdas/handlers/approval-request.js';
 import { decideEventSchema } from '../../lambdas/handlers/decide.js';

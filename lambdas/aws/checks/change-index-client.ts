@@ -3,7 +3,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ChangeIndex } from '../readers/account/change-index.js';
 import { sdkClient } from '../runtime/sdk-client.js';
 
-/** The change index the ecr and changes checks read (table CHANGE_TABLE_NAME). */
-export function changeIndexFromEnv(): ChangeIndex {
-  return new ChangeIndex(DynamoDBDocumentClient.from(sdkClient(DynamoDBClient)), process.env.CHANGE_TABLE_NAME ?? '');
+/** The change index the ecr and changes checks read (their CHANGE_TABLE_NAME). */
+export function changeIndexIn(tableName: string): ChangeIndex {
+  return new ChangeIndex(DynamoDBDocumentClient.from(sdkClient(DynamoDBClient)), tableName);
 }

@@ -6,6 +6,7 @@ import { Ec2QueryClient } from '../ec2/client.js';
 import { ClusterApi } from '../readers/kubernetes/cluster-api.js';
 import { endpointCache } from '../readers/kubernetes/endpoint.js';
 import { EksTokenCache } from '../readers/kubernetes/token.js';
+import { readEnvironment } from '../runtime/environment.js';
 import { sdkClient } from '../runtime/sdk-client.js';
 import { documentClient, logger, withPowertools, workflowConfig } from '../runtime/workflow-runtime.js';
 import type { DoorClients, DoorDeps } from './executor.js';
@@ -34,7 +35,8 @@ const s3 = sdkClient(S3Client);
 const eks = sdkClient(EKSClient);
 /** The account's clients: target reads, and (with ECR) the account remedies' writes in door-remedies. */
 export const doorClients: DoorClients = { iam: sdkClient(IAMClient), eks, ec2: new Ec2QueryClient() };
-const endpoint = endpointCache(eks, process.env.AWS_REGION ?? 'us-east-1');
+// door and door-remedies share one environment (lambdas/core/contract/handler-environment.ts).
+const endpoint = endpointCache(eks, readEnvironment('door').AWS_REGION);
 // The function role's credentials, as the SDK client resolved them, sign the EKS token.
 const tokens = new EksTokenCache(() => eks.config.credentials());
 

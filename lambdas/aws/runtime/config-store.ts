@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { CONFIG_VARIABLES } from '../../core/contract/env-variables.js';
+import { CONFIG_VARIABLES } from '../../core/contract/handler-environment.js';
 import { configKey } from '../../core/contract/incident-table.js';
 import { parseWorkflowConfig, type WorkflowConfig } from '../../core/workflow/workflow-config.js';
 

@@ -133,7 +133,7 @@ export function refuseEarly(req: ApprovalHttpRequest, now: number): ApprovalResp
 async function grant(
   digest: string,
   approvalId: string,
-  by: { sourceIp: string; userAgent: string },
+  by: Readonly<Record<string, string>>,
   deps: ApprovalPageDeps,
 ): Promise<void> {
   const now = deps.now();
@@ -203,11 +203,27 @@ async function decide(req: ApprovalHttpRequest, deps: ApprovalPageDeps): Promise
   if (!item) return message(404, 'unknown approval');
   const by = { sourceIp: req.sourceIp.slice(0, 64), userAgent: req.userAgent.slice(0, 512) };
   if (item.usedAt !== undefined) return message(409, 'this approval was already answered');
+  return resolveApproval(link.id, item, decision, by, deps);
+}
+
+/**
+ * Passes a checked decision on, for the review page and for chat alike: the grant of exactly the
+ * approved request (its digest, which the door requires before it runs that request), the Task
+ * resumed once, the approval marked used with who decided. `by` is who answered: the page's source
+ * IP and user agent, or the chat approver's AWS identity.
+ */
+export async function resolveApproval(
+  id: string,
+  item: Record<string, unknown>,
+  decision: 'approve' | 'reject',
+  by: Readonly<Record<string, string>>,
+  deps: ApprovalPageDeps,
+): Promise<ApprovalResponse> {
   // Resume first, mark used after: a failed call (denied, throttled) leaves the link usable. Step
   // Functions accepts one answer per task token, so a second POST, even a concurrent one, is refused.
   try {
     // The grant first: the door runs exactly the approved request (its digest) once it resumes.
-    if (decision === 'approve' && typeof item.digest === 'string') await grant(item.digest, link.id, by, deps);
+    if (decision === 'approve' && typeof item.digest === 'string') await grant(item.digest, id, by, deps);
     await deps.sfn.send(
       new SendTaskSuccessCommand({
         taskToken: String(item.taskToken),
@@ -234,7 +250,7 @@ async function decide(req: ApprovalHttpRequest, deps: ApprovalPageDeps): Promise
     await deps.ddb.send(
       new UpdateCommand({
         TableName: deps.tableName,
-        Key: approvalKey(link.id),
+        Key: approvalKey(id),
         UpdateExpression: 'SET usedAt = :now, decision = :d, decidedBy = :by',
         ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(usedAt)',
         ExpressionAttributeValues: { ':now': deps.now(), ':d': decision, ':by': by },

@@ -5,7 +5,7 @@ import { approvalKey } from '../../core/contract/incident-table.js';
 import type { DoorAsk } from '../../core/door/state.js';
 import { outboundFields } from '../../core/text/outbound.js';
 import { snsSubject } from '../../core/text/sns-subject.js';
-import { reviewSignature } from './approval-signature.js';
+import { chatApprovalToken, reviewSignature } from './approval-signature.js';
 
 export interface ApprovalRequest {
   readonly taskToken: string;
@@ -64,6 +64,8 @@ export async function requestApproval(
         digest: r.ask.digest,
         slot: r.ask.slot,
         page: plan.slice(0, MAX_PAGE_CHARS),
+        // What the chat card's approve and reject buttons send (approval-chat.ts checks it as the page checks the link).
+        chat: chatApprovalToken(deps.secret, id, exp, r.incidentId),
         exp,
         expiresAt: Math.floor(exp / 1000) + 86_400,
       },

@@ -16,6 +16,8 @@ export interface OpenDeps {
   readonly ssm: SSMClient;
   readonly config: WorkflowConfig;
   readonly now: () => number;
+  /** The Region the function runs in: the incident's Region when its cluster does not name one. */
+  readonly region: string;
 }
 
 export interface OpenResult {
@@ -63,7 +65,7 @@ export async function openIncident(i: IncidentInput, executionId: string, deps: 
       (['iam', 'ecr', 'network', 'eks', 'changes'] as const).map((g) => [g, CHECKS_FOR_CLASS[i.class].includes(g)]),
     ) as OpenResult['checks'],
     probe: PROBE_CLASSES.has(i.class) && node !== null,
-    region: cluster?.region ?? process.env.AWS_REGION ?? 'us-east-1',
+    region: cluster?.region ?? deps.region,
     openedAt: now,
   };
 

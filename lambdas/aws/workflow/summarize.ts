@@ -27,6 +27,8 @@ export interface SummarizeDeps {
   readonly config: WorkflowConfig;
   readonly metrics: Metrics;
   readonly now: () => number;
+  /** The Region the function runs in: the console links' Region when the run did not record one. */
+  readonly region: string;
 }
 
 /**
@@ -46,7 +48,7 @@ export async function summarizeIncident(state: SummarizeInput, deps: SummarizeDe
     ...(drain ? [drainAction(s, drain)] : []),
     ...(evict ? [evictAction(s, evict)] : []),
   ];
-  const summary = summaryOf(s, { outcome, nextStep, actions });
+  const summary = summaryOf(s, { outcome, nextStep, actions }, deps.region);
   const keys = await storeSummary(s, summary, deps);
   await recordHistory(s, { outcome, ...keys }, now, deps);
   await releaseLock(s, deps);
@@ -92,6 +94,7 @@ function nodeAction(r: DoorResult, status: string): ActionRecord {
 function summaryOf(
   s: SummarizeInput,
   r: { outcome: string; nextStep: string; actions: ActionRecord[] },
+  region: string,
 ): ReturnType<typeof renderSummary> {
   return renderSummary({
     incident: s,
@@ -108,7 +111,7 @@ function summaryOf(
       ...(s.verification ? [`verification: ${s.verification.reason}`] : []),
     ],
     executionArn: s.execution.arn,
-    region: s.open?.region ?? process.env.AWS_REGION ?? 'us-east-1',
+    region: s.open?.region ?? region,
     error: s.error,
     approvals: approvalsOf(s),
   });

@@ -37,6 +37,7 @@ export const PULL_CAUSE_CLASSES: ReadonlySet<FailureClass> = new Set([
   'rate-limited',
 ]);
 
+/** How pod-doctor may act on a class: only report, ask a human first, or act on its own (where the action's tier allows). */
 export const CLASS_MODES = ['observe', 'approve', 'auto'] as const;
 /** observe: recommend only · approve: act after a human approves · auto: act within the risk-tier limits. */
 export type ClassMode = (typeof CLASS_MODES)[number];

@@ -143,28 +143,6 @@ export function inAccount(c: IncidentCandidate, account: string, region: string)
   return { ...c, key: `${account}|${region}|${c.key}`, account, region };
 }
 
-/** A JSON environment variable read with `schema` (`fallback` JSON text when unset). */
-const jsonEnv = <T>(schema: z.ZodMiniType<T>, fallback: string) =>
-  z.pipe(
-    z._default(z.string(), fallback),
-    z.transform((s: string) => schema.parse(JSON.parse(s))),
-  );
-
-/** The hub intake's member list (FLEET_MEMBERS). */
-export const fleetMembersVariable = () =>
-  jsonEnv(z.array(z.object({ account: z.string(), regions: z.array(z.string()) })), '[]');
-
-/**
- * A spoke ingest's environment: its account, and the log group → cluster map and trusted sandbox
- * images of its own clusters (a spoke has no configuration store: its stack is its configuration).
- */
-export const spokeEnvSchema = z.object({
-  AWS_REGION: z.string(),
-  SPOKE_ACCOUNT: z.string().check(z.regex(ACCOUNT_ID)),
-  LOG_GROUP_CLUSTERS: jsonEnv(z.record(z.string(), z.string()), '{}'),
-  TRUSTED_SANDBOX_IMAGES: jsonEnv(z.array(z.string()), '[]'),
-});
-
 /** Validates the hub's member list. @throws FleetConfigError */
 export function fleetMembers(members: readonly FleetMember[]): readonly FleetMember[] {
   const seen = new Set<string>();
