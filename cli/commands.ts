@@ -38,7 +38,7 @@ A record that matches no signature yields {"class": "unknown"}; one that cannot 
 Input is read in chunks and output written in batches; lines no signature can match are answered
 by the catalogue's pre-filter without being parsed.`;
 
-const DEMO_HELP = `Usage: pod-doctor demo (--all | SCENARIO...) [--json] [--html FILE]
+const DEMO_HELP = `Usage: pod-doctor demo (--all | SCENARIO...) [--json] [--html FILE] [--verbose]
        pod-doctor demo --list
 
 Runs field failures through pod-doctor on this machine, without an AWS account: realistic node log
@@ -53,7 +53,11 @@ available they run on a simulated node, and say so). Runs from a checkout of the
 --json       one JSON record per scenario: {scenario, class, signals, findings, actions, approval, outcome,
              notices: the chat card and the pagers' bodies pod-doctor would send,
              clusterEvents: the Kubernetes events it wrote, read back from the local API server}
---html FILE  a self-contained HTML report with a timeline per incident`;
+--html FILE  a self-contained HTML report with a timeline per incident
+--verbose    also the full e-mail, chat card, pages and Kubernetes events of every scenario
+
+A line per scenario on stderr as it finishes; then the table and a one-line headline. The demo stack
+is synthesized once and cached (node_modules/.cache/pod-doctor) until the code that shapes it changes.`;
 
 const DIAGNOSE_HELP = `Usage: pod-doctor diagnose --cluster NAME [--node NAME|INSTANCE_ID] [--region R] [--profile P] [--image REF] [--json]
 
@@ -129,6 +133,7 @@ export const COMMANDS: readonly Command[] = [
         list: { type: 'boolean' },
         json: { type: 'boolean' },
         html: { type: 'string' },
+        verbose: { type: 'boolean' },
         help,
       },
       maxPositionals: Number.POSITIVE_INFINITY,
@@ -137,7 +142,7 @@ export const COMMANDS: readonly Command[] = [
     checkout: true,
     check: ({ values, positionals }) => {
       // `demo json`: an option without its dashes, told before the scenarios load.
-      const flag = positionals.find((p) => ['all', 'list', 'json', 'html'].includes(p));
+      const flag = positionals.find((p) => ['all', 'list', 'json', 'html', 'verbose'].includes(p));
       if (flag) return `unknown scenario "${flag}" (did you mean --${flag}?)`;
       return values.all || values.list || positionals.length > 0
         ? undefined

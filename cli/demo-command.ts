@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import { asExpected, headline, scenarioLine } from '../demo/progress.js';
 import { renderHtml, renderTable } from '../demo/render.js';
 import { runScenarios } from '../demo/run.js';
 import { SCENARIOS, type Scenario } from '../demo/scenarios.js';
@@ -29,7 +30,16 @@ export async function runDemoCommand({ values, positionals }: ParsedArgs): Promi
   }
   const htmlFile = values.html as string | undefined;
   const t0 = performance.now();
-  const results = await runScenarios(chosen);
+  const say = (line: string) => process.stderr.write(`${line}\n`);
+  say(`pod-doctor demo: ${chosen.length} scenario(s); preparing the demo stack…`);
+  const results = await runScenarios(chosen, {
+    onTemplate: (t) => say(stackLine(t)),
+    onResult: (r, i) => say(scenarioLine(r, i, chosen.length)),
+  });
+  for (const r of results.filter((x) => !asExpected(x)))
+    say(
+      `pod-doctor demo: ${r.scenario}: expected ${r.expected.class} / ${r.expected.outcome}, got ${r.class} / ${r.outcome}`,
+    );
   if (values.json) {
     for (const r of results) {
       process.stdout.write(
@@ -56,8 +66,9 @@ export async function runDemoCommand({ values, positionals }: ParsedArgs): Promi
         })}\n`,
       );
     }
+    say(headline(results));
   } else {
-    for (const r of results) {
+    for (const r of values.verbose ? results : []) {
       process.stdout.write(
         `━━━ ${r.scenario} — ${r.title} (node: ${r.node}; ${r.incidents.reduce((n, i) => n + i.count, 0)} events → ${r.incidents.length} incident(s))\n`,
       );
@@ -66,14 +77,17 @@ export async function runDemoCommand({ values, positionals }: ParsedArgs): Promi
       process.stdout.write(`${renderClusterEvents(r.clusterEvents)}\n\n`);
     }
     process.stdout.write(
-      `${renderTable(results)}\n\n${results.length} scenario(s) in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
+      `${renderTable(results)}\n\n${results.length} scenario(s) in ${((performance.now() - t0) / 1000).toFixed(1)} s\n${headline(results)}\n`,
     );
   }
   if (htmlFile) writeFileSync(htmlFile, renderHtml(results));
-  const wrong = results.filter((r) => r.class !== r.expected.class || r.outcome !== r.expected.outcome);
-  for (const r of wrong)
-    process.stderr.write(
-      `pod-doctor demo: ${r.scenario}: expected ${r.expected.class} / ${r.expected.outcome}, got ${r.class} / ${r.outcome}\n`,
-    );
-  return wrong.length === 0 ? 0 : 1;
+  return results.every(asExpected) ? 0 : 1;
+}
+
+/** Where the demo stack came from: the disk cache, or a synthesis now cached. */
+function stackLine(t: { cached: boolean; ms: number }): string {
+  const s = (t.ms / 1000).toFixed(1);
+  return t.cached
+    ? `demo stack: from the cache in ${s} s`
+    : `demo stack: synthesized in ${s} s (cached for the next run until the code that shapes it changes)`;
 }

@@ -18,13 +18,18 @@ export interface ClusterSeed {
   readonly windowsIpam: 'true' | 'false';
   /** The cluster runs a Windows node (where the Windows pod is scheduled). @default false */
   readonly windowsNode?: boolean;
+  /**
+   * The pods wait on a pull instead of a sandbox: their container waits in ImagePullBackOff on
+   * `image`, and kubelet's `Failed` event carries `error` (then `sandboxError` is unused).
+   */
+  readonly pull?: { readonly image: string; readonly error: string };
   /** Workloads beyond the stuck pods (Deployments, ReplicaSets, their pods): applied last. */
   readonly workloads?: (c: RecordedCluster) => void;
 }
 
 type Obj = Record<string, unknown>;
 
-function stuckPod(template: Obj, key: string): Obj {
+function stuckPod(template: Obj, key: string, pull: ClusterSeed['pull']): Obj {
   const [namespace, name] = key.split('/');
   const pod = structuredClone(template) as { metadata: Obj & { ownerReferences: Obj[] }; spec: Obj };
   const owner = name.split('-').slice(0, -1).join('-');
@@ -37,11 +42,31 @@ function stuckPod(template: Obj, key: string): Obj {
     ownerReferences: [{ ...pod.metadata.ownerReferences[0], name: owner, uid: `owner-${owner}` }],
   };
   pod.spec = { ...pod.spec, nodeName: NODE_DNS };
+  if (pull) {
+    const status = structuredClone(pod as unknown as { status: { containerStatuses: Obj[] } }).status;
+    status.containerStatuses = status.containerStatuses.map((c) => ({
+      ...c,
+      image: pull.image,
+      state: { waiting: { reason: 'ImagePullBackOff', message: `Back-off pulling image "${pull.image}"` } },
+    }));
+    (pod as unknown as { status: Obj }).status = status;
+  }
   return pod;
 }
 
-function sandboxEvent(key: string, error: string): Obj {
+/** kubelet's cause event of a stuck pod: FailedCreatePodSandBox, or Failed for a pull. */
+function causeEvent(key: string, seed: ClusterSeed): Obj {
   const [namespace, name] = key.split('/');
+  const event = sandboxEvent(namespace, name, seed.sandboxError);
+  if (!seed.pull) return event;
+  return {
+    ...event,
+    reason: 'Failed',
+    message: `Failed to pull image "${seed.pull.image}": ${seed.pull.error}`,
+  };
+}
+
+function sandboxEvent(namespace: string, name: string, error: string): Obj {
   return {
     apiVersion: 'v1',
     kind: 'Event',
@@ -61,8 +86,8 @@ function sandboxEvent(key: string, error: string): Obj {
 export function seededCluster(seed: ClusterSeed): RecordedCluster {
   const c = clusterOnNode(NODE_DNS);
   const template = c.pods.find((p) => (p.metadata as { name: string }).name.startsWith('api-')) as Obj;
-  c.pods = seed.stuck.map((key) => stuckPod(template, key));
-  c.events = Object.fromEntries(seed.stuck.map((key) => [key, [sandboxEvent(key, seed.sandboxError)]]));
+  c.pods = seed.stuck.map((key) => stuckPod(template, key, seed.pull));
+  c.events = Object.fromEntries(seed.stuck.map((key) => [key, [causeEvent(key, seed)]]));
   const awsNode = c.awsNodePods.find((p) => (p.spec as { nodeName: string }).nodeName === NODE_DNS) as {
     status: { containerStatuses: { name: string; ready: boolean }[] };
   };
@@ -136,3 +161,27 @@ export const WINDOWS_IPAM_CLUSTER: ClusterSeed = {
   windowsIpam: 'false',
   windowsNode: true,
 };
+
+/** Pods of the node stuck in ContainerCreating on `sandboxError`; aws-node healthy. */
+export const sandboxCluster = (stuck: readonly string[], sandboxError: string): ClusterSeed => ({
+  stuck,
+  sandboxError,
+  awsNodeReady: true,
+  windowsIpam: 'false',
+});
+
+/** Pods of the node waiting in ImagePullBackOff on `image` (kubelet's Failed event carries `error`). */
+export const pullCluster = (stuck: readonly string[], image: string, error: string): ClusterSeed => ({
+  stuck,
+  sandboxError: '',
+  pull: { image, error },
+  awsNodeReady: true,
+  windowsIpam: 'false',
+});
+
+/**
+ * The CNI plugin could not get an address for the pod from ipamd (kubelet's event, as quoted in
+ * https://seankhliao.com/blog/12024-09-13-eks-out-of-ips).
+ */
+export const NO_IP_ERROR =
+  'failed to setup network for sandbox "b7c8": plugin type="aws-cni" name="aws-cni" failed (add): add cmd: failed to assign an IP address to container';

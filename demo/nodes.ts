@@ -39,7 +39,12 @@ export async function nodeFor(
   stage: NodeStage,
   account: AccountSnapshot,
 ): Promise<{ behaviour: LocalNodeBehaviour; kind: NodeKind; sandboxImagePresent?: () => boolean }> {
-  if (s.node.kind === 'simulated') return { behaviour: simulatedNode(s.node.probe), kind: 'simulated' };
+  if (s.node.kind === 'simulated') {
+    const node = simulatedNode(s.node.probe);
+    // Where the node itself is the cause (its probe fails), its pods start once it is healthy again.
+    const nodeIsCause = s.node.probe.some((f) => f.status === 'fail');
+    return { behaviour: node, kind: 'simulated', ...(nodeIsCause ? { sandboxImagePresent: node.healthy } : {}) };
+  }
   if (stage.unavailable) {
     // The scenario's own node, simulated: AL2023 re-imports its baked image; AL2 pulls the ECR pause
     // image with a token its role may or may not get (as the real node's ECR_PASSWORD_CMD does).

@@ -18,18 +18,14 @@ import { localEvents } from '../local/events-runtime.js';
 import { localIngest } from '../local/ingest-runtime.js';
 import { LocalCluster } from '../local/local-cluster.js';
 import { startKubelet } from '../local/local-kubelet.js';
-import {
-  definitionOf,
-  freshIncidentTable,
-  type RunResult,
-  runWorkflow,
-  synthesizedDefinition,
-} from '../local/local-workflow.js';
+import { definitionOf, freshIncidentTable, type RunResult, runWorkflow } from '../local/local-workflow.js';
 import { simulatedNode } from '../local/node-adapters.js';
-import { type ResolvedTemplate, synthesizedTemplate } from '../local/template.js';
+import { LOCAL_CONFIG, type ResolvedTemplate, synthesizedTemplate } from '../local/template.js';
+import { type CachedTemplate, cachedTemplate } from '../local/template-cache.js';
 import { seededCluster, watchedEvents } from './cluster-seeds.js';
 import { type NodeKind, NodeStage, nodeFor } from './nodes.js';
 import { DEMO_CONFIG, type Scenario } from './scenarios.js';
+import { type Timeline, timelineOf } from './timeline.js';
 import { type ClusterEventView, clusterEventsOf, type RunRecords, runNotices } from './voices.js';
 
 /** An incident as the incident table holds it after detection. */
@@ -60,6 +56,8 @@ export interface ScenarioResult {
   readonly rootCause: string;
   readonly summary: { subject: string; message: string };
   readonly states: readonly string[];
+  /** First seen → opened → diagnosed → approval → action → verified, from the execution history. */
+  readonly timeline: Timeline;
   readonly node: NodeKind;
   readonly ms: number;
   /** What chat and the pagers would receive: one notice per approval asked, then the run's. */
@@ -140,12 +138,20 @@ export interface ReplayResult {
 
 /** Replays saved events through ingest and, per incident, the workflow (recorded demo account, simulated node). */
 export async function replay(events: readonly unknown[]): Promise<ReplayResult[]> {
-  const table = await freshIncidentTable();
-  const started = await ingestAll(events, table, 'replay');
-  const definition = started.length ? synthesizedDefinition() : undefined;
+  // The local deployment's template, from the disk cache when the code that shapes it is unchanged.
+  const { template } = cachedTemplate(LOCAL_CONFIG);
+  const table = await freshIncidentTable(template);
+  const started = await ingestAll(events, table, 'replay', template);
+  const definition = definitionOf(template);
   const out: ReplayResult[] = [];
   for (const input of started) {
-    const r = await runWorkflow(input, { account: healthyAccount(), node: simulatedNode([]), definition, table });
+    const r = await runWorkflow(input, {
+      account: healthyAccount(),
+      node: simulatedNode([]),
+      template,
+      definition,
+      table,
+    });
     const o = r.output as WorkflowOutput;
     const row = await table.get(openIncidentKey(String(input.incidentKey)));
     out.push({
@@ -186,10 +192,15 @@ export async function runScenarios(
     agentRequest?: AgentRequest;
     /** Simulate every node, as on a machine without containerd (the demo says so per scenario). */
     simulatedNodes?: boolean;
+    /** Told once the demo stack is ready (from the disk cache or synthesized). */
+    onTemplate?: (t: Omit<CachedTemplate, 'template'>) => void;
+    /** Told as each scenario finishes. */
+    onResult?: (r: ScenarioResult, index: number) => void;
   } = {},
 ): Promise<ScenarioResult[]> {
   const stage = new NodeStage(options.simulatedNodes === true);
-  const template = synthesizedTemplate(DEMO_CONFIG);
+  const { template, ...served } = cachedTemplate(DEMO_CONFIG);
+  options.onTemplate?.(served);
   const definition = definitionOf(template);
   const evidenceBucket = configDocumentOf(template).evidenceBucket;
   const results: ScenarioResult[] = [];
@@ -202,7 +213,11 @@ export async function runScenarios(
       keepRecords: options.keepRecords === true,
       agentRequest: options.agentRequest,
     };
-    for (const s of scenarios) results.push(await runScenario(s, ctx));
+    for (const s of scenarios) {
+      const r = await runScenario(s, ctx);
+      results.push(r);
+      options.onResult?.(r, results.length);
+    }
   } finally {
     stage.stop();
   }
@@ -320,15 +335,30 @@ async function runScenario(s: Scenario, ctx: DemoContext): Promise<ScenarioResul
         : `${s.approval ?? 'none'}: given by the demo (scripted answer to the signed link, no human)`
       : undefined,
     outcome: summary.outcome,
-    rootCause: failing.length ? failing.map((f) => f.id).join(', ') : String(main?.cause ?? ''),
+    rootCause: causeInWords(failing, main?.cause),
     summary: { subject: summary.subject, message: summary.message },
     states: r?.states ?? [],
+    timeline: runTimeline(r, main, summary.outcome),
     node: kind,
     ms: Math.round(performance.now() - t0),
     notices: records ? await runNotices(records, NOTICE_TIME) : [],
     clusterEvents: clusterEventsOf(cluster?.server),
     ...(ctx.keepRecords && records ? { records } : {}),
   };
+}
+
+/** The run's timeline (none without a run): its history, and the incident's firstSeen against its start. */
+function runTimeline(r: RunResult | undefined, main: Record<string, unknown> | undefined, outcome: string): Timeline {
+  if (!r) return { points: [] };
+  const firstSeen = typeof main?.firstSeen === 'string' ? main.firstSeen : undefined;
+  return timelineOf({ history: r.history, startedAt: r.startedAt, firstSeen, outcome });
+}
+
+/** The cause in words: the first failing check's finding (and how many more fail), else the log line's cause. */
+function causeInWords(failing: readonly { id: string; summary: string }[], cause: unknown): string {
+  if (failing.length === 0) return typeof cause === 'string' ? cause : '';
+  const more = failing.length > 1 ? ` (+${failing.length - 1} more failing check${failing.length > 2 ? 's' : ''})` : '';
+  return `${failing[0].summary}${more}`;
 }
 
 /** The remedies (the first, then its follow-up) and the node actions the door ran, with statuses. */

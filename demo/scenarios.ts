@@ -12,6 +12,7 @@ import {
   SUBNET,
 } from '../local/account-snapshot.js';
 import * as k8s from './cluster-seeds.js';
+import * as E from './scenario-errors.js';
 import {
   CNI_ROLE,
   ci,
@@ -40,12 +41,9 @@ const FIELD_SCENARIOS: readonly Scenario[] = [
   {
     name: 'pause-image-deleted-al2023',
     title: 'AL2023 node: the baked pause image was removed; every new pod sits in ContainerCreating',
-    lines: [
-      kubelet(
-        'failed to get sandbox image "localhost/kubernetes/pause": failed to pull image "localhost/kubernetes/pause": failed to pull and unpack image "localhost/kubernetes/pause:latest": failed to resolve reference "localhost/kubernetes/pause:latest": failed to do request: Head "https://localhost/v2/kubernetes/pause/manifests/latest": dial tcp 127.0.0.1:443: connect: connection refused',
-      ),
-    ],
+    lines: [kubelet(E.AL2023_PAUSE_MISSING)],
     repeat: 400,
+    cluster: k8s.sandboxCluster(E.STUCK_WEB, E.AL2023_PAUSE_MISSING),
     node: { kind: 'local', variant: 'al2023' },
     expect: {
       class: 'sandbox-image',
@@ -59,6 +57,7 @@ const FIELD_SCENARIOS: readonly Scenario[] = [
     title: 'AL2 node: image GC removed the ECR pause image; containerd re-pulls it without credentials (401)',
     lines: [kubelet(k8s.PAUSE_GC_401_ERROR(ECR_PAUSE))],
     repeat: 250,
+    cluster: k8s.sandboxCluster(E.STUCK_WEB, k8s.PAUSE_GC_401_ERROR(ECR_PAUSE)),
     node: { kind: 'local', variant: 'al2' },
     expect: {
       class: 'sandbox-image',
@@ -71,11 +70,7 @@ const FIELD_SCENARIOS: readonly Scenario[] = [
     name: 'pause-401-missing-ecr-policy',
     title:
       'Pause image 401 after AmazonEC2ContainerRegistryReadOnly was detached from the node role: the detach is reverted (approved by the demo), then the pause image repaired',
-    lines: [
-      kubelet(
-        `failed to get sandbox image "${ECR_PAUSE}": failed to pull image "${ECR_PAUSE}": pull access denied, repository does not exist or may require authorization: authorization failed: no basic auth credentials`,
-      ),
-    ],
+    lines: [kubelet(E.PAUSE_NO_CREDENTIALS)],
     repeat: 90,
     cloudTrail: ['detach-ecr-readonly.json'],
     account: (a) => {
@@ -83,6 +78,7 @@ const FIELD_SCENARIOS: readonly Scenario[] = [
       a.cloudTrailEvents.push(detachEcrReadOnlyEvent());
     },
     // The node's ECR token follows the recorded account's IAM: no token until the policy is back.
+    cluster: k8s.sandboxCluster(E.STUCK_WEB, E.PAUSE_NO_CREDENTIALS),
     node: { kind: 'local', variant: 'al2' },
     approval: 'approve',
     expect: {
@@ -98,12 +94,10 @@ const FIELD_SCENARIOS: readonly Scenario[] = [
     title: 'Node out of PIDs: the shim cannot fork (logs collected, then the approved runtime restart, verified)',
     lines: [
       ci('runtime: failed to create new OS thread (have 2 already; errno=11)'),
-      kubelet(
-        'failed to start sandbox container for pod "worker-5": failed to start shim: fork/exec /usr/bin/containerd-shim-runc-v2: resource temporarily unavailable: unknown',
-        'batch/worker-5',
-      ),
+      kubelet(E.SHIM_FORK, 'batch/worker-5'),
     ],
     repeat: 120,
+    cluster: k8s.sandboxCluster(['batch/worker-5'], E.SHIM_FORK),
     node: {
       kind: 'simulated',
       probe: [
@@ -135,6 +129,7 @@ const FIELD_SCENARIOS: readonly Scenario[] = [
     account: (a) => {
       a.subnets[0].AvailableIpAddressCount = 2;
     },
+    cluster: k8s.sandboxCluster(E.STUCK_WEB, k8s.NO_IP_ERROR),
     node: { kind: 'simulated', probe: [] },
     expect: { class: 'ip-exhaustion', failing: ['subnet.free-ips'], outcome: 'diagnosed; action recommended' },
   },
@@ -151,6 +146,7 @@ const FIELD_SCENARIOS: readonly Scenario[] = [
     repeat: 60,
     // One address in every /28 but one: the failure happened while the last aligned block was taken too.
     account: (a) => fragmentSubnet(a, 212, 1),
+    cluster: k8s.sandboxCluster(E.STUCK_WEB, k8s.NO_IP_ERROR),
     node: { kind: 'simulated', probe: [] },
     modes: { 'cidr-fragmentation': 'approve' },
     approval: 'approve',
@@ -227,6 +223,7 @@ const FIELD_SCENARIOS: readonly Scenario[] = [
         permissionsBoundary: `arn:aws:iam::${ACCOUNT}:policy/EksWorkloadBoundary`,
       };
     },
+    cluster: k8s.CNI_POLICY_CLUSTER,
     node: { kind: 'simulated', probe: [] },
     modes: { 'cni-permissions': 'approve' },
     approval: 'approve',
@@ -263,32 +260,25 @@ const FIELD_SCENARIOS: readonly Scenario[] = [
       ),
     ],
     repeat: 15,
+    cluster: k8s.sandboxCluster(E.STUCK_WEB, k8s.NO_IP_ERROR),
     node: { kind: 'simulated', probe: [] },
     expect: { class: 'branch-eni', failing: [], outcome: 'diagnosed; action recommended' },
   },
   {
     name: 'image-tag-typo',
     title: 'Deployment points at a tag that does not exist',
-    lines: [
-      pull(
-        APP_IMAGE.replace('v2.3.1', 'v2.3.11'),
-        `failed to resolve reference "${APP_IMAGE.replace('v2.3.1', 'v2.3.11')}": ${APP_IMAGE.replace('v2.3.1', 'v2.3.11')}: not found`,
-      ),
-    ],
+    lines: [pull(E.TAG_TYPO, `failed to resolve reference "${E.TAG_TYPO}": ${E.TAG_TYPO}: not found`)],
     repeat: 40,
+    cluster: k8s.pullCluster(E.STUCK_API, E.TAG_TYPO, E.notFound(E.TAG_TYPO)),
     node: { kind: 'simulated', probe: [] },
     expect: { class: 'image-not-found', failing: ['ecr.image-exists'], outcome: 'diagnosed; action recommended' },
   },
   {
     name: 'image-repo-typo',
     title: 'Deployment points at a repository that does not exist',
-    lines: [
-      pull(
-        APP_IMAGE.replace('payments/api', 'payment/api'),
-        `failed to resolve reference "${APP_IMAGE.replace('payments/api', 'payment/api')}": ${APP_IMAGE.replace('payments/api', 'payment/api')}: not found`,
-      ),
-    ],
+    lines: [pull(E.REPO_TYPO, `failed to resolve reference "${E.REPO_TYPO}": ${E.REPO_TYPO}: not found`)],
     repeat: 40,
+    cluster: k8s.pullCluster(E.STUCK_API, E.REPO_TYPO, E.notFound(E.REPO_TYPO)),
     node: { kind: 'simulated', probe: [] },
     expect: { class: 'image-not-found', failing: ['ecr.image-exists'], outcome: 'diagnosed; action recommended' },
   },
@@ -333,6 +323,7 @@ const FIELD_SCENARIOS: readonly Scenario[] = [
         ],
       };
     },
+    cluster: k8s.pullCluster(E.STUCK_API, E.CROSS_ACCOUNT, E.CROSS_ACCOUNT_DENIED),
     node: { kind: 'simulated', probe: [] },
     expect: { class: 'registry-auth', failing: ['ecr.repository-policy'], outcome: 'diagnosed; action recommended' },
   },
@@ -350,6 +341,7 @@ const FIELD_SCENARIOS: readonly Scenario[] = [
     account: (a) => {
       for (const g of a.securityGroups) if (g.GroupId === ENDPOINT_SG) g.IpPermissions = [];
     },
+    cluster: k8s.pullCluster(E.STUCK_API, APP_IMAGE, E.ENDPOINT_TIMEOUT),
     node: {
       kind: 'simulated',
       probe: [
@@ -382,13 +374,14 @@ const FIELD_SCENARIOS: readonly Scenario[] = [
     account: (a) => {
       a.secrets = { [DOCKER_HUB_SECRET]: { loginValid: true } };
     },
+    cluster: k8s.pullCluster(E.STUCK_WEB, 'httpd:latest', E.DOCKER_HUB_429),
     node: { kind: 'simulated', probe: [] },
     modes: { 'rate-limited': 'approve' },
     approval: 'approve',
     expect: {
       class: 'rate-limited',
       failing: [],
-      outcome: `remedied and verified: create an ECR pull-through cache rule docker-hub → registry-1.docker.io (credentials ${DOCKER_HUB_SECRET})`,
+      outcome: `remedied and verified: create an ECR pull-through cache rule docker-hub → registry-1.docker.io (credentials ${DOCKER_HUB_SECRET}); left by hand: the node role may not pull through the cache yet (see the next step)`,
       remedy: 'create-pull-through-cache',
     },
   },

@@ -22,6 +22,7 @@ import { AccountChecks } from './constructs/account-checks.js';
 import { hasChannels } from './constructs/channels/channel-props.js';
 import { Channels } from './constructs/channels/channels.js';
 import { ClusterReadAlarm } from './constructs/cluster-read-alarm.js';
+import { ConfigIntegrityAlarm } from './constructs/config-integrity-alarm.js';
 import { ConfigStore } from './constructs/config-store.js';
 import { DeadLetterAlarms } from './constructs/dead-letter-alarms.js';
 import { Detection } from './constructs/detection.js';
@@ -89,60 +90,27 @@ export class PodDoctor extends Construct {
    * undelivered channel notices); they notify the topic.
    */
   readonly alarms: readonly Alarm[];
-  /**
-   * The incident workflow (the state machine and its functions).
-   * @internal
-   */
+  /** The incident workflow (the state machine and its functions). @internal */
   readonly workflow: IncidentWorkflow;
-  /**
-   * Detection: log subscriptions, CloudTrail rules and the ingest function.
-   * @internal
-   */
+  /** Detection: log subscriptions, CloudTrail rules and the ingest function. @internal */
   readonly detection: Detection;
-  /**
-   * The SSM documents that probe and repair nodes.
-   * @internal
-   */
+  /** The SSM documents that probe and repair nodes. @internal */
   readonly nodeCommands: NodeCommands;
-  /**
-   * The read-only account check functions.
-   * @internal
-   */
+  /** The read-only account check functions. @internal */
   readonly checks: AccountChecks;
-  /**
-   * Kubernetes API access of the configured clusters (absent without clusters).
-   * @internal
-   */
+  /** Kubernetes API access of the configured clusters (absent without clusters). @internal */
   readonly kubernetes?: KubernetesAccess;
-  /**
-   * The scheduled sweep for stuck pods that produced no log line (absent without clusters).
-   * @internal
-   */
+  /** The scheduled sweep for stuck pods that produced no log line (absent without clusters). @internal */
   readonly kubernetesSweep?: KubernetesSweep;
-  /**
-   * Chat channels and pagers (absent when `channels` lists none).
-   * @internal
-   */
+  /** Chat channels and pagers (absent when `channels` lists none). @internal */
   readonly channels?: Channels;
-  /**
-   * The deployment's CloudWatch dashboard and its alarms (verification failures, class storms).
-   * @internal
-   */
+  /** The deployment's CloudWatch dashboard and its alarms (verification failures, class storms). @internal */
   readonly operations: OperationsDashboard;
-  /**
-   * Where every function reads the deployment's configuration (a document in the incident table).
-   * @internal
-   */
+  /** Where every function reads the deployment's configuration (a document in the incident table). @internal */
   readonly configStore: ConfigStore;
-  /**
-   * The Kubernetes Warning events reader, every minute (absent without clusters).
-   * @internal
-   */
+  /** The Kubernetes Warning events reader, every minute (absent without clusters). @internal */
   readonly kubernetesEvents?: KubernetesEvents;
-  /**
-   * The hourly check of each cluster's detection signals (absent without clusters).
-   * @internal
-   */
+  /** The hourly check of each cluster's detection signals (absent without clusters). @internal */
   readonly signalCheck?: SignalCheck;
   /** Per VPC of clusters reached from inside it (`clusters[].vpc`): its placement and functions. @internal */
   readonly inVpcs: readonly ClustersInVpcs[];
@@ -176,7 +144,12 @@ export class PodDoctor extends Construct {
     const logRetention = config.logRetentionDays as RetentionDays;
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
 
-    this.killSwitch = this.createKillSwitch();
+    this.killSwitch = new StringParameter(this, 'KillSwitch', {
+      parameterName: config.killSwitchParameterName,
+      stringValue: 'off',
+      description: 'pod-doctor kill switch: set to "on" to stop every automated action',
+      allowedPattern: '^(on|off)$',
+    });
     const notifications = new Notifications(this, 'Notifications', {
       emails: config.notificationEmails,
       topic: props.topic,
@@ -204,8 +177,7 @@ export class PodDoctor extends Construct {
       changeIndex: this.incidentTable,
     });
     const k8s = kubernetesFunctions(this, config.clusters, logRetention);
-    this.kubernetes = k8s.outside;
-    this.inVpcs = k8s.inVpcs;
+    ({ outside: this.kubernetes, inVpcs: this.inVpcs } = k8s);
     this.configStore = new ConfigStore(this, 'Config', {
       table: this.incidentTable,
       document: this.configDocument(),
@@ -214,9 +186,8 @@ export class PodDoctor extends Construct {
     this.workflow = this.createWorkflow(logRetention);
     this.stateMachine = this.workflow.stateMachine;
     this.detection = this.createDetection(logRetention);
-    const outside = this.createScheduledReaders(k8s.outsideClusters, logRetention);
-    this.kubernetesSweep = outside?.sweep;
-    this.kubernetesEvents = outside?.events;
+    ({ sweep: this.kubernetesSweep, events: this.kubernetesEvents } =
+      this.createScheduledReaders(k8s.outsideClusters, logRetention) ?? {});
     // Logs and CloudTrail are checked on every cluster, events where the API is reached.
     if (config.clusters.length > 0) this.signalCheck = this.createSignalCheck(logRetention);
     this.ingestDeadLetterQueue = this.detection.deadLetterQueue;
@@ -232,15 +203,6 @@ export class PodDoctor extends Construct {
     RemovalPolicies.of(this).apply(removalPolicy, { applyToResourceTypes: AUDIT_TRAIL_TYPES });
     // Lambda's 4 KB environment limit, checked at synth instead of failing the deployment.
     Aspects.of(this).add(new EnvironmentSizeCheck());
-  }
-
-  private createKillSwitch(): StringParameter {
-    return new StringParameter(this, 'KillSwitch', {
-      parameterName: this.config.killSwitchParameterName,
-      stringValue: 'off',
-      description: 'pod-doctor kill switch: set to "on" to stop every automated action',
-      allowedPattern: '^(on|off)$',
-    });
   }
 
   /** The evidence bucket, which the node roles of the configured clusters may upload log bundles to. */
@@ -423,9 +385,11 @@ export class PodDoctor extends Construct {
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
     failed.addAlarmAction(new SnsAction(this.topic));
+    // A function read a configuration document other than the one this deployment pinned (and ran observe-only).
+    const tampered = new ConfigIntegrityAlarm(this, 'ConfigIntegrityAlarm', { topic: this.topic }).alarm;
     const clusterReads = this.apiClusters.length
       ? [new ClusterReadAlarm(this, 'ClusterReadAlarm', { topic: this.topic }).alarm]
       : [];
-    return [...deadLetters.alarms, failed, ...clusterReads, ...(this.channels?.alarms.alarms ?? [])];
+    return [...deadLetters.alarms, failed, tampered, ...clusterReads, ...(this.channels?.alarms.alarms ?? [])];
   }
 }

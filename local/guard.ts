@@ -41,6 +41,9 @@ export function requestsOf(service: string, command: string, i: Input): AwsReque
     case 'dynamodb': {
       const table = arn('dynamodb', `table/${s(i.TableName)}`);
       const keys = leadingKeys(i);
+      // DynamoDB sets dynamodb:LeadingKeys on every item call and Query: a request without it here would
+      // pass a ForAllValues condition vacuously, more leniently than AWS. Only a Scan carries none.
+      if (!keys.length && name !== 'Scan') throw new UnmappedCallError(`no partition key found in dynamodb:${name}`);
       return one(
         action,
         i.IndexName ? `${table}/index/${s(i.IndexName)}` : table,
@@ -110,10 +113,18 @@ function s3Context(name: string, i: Input): AwsRequest['context'] {
  */
 function leadingKeys(i: Input): string[] {
   const item = (i.Item ?? i.Key) as { pk?: unknown } | undefined;
-  if (item?.pk !== undefined) return [s(item.pk)];
-  const placeholder = /\bpk\s*=\s*(:\w+)/.exec(s(i.KeyConditionExpression))?.[1];
-  const values = i.ExpressionAttributeValues as Record<string, unknown> | undefined;
-  return placeholder && values?.[placeholder] !== undefined ? [s(values[placeholder])] : [];
+  // A document client's value, or a low-level client's attribute value ({ S: … }).
+  const value = (v: unknown) => s(v !== null && typeof v === 'object' && 'S' in v ? v.S : v);
+  if (item?.pk !== undefined) return [value(item.pk)];
+  // `pk = :v` or `#n = :v` with #n naming pk, on either side of the `=`.
+  const names = (i.ExpressionAttributeNames ?? {}) as Record<string, string>;
+  const isPk = (n: string) => n === 'pk' || names[n] === 'pk';
+  const values = (i.ExpressionAttributeValues ?? {}) as Record<string, unknown>;
+  for (const m of s(i.KeyConditionExpression).matchAll(/([:#\w]+)\s*=\s*([:#\w]+)/g)) {
+    const [name, ref] = isPk(m[1]) ? [m[1], m[2]] : isPk(m[2]) ? [m[2], m[1]] : [];
+    if (name && ref && values[ref] !== undefined) return [value(values[ref])];
+  }
+  return [];
 }
 
 /**

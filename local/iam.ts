@@ -18,6 +18,8 @@ export interface Decision {
   readonly action: string;
   readonly resource: string;
   readonly allowed: boolean;
+  /** The request's condition keys (DynamoDB's `dynamodb:LeadingKeys`, S3's, EC2's …). */
+  readonly context?: AwsRequest['context'];
 }
 
 /** How each service names its access-denied error (SDK `name` and wire `__type`). */
@@ -249,7 +251,13 @@ export class TemplateAuthorizer {
    */
   async authorize(principal: string, request: AwsRequest, identity?: PolicyDocument[] | Outside): Promise<void> {
     const why = await this.deniedBecause(principal, request, identity);
-    this.decisions.push({ principal, action: request.action, resource: request.resource, allowed: !why });
+    this.decisions.push({
+      principal,
+      action: request.action,
+      resource: request.resource,
+      allowed: !why,
+      ...(request.context ? { context: request.context } : {}),
+    });
     if (why) throw new AccessDeniedError(principal, request, why);
   }
 

@@ -120,6 +120,10 @@ export interface RunResult {
   readonly output: Record<string, unknown>;
   readonly error?: { name: string; cause?: string };
   readonly states: string[];
+  /** The execution history: each state entered, with the runtime's timestamp (epoch ms, wall clock). */
+  readonly history: { readonly state: string; readonly at: number }[];
+  /** The run's clock at the start (the incident's `now`: what its firstSeen is measured against). */
+  readonly startedAt: number;
   /** States that failed, with error and cause (caught or not). */
   readonly failures: string[];
   readonly transitions: number;
@@ -194,6 +198,7 @@ export async function runWorkflow(incident: Record<string, unknown>, o: RunOptio
   clients.aws.restore();
   return {
     ...run,
+    startedAt: now,
     transitions: run.states.length,
     sns: clients.published,
     commands: ssm.commands,
@@ -239,7 +244,7 @@ function runConfig(synthesized: WorkflowConfig, o: RunOptions): WorkflowConfig {
   };
 }
 
-type Execution = Pick<RunResult, 'status' | 'output' | 'error' | 'states' | 'failures'>;
+type Execution = Pick<RunResult, 'status' | 'output' | 'error' | 'states' | 'failures' | 'history'>;
 
 /** One execution within Step Functions' name and input limits: its result and the states it entered and failed. */
 async function execute(
@@ -257,15 +262,20 @@ async function execute(
     { overrides: localOverrides(definition, handlers), context: executionContext(name, incident, now) },
   );
   const states: string[] = [];
+  const history: { state: string; at: number }[] = [];
   const failures: string[] = [];
   const collect = (async () => {
     for await (const ev of execution.eventLogs as AsyncGenerator<{
       type: string;
+      timestamp?: number;
       state?: { name: string };
       Error?: string;
       Cause?: string;
     }>) {
-      if (ev.type === 'StateEntered' && ev.state) states.push(ev.state.name);
+      if (ev.type === 'StateEntered' && ev.state) {
+        states.push(ev.state.name);
+        history.push({ state: ev.state.name, at: ev.timestamp ?? Date.now() });
+      }
       if (ev.type === 'StateFailed' && ev.state)
         failures.push(`${ev.state.name}: ${ev.Error}: ${String(ev.Cause).slice(0, 300)}`);
     }
@@ -280,7 +290,7 @@ async function execute(
     error = { name: (e as Error).name, cause: (e as Error).message };
   }
   await collect;
-  return { status, output, error, states, failures };
+  return { status, output, error, states, failures, history };
 }
 
 /** The Task handlers, and no waiting: every Wait state and every retry interval takes no time. */

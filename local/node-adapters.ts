@@ -141,19 +141,21 @@ const AFTER_RESTART = [
 export function simulatedNode(
   probeFindings: readonly { id: string; status: string; summary: string }[],
   o: { readonly healsAfterRestart?: boolean } = {},
-): LocalNodeBehaviour {
+): LocalNodeBehaviour & { readonly healthy: () => boolean } {
   let restarted = false;
+  const healed = () => restarted && o.healsAfterRestart !== false;
   return {
     managed: true,
+    // What the probe would say now: no failing finding (a restart releases the PID findings).
+    healthy: () =>
+      !probeFindings.some((f) => f.status === 'fail' && !(healed() && AFTER_RESTART.some((a) => a.id === f.id))),
     run(document, parameters): NodeCommandAnswer {
       const { name, rejected } = admit(document, parameters);
       if (rejected) return rejected;
       if (name === 'probeNode')
         return {
           status: 'Success',
-          stdout: simulatedProbe(
-            restarted && o.healsAfterRestart !== false ? [...probeFindings, ...AFTER_RESTART] : probeFindings,
-          ),
+          stdout: simulatedProbe(healed() ? [...probeFindings, ...AFTER_RESTART] : probeFindings),
         };
       if (name === 'collectLogs') return collectAnswer(parameters);
       if (name === 'restartRuntime') {

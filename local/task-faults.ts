@@ -15,6 +15,11 @@ export interface TaskFault {
    * @default every call
    */
   readonly when?: (input: unknown) => boolean;
+  /**
+   * Raise it after the handler ran: what it did took effect, then the function failed (its last
+   * write throttled past the SDK's retries, a timeout, a response lost). @default before it runs
+   */
+  readonly after?: boolean;
 }
 
 /** A fault for the door's Task on the calls of one slot (`evict`, `act` …). */
@@ -31,15 +36,15 @@ export function injectTaskFaults(handlers: Record<string, Handler>, faults: Task
     const handler = handlers[state];
     if (!handler) throw new Error(`no Task state named "${state}" to inject ${fault.error} into`);
     let attempts = 0;
+    const raise = (n: number) => {
+      throw Object.assign(new Error(fault.message ?? `${fault.error} (injected, attempt ${n})`), { name: fault.error });
+    };
     handlers[state] = ((input: never) => {
       if (fault.when && !fault.when(input)) return handler(input);
-      attempts++;
-      if (fault.times === undefined || attempts <= fault.times) {
-        throw Object.assign(new Error(fault.message ?? `${fault.error} (injected, attempt ${attempts})`), {
-          name: fault.error,
-        });
-      }
-      return handler(input);
+      const n = ++attempts;
+      if (fault.times !== undefined && n > fault.times) return handler(input);
+      if (!fault.after) return raise(n);
+      return Promise.resolve(handler(input)).then(() => raise(n));
     }) as Handler;
   }
 }

@@ -13,6 +13,8 @@ declare -A PACKAGES=(
   [strace]=strace
   [shellcheck]=shellcheck
   [jq]=jq
+  # the HTML report is checked in a real headless browser (test/cli/demo-report.test.ts)
+  [chromium]=chromium
 )
 
 missing=()

@@ -21,6 +21,8 @@ export const approvalRequestSchema = z.object({
   ask: doorAskSchema,
   findings: z.optional(z.array(z.object({ id: z.string(), status: z.string(), summary: z.string() }))),
   reasons: z.optional(z.array(z.string())),
+  cause: z.optional(z.string()),
+  samples: z.optional(z.array(z.string())),
   executionArn: text(),
 });
 

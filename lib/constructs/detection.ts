@@ -26,6 +26,7 @@ import {
 } from './nag.js';
 import { lambdaEntry } from './paths.js';
 import { PodDoctorFunction } from './pod-doctor-function.js';
+import { grantRowWrites } from './table-rows.js';
 
 /** One cluster whose node logs pod-doctor watches. */
 export interface WatchedCluster {
@@ -102,7 +103,13 @@ export class Detection extends Construct {
     });
     props.configStore.attach(ingest);
     // Open-or-join is a conditional PutItem plus UpdateItem; change-index entries are plain PutItems.
-    props.incidentTable.grant(ingest, 'dynamodb:PutItem', 'dynamodb:UpdateItem');
+    // Tenant text arrives here: it writes incidents, budgets and the change index, never a grant, evidence or config.
+    grantRowWrites(
+      props.incidentTable,
+      ingest,
+      ['incidents', 'budgets', 'changes'],
+      ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
+    );
     grantScopeLookups(ingest, props.clusters);
     grantKeepAndNotice(ingest, props);
     props.workflow?.grantStartExecution(ingest);

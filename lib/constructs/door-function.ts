@@ -23,6 +23,7 @@ import type { NodeCommands } from './node-commands.js';
 import { lambdaEntry } from './paths.js';
 import { PodDoctorFunction } from './pod-doctor-function.js';
 import { grantRemedies, hasRemediationScope } from './remedy-grants.js';
+import { grantRowWrites } from './table-rows.js';
 
 /** Props of {@link DoorFunction}. */
 export interface DoorFunctionProps {
@@ -82,8 +83,15 @@ export class DoorFunction extends Construct {
     const names = props.clusters.map((c) => c.name);
     props.nodeCommands.grantSendCommand(fn, props.nodeCommands.names, names);
     props.nodeCommands.grantReadInvocations(fn);
-    // Reservations and evidence (conditional writes), the ledger, grants, history, the breaker's count.
-    props.incidentTable.grant(fn, 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query');
+    // Reads: grants, node evidence, the breaker's count, the ledger. Writes: its own rows only —
+    // node evidence and cooldowns, the ledger, cap slots, target cooldowns, the action history.
+    props.incidentTable.grant(fn, 'dynamodb:GetItem', 'dynamodb:Query');
+    grantRowWrites(
+      props.incidentTable,
+      fn,
+      ['nodes', 'ledger', 'reservations'],
+      ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
+    );
     props.killSwitch.grantRead(fn);
     fn.addToRolePolicy(
       new PolicyStatement({

@@ -12,6 +12,7 @@ import { eksArn } from './eks-arn.js';
 import { lambdaEntry } from './paths.js';
 import { PodDoctorFunction } from './pod-doctor-function.js';
 import { scheduleFunction } from './schedule.js';
+import { grantRowWrites } from './table-rows.js';
 
 /** The Kubernetes group pod-doctor's access entry maps its role to (bound by k8s/pod-doctor-rbac.yaml). */
 export const POD_DOCTOR_KUBERNETES_GROUP = 'pod-doctor';
@@ -147,7 +148,7 @@ export class KubernetesSweep extends Construct {
     props.placement?.place(fn, true);
     grantClusterAccess(this, fn, props.clusters);
     props.configStore.attach(fn);
-    props.incidentTable.grant(fn, 'dynamodb:PutItem', 'dynamodb:UpdateItem');
+    grantRowWrites(props.incidentTable, fn, ['incidents', 'budgets'], ['dynamodb:PutItem', 'dynamodb:UpdateItem']);
     props.workflow.grantStartExecution(fn);
     scheduleFunction(this, fn, {
       rate: props.interval ?? Duration.minutes(5),

@@ -6,7 +6,6 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { EVENT_SEEN_PREFIX, EVENTS_STATE_PREFIX, INCIDENT_PREFIX } from '../../lambdas/core/contract/incident-table.js';
 import type { VpcPlacement } from './cluster-vpc.js';
 import type { ConfigStore } from './config-store.js';
 import { grantClusterAccess } from './kubernetes-access.js';
@@ -14,6 +13,7 @@ import { acknowledgeEvidencePrefix } from './nag.js';
 import { lambdaEntry } from './paths.js';
 import { PodDoctorFunction } from './pod-doctor-function.js';
 import { scheduleFunction } from './schedule.js';
+import { grantRowWrites } from './table-rows.js';
 
 /** Props of {@link KubernetesEvents}. */
 export interface KubernetesEventsProps {
@@ -82,18 +82,9 @@ export class KubernetesEvents extends Construct {
     props.placement?.place(fn, true);
     grantClusterAccess(this, fn, props.clusters);
     props.configStore.attach(fn);
-    fn.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
-        resources: [props.incidentTable.tableArn],
-        conditions: {
-          'ForAllValues:StringLike': {
-            'dynamodb:LeadingKeys': [`${INCIDENT_PREFIX}*`, `${EVENTS_STATE_PREFIX}*`, `${EVENT_SEEN_PREFIX}*`],
-          },
-        },
-      }),
-    );
-    props.incidentTable.encryptionKey?.grantEncryptDecrypt(fn);
+    // Its own state and the incidents it opens; it deletes only the events it counted (never history).
+    grantRowWrites(props.incidentTable, fn, ['incidents', 'eventsReader'], ['dynamodb:PutItem', 'dynamodb:UpdateItem']);
+    grantRowWrites(props.incidentTable, fn, ['eventsReader'], ['dynamodb:DeleteItem']);
     props.workflow.grantStartExecution(fn);
     fn.addToRolePolicy(
       new PolicyStatement({ actions: ['s3:PutObject'], resources: [props.evidenceBucket.arnForObjects('rejected/*')] }),

@@ -12,6 +12,7 @@ import { acknowledgeLogGroupArns, acknowledgeTopicKey, acknowledgeWildcardResour
 import { lambdaEntry } from './paths.js';
 import { PodDoctorFunction } from './pod-doctor-function.js';
 import { scheduleFunction } from './schedule.js';
+import { grantRowWrites } from './table-rows.js';
 
 /** Props of {@link SignalCheck}. */
 export interface SignalCheckProps {
@@ -86,14 +87,15 @@ export class SignalCheck extends Construct {
     );
     fn.addToRolePolicy(
       new PolicyStatement({
-        actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+        actions: ['dynamodb:GetItem'],
         resources: [props.incidentTable.tableArn],
         conditions: {
           'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${EVENTS_STATE_PREFIX}*`, `${SIGNAL_STATE_PREFIX}*`] },
         },
       }),
     );
-    props.incidentTable.encryptionKey?.grantEncryptDecrypt(fn);
+    // It reads the events reader's state; it writes only its own statuses.
+    grantRowWrites(props.incidentTable, fn, ['signals'], ['dynamodb:UpdateItem']);
     props.topic.grantPublish(fn);
     acknowledgeTopicKey(fn.role as IRole);
   }

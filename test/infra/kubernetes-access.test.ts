@@ -168,6 +168,10 @@ describe('Kubernetes events reader', () => {
     expect(ddb?.Condition).toEqual({
       'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['INCIDENT#*', 'EVENTS#*', 'EVENTSEEN#*'] },
     });
+    // It deletes only its own state (the events it counted), never an incident or its history.
+    expect(own.find((s) => s.Action.includes('dynamodb:DeleteItem'))?.Condition).toEqual({
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['EVENTS#*', 'EVENTSEEN#*'] },
+    });
     expect(JSON.stringify(own.find((s) => s.Action.includes('s3:PutObject'))?.Resource)).toContain('/rejected/*');
     expect(own.find((s) => s.Action.includes('dynamodb:GetItem'))?.Condition).toEqual({
       'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['CONFIG'] },
@@ -205,12 +209,15 @@ describe('signal self-check', () => {
     expect(text('logs:FilterLogEvents')).toContain('/aws/containerinsights/prod-eu/dataplane:*');
     expect(text('logs:FilterLogEvents')).toContain('/aws/containerinsights/prod-eu/application:*');
     expect(text('logs:FilterLogEvents')).toContain('/aws/otel/containerinsights/prod-eu/application:*');
+    // It writes only its own statuses; it reads the events reader's state and its configuration.
     expect(own.find((s) => s.Action.includes('dynamodb:UpdateItem'))?.Condition).toEqual({
-      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['EVENTS#*', 'SIGNAL#*'] },
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['SIGNAL#*'] },
     });
-    // Its clusters: the configuration partition only.
-    expect(
-      own.filter((s) => s.Action.includes('dynamodb:GetItem') && !s.Action.includes('dynamodb:UpdateItem')),
-    ).toMatchObject([{ Condition: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['CONFIG'] } } }]);
+    expect(own.filter((s) => s.Action.includes('dynamodb:GetItem')).map((s) => s.Condition)).toEqual(
+      expect.arrayContaining([
+        { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['CONFIG'] } },
+        { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['EVENTS#*', 'SIGNAL#*'] } },
+      ]),
+    );
   });
 });

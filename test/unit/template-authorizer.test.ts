@@ -226,14 +226,14 @@ describe('requestsOf: the IAM request each SDK call makes', () => {
     [
       'dynamodb',
       'PutCommand',
-      { TableName: 't1' },
+      { TableName: 't1', Item: { pk: 'INCIDENT#k' } },
       'dynamodb:PutItem',
       'arn:aws:dynamodb:eu-west-1:111122223333:table/t1',
     ],
     [
       'dynamodb',
       'QueryCommand',
-      { TableName: 't1', IndexName: 'g' },
+      { TableName: 't1', IndexName: 'g', KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': 'x' } },
       'dynamodb:Query',
       'arn:aws:dynamodb:eu-west-1:111122223333:table/t1/index/g',
     ],
@@ -332,6 +332,28 @@ describe('requestsOf: the IAM request each SDK call makes', () => {
 
   it('refuses a call it has no mapping for (unmapped would mean unchecked)', () => {
     expect(() => requestsOf('ssm', 'DeleteParameterCommand', {})).toThrow(
+      expect.objectContaining({ name: 'UnmappedCallError' }),
+    );
+  });
+
+  it('every item call and Query carries its partition key as dynamodb:LeadingKeys, as DynamoDB sets it', () => {
+    const keys = (command: string, input: Record<string, unknown>) =>
+      requestsOf('dynamodb', command, { TableName: 't', ...input })[0].context?.['dynamodb:LeadingKeys'];
+    expect(keys('PutCommand', { Item: { pk: 'GRANT#d', sk: 'GRANT' } })).toEqual(['GRANT#d']);
+    expect(keys('GetItemCommand', { Key: { pk: { S: 'CONFIG' }, sk: { S: 'v' } } })).toEqual(['CONFIG']);
+    expect(
+      keys('QueryCommand', { KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': 'CAP#c' } }),
+    ).toEqual(['CAP#c']);
+    expect(
+      keys('QueryCommand', {
+        KeyConditionExpression: 'begins_with(sk, :s) AND :p = #k',
+        ExpressionAttributeNames: { '#k': 'pk' },
+        ExpressionAttributeValues: { ':p': 'LEDGER#x', ':s': 'CALL#' },
+      }),
+    ).toEqual(['LEDGER#x']);
+    // A Scan carries none (as in AWS); an item call without one would pass ForAllValues vacuously: refused.
+    expect(keys('ScanCommand', {})).toBeUndefined();
+    expect(() => requestsOf('dynamodb', 'UpdateCommand', { TableName: 't', Key: {} })).toThrow(
       expect.objectContaining({ name: 'UnmappedCallError' }),
     );
   });

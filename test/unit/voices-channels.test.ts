@@ -126,10 +126,31 @@ describe('paging payloads', () => {
     expect(pd?.client_url).toBe(notice('needs-human').links[0].url);
   });
 
-  it('escapes markup for Opsgenie, which renders HTML', () => {
-    const og = pagingDetail(notice('needs-human'))?.opsgenie.create;
+  it('escapes markup for Opsgenie, which renders HTML, and only markup: quotes stay quotes', () => {
+    const og = pagingDetail(notice('needs-human', { cause: 'failed to get sandbox image "pause:3.5": 401' }))?.opsgenie
+      .create;
     expect(og?.description).not.toMatch(/<script>|<img|<at>|<!channel>/);
     expect(og?.description).toContain('&lt;script&gt;');
+    expect(og?.description).toContain('Cause: failed to get sandbox image "pause:3.5": 401');
+    expect(JSON.stringify(og)).not.toContain('&quot;');
+  });
+
+  it("PagerDuty's class is the failure class; what the notice means is in the details", () => {
+    const pd = pagingDetail(notice('needs-human'))?.pagerduty.payload;
+    expect(pd?.class).toBe('sandbox-image');
+    expect(pd?.component).toBe('ip-10-0-12-34.eu-west-1.compute.internal');
+    expect(pd?.custom_details.kind).toBe('needs-human');
+  });
+
+  it('an approval card and page carry the ask apart from the cause and its evidence', () => {
+    const n = notice('approval-pending', { ask: 'pod-doctor asks before it runs restart-runtime: restart kubelet' });
+    const lines = chatCard(n).content.description.split('\n');
+    expect(lines[0]).toBe('Asks: `pod-doctor asks before it runs restart-runtime: restart kubelet`');
+    expect(lines[1]).toMatch(/^Cause: `sandbox-image: failed to get sandbox image/);
+    expect(lines).toContain('Evidence:');
+    const d = pagingDetail(n);
+    expect(d?.pagerduty.payload?.custom_details.ask).toBe(n.ask);
+    expect(d?.opsgenie.create.description.split('\n')[0]).toBe(`Asks: ${n.ask}`);
   });
 
   it('with 100 KB of evidence the event stays far under EventBridge’s 256 KB and each pager’s limits', () => {
@@ -145,5 +166,25 @@ describe('paging payloads', () => {
     expect(opsgenieCreateProblems({ alias: 'x' })).not.toEqual([]);
     expect(opsgenieCreateProblems({ message: 'm'.repeat(131) })).not.toEqual([]);
     expect(chatCardProblems({ version: '1.0', source: 'custom', content: { title: 't' } })).not.toEqual([]);
+  });
+});
+
+describe('principal-controlled text renders as text in a chat card (issue 34)', () => {
+  // A CloudTrail cause names the repository a principal created: its name is the principal's text.
+  const cause =
+    'DeleteRepository of [approve here](https://evil.example/x) @here <!channel> *urgent* `x` by arn:aws:iam::111122223333:user/mallory';
+  const lines = () =>
+    chatCard(
+      notice('needs-human', { cause, headline: cause, findings: [cause], actions: [cause] }),
+    ).content.description.split('\n');
+
+  it('the cause, outcome, checks and actions are code spans: no link, mention or markup outside them', () => {
+    for (const line of lines().filter((l) => /evil\.example/.test(l))) {
+      // What is left outside code spans is pod-doctor's own label.
+      const outside = line.replace(/`[^`]*`/g, '');
+      expect(outside).not.toMatch(/\]\(|@here|<!channel>|&lt;!channel&gt;|\*urgent\*/);
+      expect(line).not.toContain('<!channel>');
+    }
+    expect(lines().filter((l) => /evil\.example/.test(l)).length).toBeGreaterThanOrEqual(4);
   });
 });

@@ -129,6 +129,10 @@ describe('notices from what the workflow stored', () => {
         where: 'ip-10-0-12-34.eu-west-1.compute.internal',
         action: 'restart-runtime',
         page: 'pod-doctor asks before acting on incident x (pid-exhaustion).\n\nPLAN      restart kubelet and containerd\n\nEVIDENCE\n  FAIL node.pids: PID use at 97%\n  PASS other: fine',
+        cause: 'the shim cannot fork: resource temporarily unavailable',
+        evidence: [
+          'failed to start shim: fork/exec /usr/bin/containerd-shim-runc-v2: resource temporarily unavailable',
+        ],
         exp: Date.parse('2026-11-29T11:07:00Z'),
         taskToken: 'AQCE-secret-task-token',
       },
@@ -136,9 +140,14 @@ describe('notices from what the workflow stored', () => {
     );
     expect(n.kind).toBe('approval-pending');
     expect(n.headline).toBe('approval needed: restart-runtime on prod-eu/ip-10-0-12-34.eu-west-1.compute.internal');
+    // The cause is the failure's and the evidence shows it; the ask is its own field.
     expect(n.cause).toBe(
-      'pid-exhaustion: pod-doctor asks before it runs restart-runtime: restart kubelet and containerd',
+      'pid-exhaustion: the shim cannot fork: resource temporarily unavailable; node.pids: PID use at 97%',
     );
+    expect(n.ask).toBe('pod-doctor asks before it runs restart-runtime: restart kubelet and containerd');
+    expect(n.evidence).toEqual([
+      'failed to start shim: fork/exec /usr/bin/containerd-shim-runc-v2: resource temporarily unavailable',
+    ]);
     expect(n.findings).toEqual(['FAIL node.pids: PID use at 97%']);
     expect(n.nextSteps[0]).toContain('before 2026-11-29T11:07:00.000Z (no answer = no action)');
     expect(JSON.stringify(n)).not.toContain('AQCE-secret-task-token');

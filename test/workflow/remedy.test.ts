@@ -211,7 +211,7 @@ describe.each(CASES)('apply path: $name', { timeout: 30_000 }, (c) => {
   it('the write goes through IAM as the remedy role, on exactly the target; before/after state is evidence', async () => {
     const { r } = await run(c, { mode: 'auto', tier: 'auto' });
     const writes = r.decisions.filter((d) => d.action === c.write.action);
-    expect(writes.map((d) => ({ ...d, principal: d.principal.replace(/.*:role\//, '') }))).toEqual([
+    expect(writes.map(({ context: _, ...d }) => ({ ...d, principal: d.principal.replace(/.*:role\//, '') }))).toEqual([
       { principal: expect.stringMatching(/Door/), action: c.write.action, resource: c.write.resource, allowed: true },
     ]);
     const evidence = JSON.parse([...r.evidence].find(([k]) => k.endsWith('/summary.json'))?.[1] ?? '{}');

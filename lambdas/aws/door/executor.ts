@@ -78,6 +78,12 @@ export interface Prepared {
   readonly refused?: Pick<DoorResult, 'record'>;
   dryRun(): Promise<ActOutcome>;
   act(rollback: RollbackGate): Promise<ActOutcome>;
+  /**
+   * `act` throws only when nothing took effect (a node command: SendCommand refused it), so a retry
+   * may gate it again. Without it a throw after the change began is recorded as such, never re-run.
+   * @default false
+   */
+  readonly throwsOnlyUnchanged?: boolean;
 }
 
 /** The request could not be prepared (the current state unreadable): its failed result. */

@@ -96,6 +96,8 @@ export function nodeCommand(a: NodeCommandAction, ctx: DoorContext): Prepared {
     cooldowns: KIND_RULES[a.kind].mutating ? nodeCooldowns(ctx, a.node.instanceId) : [],
     dryRun: act,
     act,
+    // Its only call that can throw is SendCommand, first: a throw sent nothing.
+    throwsOnlyUnchanged: true,
   };
 }
 

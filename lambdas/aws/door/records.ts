@@ -90,13 +90,14 @@ export async function writeLedger(
         reason: r.reason.slice(0, 2_000),
         status: r.record?.status ?? r.command?.status ?? null,
         cluster: o.cluster,
+        at: o.at,
         expiresAt: Math.floor(o.at / 1000) + o.retentionDays * DAY_S,
       },
     }),
   );
 }
 
-/** The ledger rows of an execution (oldest first). */
+/** The ledger rows of an execution that hold an outcome (oldest first). */
 export async function ledgerOf(
   execution: string,
   deps: TableDeps,
@@ -109,7 +110,10 @@ export async function ledgerOf(
       ConsistentRead: true,
     }),
   );
-  return (r.Items ?? []).map((x) => ({
+  // Call rows (lambdas/aws/door/call-ledger.ts) count once they hold an outcome; oldest first.
+  const rows = (r.Items ?? []).filter((x) => typeof x.outcome === 'string');
+  rows.sort((a, b) => Number(a.at ?? 0) - Number(b.at ?? 0));
+  return rows.map((x) => ({
     slot: String(x.slot),
     kind: String(x.kind),
     outcome: String(x.outcome),

@@ -1,7 +1,6 @@
 import * as z from 'zod/mini';
 import {
   type Action,
-  type ActionRequest,
   actionLine,
   incidentRefSchema,
   isNodeCommand,
@@ -18,7 +17,9 @@ import {
 import { type DoorResult, type DoorRun, type DoorState, doorStateSchema } from '../../core/door/state.js';
 import { NODE_EVIDENCE_MAX_AGE_MS } from '../../core/policy/cause-evidence.js';
 import '../../core/text/zod-english.js';
+import { clearActing, markActing, readCall, recordPending } from './call-ledger.js';
 import { breakerOf, killSwitchOf, rollbackGate } from './door-facts.js';
+import { answerOf, callRef, finish, replayed, requestOf, tableOf, withRun } from './door-results.js';
 import {
   type DoorContext,
   type DoorDeps,
@@ -30,7 +31,7 @@ import {
 } from './executor.js';
 import { pollCommand } from './node-commands.js';
 import { nodeCommand, nodeKubernetes } from './node-executor.js';
-import { putNodeEvidence, readGrant, recordAction, writeLedger } from './records.js';
+import { putNodeEvidence, readGrant } from './records.js';
 import { remedy } from './remedy-executor.js';
 import { reportEventsKind } from './report-kind.js';
 import { CapReachedError, CooldownHeldError, type Reservation, releaseReservation, reserve } from './reservations.js';
@@ -63,23 +64,6 @@ export async function doorStep(input: DoorInput, deps: DoorDeps): Promise<DoorSt
   return gateStep(input, current?.probed ?? false, deps);
 }
 
-function requestOf(input: DoorInput): ActionRequest {
-  const { call } = input.door;
-  return {
-    slot: call.slot,
-    action: call.request.action,
-    disposition: call.request.disposition,
-    description: call.request.description,
-    incident: input.incident,
-    execution: input.execution,
-    scope: { region: input.region },
-  };
-}
-
-/** The approval answer of this call, if the door asked for one. */
-const answerOf = (input: DoorInput) =>
-  input.door.approval?.slot === input.door.call.slot ? input.door.approval : undefined;
-
 async function prepare(a: Action, ctx: DoorContext): Promise<Prepared | PrepareFailure> {
   if (isNodeCommand(a)) return nodeCommand(a, ctx);
   if (isRemedy(a)) return remedy(a, ctx);
@@ -108,6 +92,9 @@ async function contextOf(
 
 /** Gate the call's request and act on the verdict. */
 async function gateStep(input: DoorInput, probed: boolean, deps: DoorDeps): Promise<DoorState> {
+  // A retried call: what an attempt before this one recorded stands; the gate never runs twice for one change.
+  const again = await replayed(input, deps, await readCall(callRef(input, deps), tableOf(deps)), probed);
+  if (again) return again;
   const now = deps.now();
   const c = await contextOf(input, deps, now);
   const request = requestOf(input);
@@ -142,10 +129,11 @@ async function gateStep(input: DoorInput, probed: boolean, deps: DoorDeps): Prom
     ...(KIND_RULES[kind].nodeLevel ? { breaker: await breakerOf(ctx) } : {}),
     limits: deps.config.limits,
   });
-  return onVerdict(input, { ctx, prepared, digest, probed, why: cause.reason }, verdict);
+  return onVerdict(input, { input, ctx, prepared, digest, probed, why: cause.reason }, verdict);
 }
 
 interface Gated {
+  readonly input: DoorInput;
   readonly ctx: DoorContext;
   readonly prepared: Prepared;
   readonly digest: string;
@@ -218,39 +206,63 @@ async function probeForEvidence(input: DoorInput, g: Gated): Promise<DoorState> 
   return gateStep(input, true, g.ctx.deps);
 }
 
+/** The cap slot and cooldowns of a change (idempotent per execution and slot), or the refusal. */
+async function reserveFor(g: Gated, dryRun: boolean): Promise<{ reservation?: Reservation } | { refused: DoorState }> {
+  const { deps, request, now } = g.ctx;
+  const rules = KIND_RULES[request.action.kind];
+  if (dryRun || !rules.mutating || rules.hourlyCap === false) return {};
+  try {
+    const reservation = await reserve(
+      {
+        cluster: request.incident.cluster,
+        cap: deps.config.limits.maxNodeActionsPerClusterPerHour,
+        slotHolder: `${request.execution}#${request.slot}`,
+        cooldowns: g.prepared.cooldowns,
+      },
+      { ...tableOf(deps), now },
+    );
+    return { reservation };
+  } catch (e) {
+    if (!(e instanceof CapReachedError || e instanceof CooldownHeldError)) throw e;
+    return { refused: await refusedBy(e, g) };
+  }
+}
+
+async function refusedBy(e: CapReachedError | CooldownHeldError, g: Gated): Promise<DoorState> {
+  const { deps, now } = g.ctx;
+  const code = e instanceof CapReachedError ? 'cap' : 'cooldown';
+  return finish(g.input, deps, { outcome: 'refused', code, reason: e.message }, now, g.digest);
+}
+
+/**
+ * The change: the call's ledger row says it begins before it runs, and holds its command or result
+ * right after, before anything else can fail; a SendCommand that threw sent nothing, so that alone
+ * clears the mark and lets a retry gate again.
+ */
 async function runStep(input: DoorInput, g: Gated, dryRun: boolean): Promise<DoorState> {
   const { ctx, prepared } = g;
   const { deps, request, now } = ctx;
-  const table = { ddb: deps.ddb, tableName: deps.config.tableName };
-  let reservation: Reservation | undefined;
-  const rules = KIND_RULES[request.action.kind];
-  if (!dryRun && rules.mutating && rules.hourlyCap !== false) {
-    try {
-      reservation = await reserve(
-        {
-          cluster: request.incident.cluster,
-          cap: deps.config.limits.maxNodeActionsPerClusterPerHour,
-          slotHolder: `${request.execution}#${request.slot}`,
-          cooldowns: prepared.cooldowns,
-        },
-        { ...table, now },
-      );
-    } catch (e) {
-      if (!(e instanceof CapReachedError || e instanceof CooldownHeldError)) throw e;
-      const code = e instanceof CapReachedError ? 'cap' : 'cooldown';
-      return finish(input, deps, { outcome: 'refused', code, reason: e.message }, now, g.digest);
-    }
+  const r = await reserveFor(g, dryRun);
+  if ('refused' in r) return r.refused;
+  const ref = callRef(input, deps);
+  const marked = !dryRun && KIND_RULES[request.action.kind].mutating;
+  if (marked && !(await markActing(ref, { ...resultHead(g), at: now }, tableOf(deps))))
+    return (
+      (await replayed(input, deps, await readCall(ref, tableOf(deps)), g.probed)) ?? gateStep(input, g.probed, deps)
+    );
+  let out: Awaited<ReturnType<Prepared['act']>>;
+  try {
+    out = dryRun ? await prepared.dryRun() : await prepared.act(rollbackGate(ctx));
+  } catch (e) {
+    if (marked && prepared.throwsOnlyUnchanged) await clearActing(ref, now, tableOf(deps));
+    throw e;
   }
-  const out = dryRun ? await prepared.dryRun() : await prepared.act(rollbackGate(ctx));
-  if ('pending' in out)
-    return withRun(input, {
-      slot: request.slot,
-      step: 'wait',
-      probed: g.probed,
-      pending: { ...out.pending, ...(reservation ? { reservation } : {}) },
-    });
-  if (reservation && !out.changed) await releaseReservation(reservation, table);
-  return finish(
+  if ('pending' in out) {
+    const pending = { ...out.pending, ...(r.reservation ? { reservation: r.reservation } : {}) };
+    await recordPending(ref, pending, now, tableOf(deps));
+    return withRun(input, { slot: request.slot, step: 'wait', probed: g.probed, pending });
+  }
+  const done = await finish(
     input,
     deps,
     {
@@ -262,7 +274,16 @@ async function runStep(input: DoorInput, g: Gated, dryRun: boolean): Promise<Doo
     g.digest,
     out.changed,
   );
+  if (r.reservation && !out.changed) await releaseReservation(r.reservation, tableOf(deps));
+  return done;
 }
+
+const resultHead = (g: Gated) => ({
+  slot: g.ctx.request.slot,
+  kind: g.ctx.request.action.kind,
+  line: actionLine(g.ctx.request.action),
+  digest: g.digest,
+});
 
 /** Poll the command the door sent; a final status ends the call (or, for the evidence probe, gates again). */
 async function pollStep(input: DoorInput, run: DoorRun, deps: DoorDeps): Promise<DoorState> {
@@ -315,61 +336,4 @@ async function recordProbe(
     o,
     table,
   );
-}
-
-function withRun(input: DoorInput, run: DoorRun): DoorState {
-  return { ...input.door, run };
-}
-
-type ResultFields = Omit<DoorResult, 'slot' | 'kind' | 'line' | 'digest' | 'at'>;
-
-/** The call's result: kept under its slot, written to the ledger, counted in the history when it changed something. */
-async function finish(
-  input: DoorInput,
-  deps: DoorDeps,
-  fields: ResultFields,
-  now: number,
-  digest = requestDigest(requestOf(input)),
-  changed = false,
-): Promise<DoorState> {
-  const request = requestOf(input);
-  const result: DoorResult = {
-    slot: request.slot,
-    kind: request.action.kind,
-    line: actionLine(request.action),
-    digest,
-    at: iso(now),
-    ...fields,
-    reason: fields.reason.slice(0, 4_000),
-  };
-  const table = { ddb: deps.ddb, tableName: deps.config.tableName };
-  await writeLedger(
-    result,
-    {
-      execution: request.execution,
-      at: now,
-      cluster: request.incident.cluster,
-      retentionDays: deps.config.historyRetentionDays,
-    },
-    table,
-  );
-  const a = request.action;
-  if (changed)
-    await recordAction(
-      {
-        cluster: request.incident.cluster,
-        incidentId: request.incident.id,
-        kind: a.kind,
-        ...('node' in a && a.node ? { instanceId: a.node.instanceId } : {}),
-      },
-      now,
-      table,
-    );
-  return {
-    ...input.door,
-    run: { slot: request.slot, step: 'done', probed: input.door.run?.probed ?? false },
-    last: result,
-    done: { ...input.door.done, [request.slot]: result },
-    ...(changed && result.sentAt ? { lastAction: { slot: request.slot, kind: a.kind, sentAt: result.sentAt } } : {}),
-  };
 }

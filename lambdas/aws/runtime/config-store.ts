@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { CONFIG_VARIABLES } from '../../core/contract/handler-environment.js';
 import { configKey } from '../../core/contract/incident-table.js';
-import { parseWorkflowConfig, type WorkflowConfig } from '../../core/workflow/workflow-config.js';
+import { CONFIG_INTEGRITY_MISMATCH, METRICS_NAMESPACE, SERVICE_NAME } from '../../core/contract/metric-names.js';
+import { observeOnly, parseWorkflowConfig, type WorkflowConfig } from '../../core/workflow/workflow-config.js';
 
 /**
  * The deployment's configuration store: one document per deployed version in the incident table
@@ -49,7 +50,11 @@ export function configVersion(document: string): string {
 }
 
 /**
- * Reads and validates one version (strongly consistent: the deployment wrote it just before).
+ * Reads and validates one version (strongly consistent: the deployment wrote it just before). The
+ * document is accepted only when its hash is the version the deployment pinned (the function's
+ * environment, set by CloudFormation from the writer's answer): any other document under that key was
+ * written by someone else, so the function runs observe-only ({@link observeOnly}) and says so (a
+ * metric the stack alarms on, an error log line).
  * @throws ConfigNotFoundError when the item is missing; InvalidWorkflowConfigError when it does not validate
  */
 export async function readConfig(ddb: DynamoDBDocumentClient, at: ConfigLocation): Promise<WorkflowConfig> {
@@ -62,7 +67,33 @@ export async function readConfig(ddb: DynamoDBDocumentClient, at: ConfigLocation
     throw new ConfigNotFoundError(
       `${where} not found: the stack writes it before it updates the functions; redeploy the stack`,
     );
-  return parseWorkflowConfig(document, where);
+  const config = parseWorkflowConfig(document, where);
+  const found = configVersion(document);
+  if (found === at.version) return config;
+  reportMismatch(where, found);
+  return observeOnly(config);
+}
+
+/** The mismatch as an embedded-metric log line (CloudWatch turns it into the metric the stack alarms on). */
+function reportMismatch(where: string, found: string): void {
+  console.log(
+    JSON.stringify({
+      _aws: {
+        Timestamp: Date.now(),
+        CloudWatchMetrics: [
+          {
+            Namespace: METRICS_NAMESPACE,
+            Dimensions: [['service']],
+            Metrics: [{ Name: CONFIG_INTEGRITY_MISMATCH, Unit: 'Count' }],
+          },
+        ],
+      },
+      service: SERVICE_NAME,
+      [CONFIG_INTEGRITY_MISMATCH]: 1,
+      level: 'ERROR',
+      message: `${where}: the stored document hashes to ${found}, not the pinned version: running observe-only`,
+    }),
+  );
 }
 
 /**

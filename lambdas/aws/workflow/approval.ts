@@ -18,8 +18,14 @@ export interface ApprovalRequest {
   /** The evidence and the safety notes of the plan. */
   readonly findings?: readonly { id: string; status: string; summary: string }[];
   readonly reasons?: readonly string[];
+  /** The incident's cause and the log lines or events that show it (what the approver weighs). */
+  readonly cause?: string;
+  readonly samples?: readonly string[];
   readonly executionArn: string;
 }
+
+/** Most evidence lines kept on the approval row (the chat card and the pages show a few). */
+const MAX_EVIDENCE = 3;
 
 export interface ApprovalDeps {
   readonly ddb: DynamoDBDocumentClient;
@@ -60,6 +66,9 @@ export async function requestApproval(
         cluster: r.cluster,
         where,
         action: r.ask.kind,
+        // Why it is asked: the cause and its evidence, apart from the ask (stored-notice.ts).
+        cause: display.cause ?? '',
+        evidence: (display.samples ?? []).slice(0, MAX_EVIDENCE).map((l) => l.slice(0, 2_000)),
         // What the approval covers: the door runs only a request whose digest is this one.
         digest: r.ask.digest,
         slot: r.ask.slot,

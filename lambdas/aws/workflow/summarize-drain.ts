@@ -1,6 +1,6 @@
 import { type DrainOutcome, drainOutcome } from '../../core/door/drain.js';
 import type { ActionRecord } from '../../core/voices/summary.js';
-import { approvalOf, blockedOf, doorErrorOf, resultOf, type SummarizeInput } from './summarize-results.js';
+import { approvalOf, approvedBy, blockedOf, doorErrorOf, resultOf, type SummarizeInput } from './summarize-results.js';
 
 /** The runtime restart was the node action verified (the drain only follows a failed one). */
 const restartRan = (s: SummarizeInput) =>
@@ -29,11 +29,7 @@ export function withDrain<T extends { outcome: string; nextStep: string }>(base:
 /** The drain as an action of the summary, with who approved it. */
 export function drainAction(s: SummarizeInput, d: DrainOutcome): ActionRecord {
   const r = resultOf(s, 'drain');
-  const a = r?.approval;
-  const by =
-    a?.approved && a.decidedAt
-      ? ` (approved at ${a.decidedAt}${a.decidedBy?.sourceIp ? ` from ${a.decidedBy.sourceIp}` : ''})`
-      : '';
+  const by = approvedBy(r);
   return {
     id: 'drain-node',
     status: `${d.status}${by}`,

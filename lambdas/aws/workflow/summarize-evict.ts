@@ -1,6 +1,6 @@
 import { type EvictionOutcome, evictionOutcome } from '../../core/door/evict-after-repair.js';
 import type { ActionRecord } from '../../core/voices/summary.js';
-import { approvalOf, blockedOf, doorErrorOf, resultOf, type SummarizeInput } from './summarize-results.js';
+import { approvalOf, approvedBy, blockedOf, doorErrorOf, resultOf, type SummarizeInput } from './summarize-results.js';
 
 /** The eviction's part of the incident, or undefined when the repair left no pod stuck on a healthy node. */
 export function evictOf(s: SummarizeInput): EvictionOutcome | undefined {
@@ -35,11 +35,7 @@ export function withEviction<T extends { outcome: string; nextStep: string }>(
 /** The eviction as an action of the summary (what was evicted, skipped and why, the new pods), with who approved it. */
 export function evictAction(s: SummarizeInput, e: EvictionOutcome): ActionRecord {
   const r = resultOf(s, 'evict');
-  const a = r?.approval;
-  const by =
-    a?.approved && a.decidedAt
-      ? ` (approved at ${a.decidedAt}${a.decidedBy?.sourceIp ? ` from ${a.decidedBy.sourceIp}` : ''})`
-      : '';
+  const by = approvedBy(r);
   return {
     id: 'evict-stuck-pods',
     status: `${e.status}${by}`,

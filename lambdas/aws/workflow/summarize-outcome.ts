@@ -1,7 +1,14 @@
 import type { ApplyRecord } from '../../core/remedy/apply-path.js';
 import type { LabelledApproval } from '../../core/voices/summary.js';
 import type { DoorResult } from '../../core/workflow/execution-state.js';
-import { approvalOf, nodeActions, remedies, resultOf, type SummarizeInput } from './summarize-results.js';
+import {
+  approvalOf,
+  nodeActions,
+  openRecommendationsOf,
+  remedies,
+  resultOf,
+  type SummarizeInput,
+} from './summarize-results.js';
 
 type Outcome = { outcome: string; nextStep: string; actionStatus?: string };
 
@@ -27,7 +34,7 @@ function applied(r: ApplyRecord): boolean {
 function remedyOutcome(s: SummarizeInput, r: DoorResult | undefined): Outcome | undefined {
   const rec = r?.record;
   if (!r || r.outcome === 'not-approved') return undefined;
-  const hand = s.plan?.recommendations?.[0] ?? 'handle the incident by hand';
+  const hand = openRecommendationsOf(s)[0] ?? 'handle the incident by hand';
   if (!rec)
     return r.outcome === 'refused'
       ? { outcome: `${r.kind} not run: blocked right before acting: ${r.reason}`, nextStep: hand }
@@ -74,7 +81,8 @@ function outcomeWith(s: SummarizeInput, remedy: DoorResult | undefined): Outcome
   if (ro && !s.error && answer?.approved !== false) return ro;
   if (fixed && !ran && !s.error)
     return {
-      outcome: `remedied and verified: ${rec?.change}`,
+      // A step its verification found left for a human is part of the outcome: the incident is not over.
+      outcome: `remedied and verified: ${rec?.change}${leftByHand(rec) ? `; ${LEFT_BY_HAND}: ${leftByHand(rec)}` : ''}`,
       nextStep: imagesToUse(rec) ?? 'none: pod-doctor keeps watching for a recurrence',
     };
   return fixed && ran ? { ...r, outcome: `${fixed}; ${r.outcome}` } : r;
@@ -86,6 +94,19 @@ function followedUp(first: ApplyRecord, r: Outcome): Outcome {
   if (first.status === 'verified' && r.outcome.startsWith(both))
     return { ...r, outcome: `${both}${first.change}; then ${r.outcome.slice(both.length)}` };
   return { ...r, outcome: `${first.remedy} ${first.status}; ${r.outcome}` };
+}
+
+/** The phrase of an outcome that names a step the verified change still needs from a human. */
+export const LEFT_BY_HAND = 'left by hand';
+
+/**
+ * What a verified remedy's verification found a human must still do, in a few words: a node role
+ * that may not pull through the new cache yet (the permission is in the next step).
+ */
+function leftByHand(rec: ApplyRecord | undefined): string | undefined {
+  return typeof rec?.verification?.evidence?.nodeRolePermission === 'string'
+    ? 'the node role may not pull through the cache yet (see the next step)'
+    : undefined;
 }
 
 /**
@@ -116,7 +137,8 @@ function nodeOutcomeOf(
 }
 
 function singleOutcomeOf(s: SummarizeInput, r: DoorResult | undefined, remedyAnswer: ReturnType<typeof approvalOf>) {
-  const rec = s.plan?.recommendations?.[0];
+  // The first step still open: what this run did and verified is not recommended again.
+  const rec = openRecommendationsOf(s)[0];
   if (s.error)
     return { outcome: 'workflow failed', nextStep: 'open the execution below; the incident was not handled' };
   const answer = approvalOf(r) ?? remedyAnswer;

@@ -1,6 +1,7 @@
 import type { Slot } from '../../core/door/action-request.js';
 import { KIND_RULES } from '../../core/door/gate.js';
 import type { RunResult } from '../../core/incident/reevaluation.js';
+import { openRecommendations } from '../../core/voices/next-steps.js';
 import type { ApprovalRecord } from '../../core/voices/summary.js';
 import type { DoorResult, ExecutionState } from '../../core/workflow/execution-state.js';
 
@@ -31,6 +32,13 @@ export function resultOf(s: SummarizeInput, slot: Slot): DoorResult | undefined 
 export function approvalOf(r: DoorResult | undefined): ApprovalRecord | undefined {
   if (r?.approval) return r.approval;
   return r?.outcome === 'not-approved' ? { approved: false, reason: r.reason } : undefined;
+}
+
+/** Who approved a slot's action, as a status suffix: " (approved at <time> from <address>)", or "". */
+export function approvedBy(r: DoorResult | undefined): string {
+  const a = r?.approval;
+  if (!a?.approved || !a.decidedAt) return '';
+  return ` (approved at ${a.decidedAt}${a.decidedBy?.sourceIp ? ` from ${a.decidedBy.sourceIp}` : ''})`;
 }
 
 /** Why the door refused a slot right before acting (not a rejection: those are answers). */
@@ -72,4 +80,28 @@ export function runResultOf(s: SummarizeInput): RunResult {
     KIND_RULES[r.kind].mutating &&
     (r.outcome === 'done' || r.command?.commandId !== undefined || r.record !== undefined);
   return results.some(changed) ? 'acted' : 'not-acted';
+}
+
+/** Node actions whose success is a repair only once its verification passed (the probe and the pods). */
+const VERIFIED_BY_PROBE = ['repair-pause-image', 'restart-runtime'];
+
+/**
+ * The kinds of the actions this run did and verified: a remedy whose own re-read passed, a node
+ * repair whose verification passed, a node command that succeeded (collect logs). Their steps are
+ * not recommended to a human again (lambdas/core/voices/next-steps.ts).
+ */
+export function doneKinds(s: SummarizeInput): string[] {
+  if (s.error) return [];
+  return Object.values(s.door?.done ?? {})
+    .filter(
+      (r) =>
+        r.record?.status === 'verified' ||
+        (r.command?.status === 'Success' && (!VERIFIED_BY_PROBE.includes(r.kind) || s.verification?.verified === true)),
+    )
+    .map((r) => r.kind);
+}
+
+/** The plan's recommendations still open after what this run did and verified. */
+export function openRecommendationsOf(s: SummarizeInput): string[] {
+  return openRecommendations(s.plan?.recommendations ?? [], s.plan?.actions ?? [], doneKinds(s));
 }

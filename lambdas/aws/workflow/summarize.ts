@@ -14,7 +14,14 @@ import { putNewObject } from '../runtime/evidence-store.js';
 import { drainAction, drainOf, withDrain } from './summarize-drain.js';
 import { evictAction, evictOf, withEviction } from './summarize-evict.js';
 import { approvalsOf, outcomeOf } from './summarize-outcome.js';
-import { nodeActions, remedies, resultOf, runResultOf, type SummarizeInput } from './summarize-results.js';
+import {
+  nodeActions,
+  openRecommendationsOf,
+  remedies,
+  resultOf,
+  runResultOf,
+  type SummarizeInput,
+} from './summarize-results.js';
 
 export type { SummarizeInput };
 
@@ -104,7 +111,8 @@ function summaryOf(
     actions: r.actions,
     outcome: r.outcome,
     nextStep: r.nextStep,
-    recommendations: s.plan?.recommendations ?? [],
+    // What this run did and verified is not recommended again.
+    recommendations: openRecommendationsOf(s),
     reasons: [
       ...(s.plan?.reasons ?? []),
       // How the repair was (or was not) verified: the pods that started, or what still fails.
@@ -155,7 +163,7 @@ async function recordHistory(
 ): Promise<void> {
   const { config } = deps;
   const expiresAt = Math.floor(now / 1000) + config.historyRetentionDays * 86_400;
-  await deps.ddb.send(
+  const put = deps.ddb.send(
     new PutCommand({
       TableName: config.tableName,
       Item: {
@@ -171,8 +179,13 @@ async function recordHistory(
         closedAt: now,
         expiresAt,
       },
+      // Append-only: a run's row is written once (a retried Summarize finds it there; the first stands).
+      ConditionExpression: 'attribute_not_exists(pk)',
     }),
   );
+  await put.catch((e: unknown) => {
+    if (!(e instanceof ConditionalCheckFailedException)) throw e;
+  });
 }
 
 /** Releases the incident lock if this execution still holds it (another execution may have taken it over). */

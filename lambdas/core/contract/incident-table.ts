@@ -14,7 +14,7 @@ export const TTL_ATTRIBUTE = 'expiresAt';
 /** A primary key of the incident table (a type alias, so it fits `Record<string, unknown>` items). */
 export type TableKey = { readonly pk: string; readonly sk: string };
 
-/** Partition key prefix of an incident's rows (the open row and its history rows). */
+/** Partition key prefix of an incident's open row (the detection paths open and join it). */
 export const INCIDENT_PREFIX = 'INCIDENT#';
 /** Partition key prefix of the Kubernetes events reader's per-cluster state (lease, resourceVersion). */
 export const EVENTS_STATE_PREFIX = 'EVENTS#';
@@ -28,9 +28,15 @@ export function openIncidentKey(incidentKey: string): TableKey {
   return { pk: `${INCIDENT_PREFIX}${incidentKey}`, sk: 'OPEN' };
 }
 
-/** The history row of one workflow run of an incident. */
+/** Partition key prefix of an incident's history rows (one per run; append-only, Summarize's alone). */
+export const HISTORY_PREFIX = 'HISTORY#';
+
+/**
+ * The history row of one workflow run of an incident. Its own partition, not the open row's: IAM
+ * scopes writes by partition key (`dynamodb:LeadingKeys`), and the history has one writer.
+ */
 export function incidentRunKey(incidentKey: string, openedAt: number, executionName: string): TableKey {
-  return { pk: `${INCIDENT_PREFIX}${incidentKey}`, sk: `${RUN_PREFIX}${openedAt}#${executionName}` };
+  return { pk: `${HISTORY_PREFIX}${incidentKey}`, sk: `${RUN_PREFIX}${openedAt}#${executionName}` };
 }
 
 /** Sort key prefix of history rows. */
@@ -137,6 +143,14 @@ export function ledgerPartition(executionArn: string): string {
   return `LEDGER#${executionArn.split(':').pop()}`;
 }
 
+/**
+ * The ledger row of one door call (the "<caller>: request" Pass names each call with a UUID): the
+ * change it is about to make, then its result. A retried call reads it and never gates twice.
+ */
+export function ledgerCallKey(executionArn: string, callId: string): TableKey {
+  return { pk: ledgerPartition(executionArn), sk: `CALL#${callId}` };
+}
+
 /** One ledger row: a request of an execution, at the time the door decided. */
 export function ledgerKey(executionArn: string, at: number, slot: string): TableKey {
   return { pk: ledgerPartition(executionArn), sk: `${new Date(at).toISOString()}#${slot}` };
@@ -176,3 +190,41 @@ export function budgetKey(cluster: string, kind: 'incidents' | 'executions', at:
 export function limitNoticeKey(cluster: string, at: number): TableKey {
   return { pk: budgetPartition(cluster), sk: `NOTICE#${budgetHour(at)}` };
 }
+
+/**
+ * Every kind of row, as the partition-key patterns IAM matches (`dynamodb:LeadingKeys`, StringLike):
+ * each function may write only the kinds it owns (lib/constructs/table-rows.ts, docs/security.md).
+ */
+export const ROW_PARTITIONS = {
+  /** The deployment's configuration documents (the config writer at deploy). */
+  config: [CONFIG_PARTITION],
+  /** Approval grants of request digests (the approval endpoint). */
+  grants: [`${GRANT_PREFIX}*`],
+  /** Pending approvals with their task token (the approval request function; the endpoint marks the answer). */
+  approvals: [`${approvalKey('').pk}*`],
+  /** A node's evidence (its probe, as the door ran it) and its cooldowns (the door). */
+  nodes: ['NODE#*'],
+  /** The door's ledger: every call, its verdict and result (the door). */
+  ledger: ['LEDGER#*'],
+  /** The door's reservations and action history: cap slots, target cooldowns, the cluster's actions (the door). */
+  reservations: [`${capSlotsPartition('')}*`, `${targetCooldownKey('').pk}*`, `${clusterActionsPartition('')}*`],
+  /** Incident history, one row per run, append-only (Summarize). */
+  history: [`${HISTORY_PREFIX}*`],
+  /** Open incidents (the detection paths open and join them; Summarize records a run's close). */
+  incidents: [`${INCIDENT_PREFIX}*`],
+  /** Per-incident execution locks (Open incident takes, Summarize releases). */
+  locks: [`${lockKey('').pk}*`],
+  /** The breaker's nodes with an open incident of a class (Decide). */
+  activeNodes: ['ACTIVE#*'],
+  /** Hourly budgets and limit notices (the detection paths). */
+  budgets: [`${budgetPartition('')}*`],
+  /** The change index of breaking CloudTrail changes (ingest, fleet intake). */
+  changes: [`${CHANGE_PREFIX}*`],
+  /** The events reader's state and counted events (the events reader). */
+  eventsReader: [`${EVENTS_STATE_PREFIX}*`, `${EVENT_SEEN_PREFIX}*`],
+  /** The signal self-check's last statuses (the self-check). */
+  signals: [`${SIGNAL_STATE_PREFIX}*`],
+} as const satisfies Record<string, readonly string[]>;
+
+/** A kind of row of the incident table. */
+export type RowKind = keyof typeof ROW_PARTITIONS;

@@ -14,3 +14,10 @@ export const SERVICE_NAME = 'pod-doctor';
  * function (per request). Dimensions `service` and `cluster`; published only on failure.
  */
 export const CLUSTER_READ_FAILED = 'ClusterReadFailed';
+
+/**
+ * A function read a configuration document whose hash is not the version its deployment pinned
+ * (the row was written by someone other than the deployment): it ran in observe mode for every
+ * class. Dimension `service`; published only on a mismatch, and alarmed.
+ */
+export const CONFIG_INTEGRITY_MISMATCH = 'ConfigIntegrityMismatch';

@@ -134,6 +134,8 @@ export const doorResultSchema = z.object({
 
 /** A caller's request to the door: the slot, where to go after, and the planned request. */
 export const doorCallSchema = z.object({
+  /** The call's id (`States.UUID()` in the request Pass): its ledger row, the same on every retry. */
+  id: z.optional(z.string().check(z.regex(/^[A-Za-z0-9-]{1,64}$/))),
   slot,
   returnTo: z.enum(DOOR_RETURNS),
   request: plannedRequestSchema,
@@ -148,7 +150,8 @@ export const reservationSchema = z.object({
   cooldowns: list(z.object({ key: tableKey, holder: text(2_200) }), 5),
 });
 
-const pendingSchema = z.object({
+/** A command the door sent and polls (what a retried call resumes). */
+export const pendingSchema = z.object({
   purpose: z.enum(['evidence', 'action']),
   reservation: z.optional(reservationSchema),
   commandId: text(64),

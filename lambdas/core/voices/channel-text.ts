@@ -35,13 +35,16 @@ export function chatCode(s: string, max: number): string {
   return `\`${chatText(s.replace(/`/g, 'ˋ'), max)}\``;
 }
 
-/** Text a pager shows as HTML (Opsgenie renders HTML in message and description): entities for markup. */
+/**
+ * Text a pager shows as HTML (Opsgenie renders HTML in message and description): entities for
+ * markup only (`&`, `<`, `>`). Quotes stay quotes: the text is element content, never an attribute,
+ * and the JSON body escapes them for the API (an `&quot;` would show as such).
+ */
 export function htmlText(s: string, max: number): string {
   return clip(s.replace(/[\r\n]+/g, ' '), max)
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;');
+    .replace(/>/g, '&gt;');
 }
 
 /** One line of plain text within `max` characters (PagerDuty shows fields as text). */

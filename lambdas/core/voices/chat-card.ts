@@ -60,9 +60,12 @@ const list = (label: string, items: readonly string[], item: (s: string) => stri
 function description(n: IncidentNotice): string {
   const L = CHAT_LIMITS.line;
   const lines = [
-    `Cause: ${chatText(n.cause, L)}`,
+    // Every text a principal or tenant can shape (a CloudTrail cause names a repository, a role, a
+    // session) is a code span: a Markdown link, `@here` or `<!channel>` in it stays literal.
+    ...(n.ask ? [`Asks: ${chatCode(n.ask, L)}`] : []),
+    `Cause: ${chatCode(n.cause, L)}`,
     `Where: cluster ${chatCode(n.cluster, 100)}, ${chatCode(n.where, 200)}`,
-    `Outcome: ${chatText(n.headline, L)}`,
+    `Outcome: ${chatCode(n.headline, L)}`,
     ...(n.evidence.length
       ? [
           'Evidence:',
@@ -73,8 +76,8 @@ function description(n: IncidentNotice): string {
           ),
         ]
       : []),
-    ...list('Checks', n.findings, (s) => chatText(s, L)),
-    ...list('Actions', n.actions, (s) => chatText(s, L)),
+    ...list('Checks', n.findings, (s) => chatCode(s, L)),
+    ...list('Actions', n.actions, (s) => chatCode(s, L)),
     ...n.links.map((l) => `${chatText(l.label, 40)}: ${chatText(l.url, 600)}`),
   ];
   const out: string[] = [];

@@ -49,6 +49,8 @@ export interface IncidentNotice {
   readonly headline: string;
   /** The cause in one sentence, with the first failing check. */
   readonly cause: string;
+  /** What an approval asks for (approval-pending only): the action and its plan, apart from the cause. */
+  readonly ask?: string;
   /** Log lines and events that show the failure (tenant text: escaped by every channel). */
   readonly evidence: readonly string[];
   /** Checks that did not pass, `STATUS id: summary`. */
@@ -96,6 +98,8 @@ const NEEDS_HUMAN = [
   /^(blocked right before acting|node not reachable through SSM|no answer before the approval deadline)$/,
   // A shared cause (the breaker) or the kill switch: pod-doctor stood back, a human decides.
   /^action blocked by safety policy$/,
+  // A verified change that still needs a human's step (summarize-outcome.ts LEFT_BY_HAND).
+  /^left by hand$/,
 ];
 
 /**

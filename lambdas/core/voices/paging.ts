@@ -86,11 +86,15 @@ function pagerDuty(n: IncidentNotice, action: 'trigger' | 'resolve'): PagerDutyE
       source: plainText(`${n.cluster}/${n.where}`, 255),
       severity: n.kind === 'needs-human' ? 'error' : 'warning',
       timestamp: n.at,
-      component: n.class,
+      // PagerDuty's fields as its docs define them: the part of the source that failed, the cluster
+      // as the group, and the type of the event: the failure class (what the notice means is `kind`).
+      component: plainText(n.where, 255),
       group: plainText(n.cluster, 255),
-      class: n.kind,
+      class: n.class,
       custom_details: {
         incident: n.incidentId,
+        kind: n.kind,
+        ...(n.ask ? { ask: plainText(n.ask, DETAIL_LINE) } : {}),
         cause: plainText(n.cause, DETAIL_LINE),
         evidence: lines(n.evidence),
         checks: lines(n.findings),
@@ -106,6 +110,7 @@ function pagerDuty(n: IncidentNotice, action: 'trigger' | 'resolve'): PagerDutyE
 
 function opsgenieCreate(n: IncidentNotice): OpsgenieCreate {
   const body = [
+    ...(n.ask ? [`Asks: ${htmlText(n.ask, DETAIL_LINE)}`] : []),
     `Cause: ${htmlText(n.cause, DETAIL_LINE)}`,
     `Outcome: ${htmlText(n.headline, DETAIL_LINE)}`,
     ...lines(n.evidence).map((l) => `Evidence: ${htmlText(l, DETAIL_LINE)}`),

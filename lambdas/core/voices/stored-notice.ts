@@ -62,6 +62,9 @@ export const approvalRowSchema = z.looseObject({
   action: text(),
   /** The plan text of the review page (its first lines say what and why). */
   page: z._default(z.string(), ''),
+  /** The incident's cause and the lines that show it (rows written before they were kept have none). */
+  cause: z._default(z.string(), ''),
+  evidence: lines(),
   /** Deadline (epoch ms): no answer by then means no action. */
   exp: z.number(),
 });
@@ -131,8 +134,14 @@ export function approvalNotice(row: unknown, at: Date): IncidentNotice {
     cluster: r.cluster,
     where: r.where || r.cluster,
     headline: `approval needed: ${r.action} on ${r.cluster}/${r.where || r.cluster}`,
-    cause: `${r.class}: pod-doctor asks before it runs ${r.action}: ${plan}`.slice(0, MAX_LINE),
-    evidence: [],
+    // The cause is the failure's, with the first failing check; the ask is its own field.
+    cause:
+      `${r.class}: ${r.cause || 'cause not named by the log line'}${evidence[0] ? `; ${evidence[0].replace(/^(FAIL|WARN|ERR) /, '')}` : ''}`.slice(
+        0,
+        MAX_LINE,
+      ),
+    ask: `pod-doctor asks before it runs ${r.action}: ${plan}`.slice(0, MAX_LINE),
+    evidence: r.evidence,
     findings: evidence.slice(0, MAX_LINES).map((l) => l.slice(0, MAX_LINE)),
     actions: [`${r.action}: waiting for approval until ${deadline}`],
     nextSteps: [

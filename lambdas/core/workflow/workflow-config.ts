@@ -125,3 +125,18 @@ export const incidentInputSchema = z.object({
 });
 
 export type IncidentInput = z.output<typeof incidentInputSchema>;
+
+/**
+ * The configuration a function falls back to when the stored document is not the one its deployment
+ * pinned: every class observed, every remedy a dry run, no node action in any hour, no sandbox image
+ * trusted beyond pod-doctor's own list. Nothing it says can make pod-doctor act.
+ */
+export function observeOnly(config: WorkflowConfig): WorkflowConfig {
+  const { trustedSandboxImages: _, ...rest } = config;
+  return {
+    ...rest,
+    modes: Object.fromEntries(FAILURE_CLASSES.map((c) => [c, 'observe'])) as WorkflowConfig['modes'],
+    remedies: Object.fromEntries(FAILURE_CLASSES.map((c) => [c, 'dry-run'])) as WorkflowConfig['remedies'],
+    limits: { ...config.limits, maxNodeActionsPerClusterPerHour: 0 },
+  };
+}

@@ -17,6 +17,7 @@ import { createDeadLetterQueue } from '../dead-letter-queue.js';
 import { acknowledgeEvidencePrefix } from '../nag.js';
 import { lambdaEntry } from '../paths.js';
 import { PodDoctorFunction } from '../pod-doctor-function.js';
+import { grantRowWrites } from '../table-rows.js';
 
 /** Props of {@link FleetBus}. */
 export interface FleetBusProps {
@@ -82,7 +83,12 @@ export class FleetBus extends Construct {
       },
     });
     props.configStore.attach(intake);
-    props.incidentTable.grant(intake, 'dynamodb:PutItem', 'dynamodb:UpdateItem');
+    grantRowWrites(
+      props.incidentTable,
+      intake,
+      ['incidents', 'budgets', 'changes'],
+      ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
+    );
     intake.addToRolePolicy(
       new PolicyStatement({ actions: ['s3:PutObject'], resources: [props.evidenceBucket.arnForObjects('rejected/*')] }),
     );

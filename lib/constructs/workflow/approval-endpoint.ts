@@ -5,10 +5,10 @@ import { type CfnFunction, FunctionUrlAuthType, type IFunction } from 'aws-cdk-l
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { GRANT_PREFIX } from '../../../lambdas/core/contract/incident-table.js';
 import { acknowledgeKeyRotation } from '../nag.js';
 import { lambdaEntry } from '../paths.js';
 import { PodDoctorFunction } from '../pod-doctor-function.js';
+import { grantRowWrites } from '../table-rows.js';
 import { type WorkflowFunctionSettings, workflowFunction } from './workflow-function.js';
 
 /** How often the approval signing key rotates: longer than the longest approval timeout (7 days). */
@@ -65,15 +65,11 @@ export class ApprovalEndpoint extends Construct {
       cfn.addMetadata('PodDoctorReservedConcurrency', props.reservedConcurrency.reason);
     }
     key.grantRead(callback);
-    props.incidentTable.grant(callback, 'dynamodb:GetItem', 'dynamodb:UpdateItem');
-    // The grant of an approved request's digest, which the door reads: only GRANT# keys.
-    callback.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['dynamodb:PutItem'],
-        resources: [props.incidentTable.tableArn],
-        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${GRANT_PREFIX}*`] } },
-      }),
-    );
+    props.incidentTable.grant(callback, 'dynamodb:GetItem');
+    // Internet-facing: it writes the grant of an approved request's digest (which the door reads) and
+    // marks its approval answered; no other row.
+    grantRowWrites(props.incidentTable, callback, ['grants'], ['dynamodb:PutItem']);
+    grantRowWrites(props.incidentTable, callback, ['approvals'], ['dynamodb:UpdateItem']);
     // Approvers click links in an e-mail: no AWS credentials; the HMAC signature and expiry are the authentication.
     this.url = callback.addFunctionUrl({ authType: FunctionUrlAuthType.NONE }).url;
     this.callbackFunction = callback;

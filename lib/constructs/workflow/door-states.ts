@@ -92,6 +92,9 @@ export class DoorStates {
           'ask.$': at('door', 'run', 'ask'),
           'findings.$': at('plan', 'findings'),
           'reasons.$': at('plan', 'reasons'),
+          // The cause and the lines that show it (every workflow input has both): the approver's evidence.
+          'cause.$': at('cause'),
+          'samples.$': at('samples'),
           'executionArn.$': '$$.Execution.Id',
         }),
         taskTimeout: Timeout.duration(p.approvalTimeout),
@@ -121,7 +124,8 @@ export class DoorStates {
   call(id: string, c: DoorCallProps): IChainable {
     const request = typeof c.request === 'string' ? { 'request.$': c.request } : { request: c.request };
     return new Pass(this.scope, id, {
-      parameters: { slot: c.slot, returnTo: c.returnTo, ...request },
+      // Each call's id: its ledger row, the same on every retry of the door's Task (never a second gate).
+      parameters: { 'id.$': 'States.UUID()', slot: c.slot, returnTo: c.returnTo, ...request },
       resultPath: at('door', 'call'),
     }).next(this.door);
   }

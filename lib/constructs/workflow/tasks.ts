@@ -18,7 +18,9 @@ export const LAMBDA_TRANSIENT = [
 /**
  * Errors the door's Task retries: a Lambda step's, and the 5xx its SDK calls still answer after the
  * SDK's own retries (Run Command's and DynamoDB's InternalServerError). A retried door call is safe:
- * its reservations are idempotent per execution and request, and a call that threw sent nothing.
+ * its reservations are idempotent per execution and request, and the call's ledger row
+ * (lambdas/aws/door/call-ledger.ts) holds what an attempt before began or finished, which the retry
+ * reports instead of gating the change again.
  */
 export const DOOR_TRANSIENT = [...LAMBDA_TRANSIENT, 'InternalServerError'];
 

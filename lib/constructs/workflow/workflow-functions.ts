@@ -8,6 +8,7 @@ import type { IStringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { eksArn } from '../eks-arn.js';
 import { acknowledgeClusterResources, acknowledgeEvidencePrefix, acknowledgeTopicKey } from '../nag.js';
+import { grantRowWrites } from '../table-rows.js';
 import type { ApprovalEndpoint } from './approval-endpoint.js';
 import { type WorkflowFunctionSettings, workflowFunction } from './workflow-function.js';
 
@@ -51,7 +52,8 @@ export class WorkflowFunctions extends Construct {
       'open an incident: lock, kill switch, mode, action history',
       props,
     );
-    table.grant(open, 'dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:Query');
+    table.grant(open, 'dynamodb:GetItem', 'dynamodb:Query');
+    grantRowWrites(table, open, ['locks'], ['dynamodb:PutItem']);
     props.killSwitch.grantRead(open);
     this.openIncident = open;
     this.decide = this.decideFunction(props);
@@ -83,7 +85,8 @@ export class WorkflowFunctions extends Construct {
     );
     // The cooldown of the resolved instance (the incident may have named the node by DNS name), and
     // the breaker's count of resolved instances hit by the class (mark this one, count them).
-    props.incidentTable.grant(fn, 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query');
+    props.incidentTable.grant(fn, 'dynamodb:GetItem', 'dynamodb:Query');
+    grantRowWrites(props.incidentTable, fn, ['activeNodes'], ['dynamodb:PutItem']);
     const nodegroupArns = props.clusters.map((c) => eksArn(stack, 'nodegroup', `${c.name}/*`, c.region));
     if (nodegroupArns.length) {
       fn.addToRolePolicy(new PolicyStatement({ actions: ['eks:DescribeNodegroup'], resources: nodegroupArns }));
@@ -112,7 +115,10 @@ export class WorkflowFunctions extends Construct {
       'summarize and record an incident (evidence, history, metrics)',
       props,
     );
-    props.incidentTable.grant(fn, 'dynamodb:PutItem', 'dynamodb:UpdateItem');
+    // History is append-only: new rows (PutItem, attribute_not_exists), no update or delete of them.
+    grantRowWrites(props.incidentTable, fn, ['history'], ['dynamodb:PutItem']);
+    // The lock it releases and the open row's close (the run's result).
+    grantRowWrites(props.incidentTable, fn, ['locks', 'incidents'], ['dynamodb:UpdateItem']);
     fn.addToRolePolicy(
       new PolicyStatement({
         actions: ['s3:PutObject'],
@@ -139,7 +145,7 @@ export class WorkflowFunctions extends Construct {
     props.approval.grantSign(fn);
     props.topic.grantPublish(fn);
     acknowledgeTopicKey(fn.role as IRole);
-    props.incidentTable.grant(fn, 'dynamodb:PutItem');
+    grantRowWrites(props.incidentTable, fn, ['approvals'], ['dynamodb:PutItem']);
     return fn;
   }
 }
