@@ -8,6 +8,7 @@ import {
 } from '../lambdas/core/contract/failure-classes.js';
 import { DEFAULT_INGEST_LIMITS } from '../lambdas/core/incident/ingest-limits.js';
 import { REMEDY_TIERS } from '../lambdas/core/remedy/apply-path.js';
+import { clusterVpcSchema } from './cluster-vpc-schema.js';
 
 /** The cdk.json context key that holds the pod-doctor configuration. */
 export const CONFIG_CONTEXT_KEY = 'pod-doctor';
@@ -88,24 +89,8 @@ const clusterSchema = z.strictObject({
    * watched through its logs, CloudTrail and Run Command, and cluster remedies are recommended.
    */
   kubernetesApi: z.boolean().default(true),
-  /**
-   * The cluster's VPC (`resourcesVpcConfig`), for a cluster whose API endpoint pod-doctor cannot reach
-   * from outside it (private only, or public limited to CIDRs): the functions that talk to its API
-   * server run there, one set per VPC, admitted on 443 by the cluster security group. Absent: the CDK
-   * context value `pod-doctor:cluster-vpc:<region>:<name>` when its endpoint is not open to 0.0.0.0/0.
-   */
-  vpc: z
-    .strictObject({
-      vpcId: z.string().regex(/^vpc-[0-9a-f]{8,17}$/, 'must be a VPC id (vpc-...)'),
-      /** Subnets the functions get their network interfaces in (the cluster's, or others of its VPC). */
-      subnetIds: z
-        .array(z.string().regex(/^subnet-[0-9a-f]{8,17}$/, 'must be a subnet id (subnet-...)'))
-        .min(1)
-        .max(16),
-      /** The cluster security group EKS created (`clusterSecurityGroupId`): it gets the 443 rule. */
-      clusterSecurityGroupId: z.string().regex(/^sg-[0-9a-f]{8,17}$/, 'must be a security group id (sg-...)'),
-    })
-    .optional(),
+  /** The cluster's VPC, where the functions that talk to its API server run (lib/cluster-vpc-schema.ts). */
+  vpc: clusterVpcSchema.optional(),
   /**
    * IAM roles of the cluster's nodes (instance profile roles). The evidence bucket lets them put
    * collect-logs bundles under `incidents/`; without them collect-logs cannot upload.
@@ -238,6 +223,21 @@ const ingestLimitsConfigSchema = z
       .default(DEFAULT_INGEST_LIMITS.maxExecutionsPerClusterPerHour),
     maxReevaluationsPerIncident: z.int().min(0).max(20).default(DEFAULT_INGEST_LIMITS.maxReevaluationsPerIncident),
     reevaluateAfterMinutes: z.int().min(0).max(1440).default(DEFAULT_INGEST_LIMITS.reevaluateAfterMinutes),
+    maxTenantSignalsPerNamespacePerHour: z
+      .int()
+      .min(0)
+      .max(100_000)
+      .default(DEFAULT_INGEST_LIMITS.maxTenantSignalsPerNamespacePerHour),
+    maxTenantIncidentsPerNamespacePerHour: z
+      .int()
+      .min(0)
+      .max(100_000)
+      .default(DEFAULT_INGEST_LIMITS.maxTenantIncidentsPerNamespacePerHour),
+    maxTenantIncidentsPerClusterPerHour: z
+      .int()
+      .min(0)
+      .max(100_000)
+      .default(DEFAULT_INGEST_LIMITS.maxTenantIncidentsPerClusterPerHour),
   })
   .default({ ...DEFAULT_INGEST_LIMITS });
 

@@ -2,6 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
 import type { PodDoctorConfig } from './config.js';
@@ -53,6 +54,8 @@ export interface ScheduledReadersProps {
   readonly evidenceBucket: IBucket;
   readonly workflow: IStateMachine;
   readonly logRetention: RetentionDays;
+  /** The events reader's notices of what its limits dropped. */
+  readonly topic?: ITopic;
 }
 
 /**
@@ -78,6 +81,10 @@ export function scheduledReaders(
   const suffix = placement?.suffix ?? '';
   return {
     sweep: new KubernetesSweep(scope, `KubernetesSweep${suffix}`, common),
-    events: new KubernetesEvents(scope, `KubernetesEvents${suffix}`, { ...common, evidenceBucket: p.evidenceBucket }),
+    events: new KubernetesEvents(scope, `KubernetesEvents${suffix}`, {
+      ...common,
+      evidenceBucket: p.evidenceBucket,
+      topic: p.topic,
+    }),
   };
 }

@@ -299,6 +299,7 @@ export class PodDoctor extends Construct {
       evidenceBucket: this.evidenceBucket,
       workflow: this.stateMachine,
       logRetention,
+      topic: this.topic,
     };
     const outside = outsideClusters.length > 0 ? scheduledReaders(this, outsideClusters, readers) : undefined;
     for (const v of this.inVpcs)

@@ -1,4 +1,6 @@
+import { IncidentBudget } from '../lambdas/aws/ingest/incident-budget.js';
 import { IncidentStore } from '../lambdas/aws/ingest/incident-store.js';
+import { TopicNotices } from '../lambdas/aws/ingest/topic-notices.js';
 import { WorkflowStarter } from '../lambdas/aws/ingest/workflow-starter.js';
 import {
   type ClusterEventsOutcome,
@@ -10,11 +12,12 @@ import { ClusterApi } from '../lambdas/aws/readers/kubernetes/cluster-api.js';
 import { EksTokenCache } from '../lambdas/aws/readers/kubernetes/token.js';
 import { RejectStore } from '../lambdas/aws/runtime/evidence-store.js';
 import { CLUSTER_REACH_VARIABLE, clustersServed } from '../lambdas/core/contract/cluster-reach.js';
+import { DEFAULT_INGEST_LIMITS, type IngestLimits } from '../lambdas/core/incident/ingest-limits.js';
 import { deployConfig, loadConfigAs } from './config-store.js';
 import type { LocalTable } from './dynamo.js';
 import { asRole } from './guard.js';
 import { TemplateAuthorizer } from './iam.js';
-import { guardedDocumentClient, guardedS3, type LocalStarts, localStarts } from './ingest-runtime.js';
+import { guardedDocumentClient, guardedS3, type LocalStarts, localStarts, localTopic } from './ingest-runtime.js';
 import type { KubeApiServer } from './kube-api-server.js';
 import { type Placement, placementOfId } from './network.js';
 import { idsOfType, REGION, type ResolvedTemplate } from './template.js';
@@ -24,6 +27,10 @@ export interface LocalEvents {
   invoke(requestId: string): Promise<ClusterEventsOutcome[]>;
   readonly starts: LocalStarts;
   readonly authz: TemplateAuthorizer;
+  /** Objects the function put into the evidence bucket (key → body): rejected and dropped events. */
+  readonly objects: Map<string, string>;
+  /** Notices the function published (what the limits dropped, per cluster, rank and hour). */
+  readonly notices: { subject?: string; message?: string }[];
 }
 
 export interface LocalEventsOptions {
@@ -38,6 +45,8 @@ export interface LocalEventsOptions {
   /** The watch budget of each invocation (the deployed one reads 50 s). @default the template's WATCH_SECONDS */
   readonly watchSeconds?: number;
   readonly now?: () => number;
+  /** Over the limits of the template's configuration document. */
+  readonly limits?: Partial<IngestLimits>;
 }
 
 /**
@@ -49,7 +58,9 @@ export function localEvents(template: ResolvedTemplate, table: LocalTable, o: Lo
   const authz = new TemplateAuthorizer(template);
   const ddb = guardedDocumentClient(table, authz);
   const starts = localStarts(authz);
-  // Every deployed reader runs on its schedule: the one outside any VPC and each VPC's copy.
+  const { s3, objects } = guardedS3(authz);
+  const { sns, notices } = localTopic(template, authz);
+  // Every deployed reader runs on its schedule: the one outside any VPC and each VPC's copy (issue 36).
   const readers = idsOfType(template, 'AWS::Lambda::Function').filter(
     (id) => template.Resources[id].Metadata?.PodDoctorHandler === 'kubernetes-events',
   );
@@ -61,10 +72,13 @@ export function localEvents(template: ResolvedTemplate, table: LocalTable, o: Lo
     const role = String(fn.Role);
     const env = (fn.Environment as { Variables?: Record<string, string> } | undefined)?.Variables ?? {};
     const windowMs = Number(env.INCIDENT_WINDOW_MINUTES) * 60_000;
-    const placement = placementOfId(template, id);
-    const endpoint = o.endpointFor?.(placement) ?? o.endpoint;
+    const endpoint = o.endpointFor?.(placementOfId(template, id)) ?? o.endpoint;
     const config = await loadConfigAs(role, await deployConfig(template, table, authz), table, authz);
+    const limits = { ...DEFAULT_INGEST_LIMITS, ...config.ingestLimits, ...o.limits };
     return {
+      budget: new IncidentBudget(ddb, env.INCIDENT_TABLE_NAME, limits),
+      limits,
+      notices: env.TOPIC_ARN ? new TopicNotices(sns, env.TOPIC_ARN) : undefined,
       clusters: clustersServed(config.clusters, env[CLUSTER_REACH_VARIABLE]),
       api: async (name) =>
         new ClusterApi({ name, region: REGION, endpoint, certificateAuthorityData: o.server.caData }, tokens),
@@ -75,7 +89,7 @@ export function localEvents(template: ResolvedTemplate, table: LocalTable, o: Lo
         retentionDays: Number(env.HISTORY_RETENTION_DAYS),
       }),
       workflow: new WorkflowStarter(starts.sfn, env.WORKFLOW_ARN),
-      rejects: new RejectStore(guardedS3(authz).s3, env.EVIDENCE_BUCKET_NAME),
+      rejects: new RejectStore(s3, env.EVIDENCE_BUCKET_NAME),
       now: o.now ?? Date.now,
       windowMs,
       trustedSandboxImages: config.trustedSandboxImages ?? [],
@@ -85,6 +99,8 @@ export function localEvents(template: ResolvedTemplate, table: LocalTable, o: Lo
   return {
     starts,
     authz,
+    objects,
+    notices,
     invoke: async (requestId) => {
       const outcomes: ClusterEventsOutcome[] = [];
       for (const id of readers) {

@@ -174,7 +174,7 @@ function deployedLimits(template: ResolvedTemplate): Partial<IngestLimits> | und
 }
 
 /** SNS as the function's role may use it (the topic's key included): what was published, SNS's size rules. */
-function localTopic(template: ResolvedTemplate, authz: TemplateAuthorizer) {
+export function localTopic(template: ResolvedTemplate, authz: TemplateAuthorizer) {
   const notices: LocalIngest['notices'] = [];
   const sns = new SNSClient({ region: REGION, credentials: CREDENTIALS });
   mockClient(sns)

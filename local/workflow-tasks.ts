@@ -1,8 +1,9 @@
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { type CheckGroup, makeCheckHandler } from '../lambdas/aws/checks/groups.js';
 import { accountRemedies } from '../lambdas/aws/door/account-remedies.js';
+import { doorInputSchema } from '../lambdas/aws/door/door-input.js';
 import type { DoorDeps } from '../lambdas/aws/door/executor.js';
-import { doorInputSchema, doorStep } from '../lambdas/aws/door/service.js';
+import { doorStep } from '../lambdas/aws/door/service.js';
 import { resolveNode } from '../lambdas/aws/readers/account/node-context.js';
 import { decideEventSchema, decideIncident } from '../lambdas/aws/workflow/decide.js';
 import { openIncident } from '../lambdas/aws/workflow/open-incident.js';

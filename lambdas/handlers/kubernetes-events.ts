@@ -3,9 +3,12 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EKSClient } from '@aws-sdk/client-eks';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
+import { SNSClient } from '@aws-sdk/client-sns';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
+import { IncidentBudget } from '../aws/ingest/incident-budget.js';
 import { IncidentStore } from '../aws/ingest/incident-store.js';
+import { TopicNotices } from '../aws/ingest/topic-notices.js';
 import { WorkflowStarter } from '../aws/ingest/workflow-starter.js';
 import { type ClusterEventsOutcome, type EventsDeps, readAllClusters } from '../aws/kubernetes/events-service.js';
 import { EventsStateStore } from '../aws/kubernetes/events-state.js';
@@ -16,6 +19,7 @@ import { configLocation, readConfig, untilSucceeded } from '../aws/runtime/confi
 import { readEnvironment } from '../aws/runtime/environment.js';
 import { RejectStore } from '../aws/runtime/evidence-store.js';
 import { logger, metrics, withPowertools } from '../aws/runtime/powertools.js';
+import { DEFAULT_INGEST_LIMITS } from '../core/incident/ingest-limits.js';
 import '../core/text/zod-english.js';
 import { clustersServed } from '../core/contract/cluster-reach.js';
 
@@ -41,6 +45,11 @@ export function publishOutcomes(outcomes: readonly ClusterEventsOutcome[]): void
       EventsRejected: o.counts.rejected,
       EventsRelisted: o.counts.relists,
       EventsApiErrors: o.counts.apiErrors,
+      // Tenant rank (provenance.ts): what the pods' status backed, what it did not, what was over budget.
+      EventsCorroborated: o.counts.corroborated,
+      EventsUncorroborated: o.counts.uncorroborated,
+      EventsOverBudget: o.counts.overBudget,
+      IncidentsDropped: o.counts.dropped,
     };
     for (const [name, value] of Object.entries(values)) {
       const m = metrics.singleMetric();
@@ -73,7 +82,12 @@ async function liveDeps(): Promise<EventsDeps> {
   const ddb = DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } });
   const config = await readConfig(ddb, configLocation());
   const windowMs = env.INCIDENT_WINDOW_MINUTES * 60_000;
+  const limits = config.ingestLimits ?? DEFAULT_INGEST_LIMITS;
   return {
+    // Every rank's hourly budgets, as on the log path (tenant signals per namespace: provenance.ts).
+    budget: new IncidentBudget(ddb, env.INCIDENT_TABLE_NAME, limits),
+    limits,
+    notices: env.TOPIC_ARN ? new TopicNotices(new SNSClient({}), env.TOPIC_ARN) : undefined,
     // A cluster with kubernetesApi: false has no access entry: its events are not read.
     clusters: clustersServed(config.clusters, env.CLUSTER_REACH),
     api: async (cluster) => new ClusterApi(await endpoint(cluster), tokens),

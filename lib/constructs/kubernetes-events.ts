@@ -4,12 +4,13 @@ import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import type { VpcPlacement } from './cluster-vpc.js';
 import type { ConfigStore } from './config-store.js';
 import { grantClusterAccess } from './kubernetes-access.js';
-import { acknowledgeEvidencePrefix } from './nag.js';
+import { acknowledgeEvidencePrefix, acknowledgeTopicKey } from './nag.js';
 import { lambdaEntry } from './paths.js';
 import { PodDoctorFunction } from './pod-doctor-function.js';
 import { scheduleFunction } from './schedule.js';
@@ -39,6 +40,11 @@ export interface KubernetesEventsProps {
   readonly watchDuration?: Duration;
   /** Where the reader reads the clusters and the trusted sandbox images (the deployment's configuration). */
   readonly configStore: ConfigStore;
+  /**
+   * The topic of the one notice per cluster, rank and hour that says what the limits dropped.
+   * @default no notice (what was dropped is still kept under `dropped/` and counted)
+   */
+  readonly topic?: ITopic;
   /**
    * The VPC the reader runs in: it then reads only the clusters of that VPC (`CLUSTER_REACH`).
    * @default - outside any VPC: the clusters without `vpc`
@@ -77,19 +83,39 @@ export class KubernetesEvents extends Construct {
         EVIDENCE_BUCKET_NAME: props.evidenceBucket.bucketName,
         WORKFLOW_ARN: props.workflow.stateMachineArn,
         WATCH_SECONDS: String(watch.toSeconds()),
+        ...(props.topic ? { TOPIC_ARN: props.topic.topicArn } : {}),
       },
     });
     props.placement?.place(fn, true);
     grantClusterAccess(this, fn, props.clusters);
     props.configStore.attach(fn);
-    // Its own state and the incidents it opens; it deletes only the events it counted (never history).
-    grantRowWrites(props.incidentTable, fn, ['incidents', 'eventsReader'], ['dynamodb:PutItem', 'dynamodb:UpdateItem']);
+    // Its own state, the incidents it opens and the hourly budgets it spends (tenant signals per namespace);
+    // it deletes only the events it counted (never history).
+    grantRowWrites(
+      props.incidentTable,
+      fn,
+      ['incidents', 'eventsReader', 'budgets'],
+      ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
+    );
     grantRowWrites(props.incidentTable, fn, ['eventsReader'], ['dynamodb:DeleteItem']);
     props.workflow.grantStartExecution(fn);
     fn.addToRolePolicy(
-      new PolicyStatement({ actions: ['s3:PutObject'], resources: [props.evidenceBucket.arnForObjects('rejected/*')] }),
+      new PolicyStatement({
+        actions: ['s3:PutObject'],
+        resources: [props.evidenceBucket.arnForObjects('rejected/*'), props.evidenceBucket.arnForObjects('dropped/*')],
+      }),
     );
     acknowledgeEvidencePrefix(fn.role as IRole, props.evidenceBucket, 'rejected', 'Unreadable Kubernetes events');
+    acknowledgeEvidencePrefix(
+      fn.role as IRole,
+      props.evidenceBucket,
+      'dropped',
+      'Events not corroborated or over a budget',
+    );
+    if (props.topic) {
+      props.topic.grantPublish(fn);
+      acknowledgeTopicKey(fn.role as IRole);
+    }
     scheduleFunction(this, fn, {
       rate: Duration.minutes(1),
       description: 'pod-doctor: watch the Warning events of the configured clusters',

@@ -144,8 +144,13 @@ describe('ingest handler', () => {
 
   it('names the signal of each log group on the incident: the first in the workflow input, every one on the row', async () => {
     await handler(subscriptionEvent([pauseLine]), ctx('r1'));
+    // A kube-system container's line (the agent's envelope says so): node rank, as dataplane lines are.
+    const systemLine = JSON.stringify({
+      log: pauseLine,
+      kubernetes: { namespace_name: 'kube-system', container_name: 'aws-node' },
+    });
     await handler(
-      subscriptionEvent([pauseLine], { logGroup: '/aws/containerinsights/prod-eu/application' }),
+      subscriptionEvent([systemLine], { logGroup: '/aws/containerinsights/prod-eu/application' }),
       ctx('r2'),
     );
     const input = JSON.parse(sfn.commandCalls(StartExecutionCommand)[0].args[0].input.input ?? '{}');

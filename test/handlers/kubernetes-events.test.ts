@@ -97,7 +97,8 @@ describe('Kubernetes events reader (local API server, dynalite)', { timeout: 60_
       cluster: 'prod',
       signals: ['kubernetes-events'],
       entities: { node: NODE, instanceId: 'i-0123456789abcdef0', pod: 'api-5d8f7c9b6-x2kq9' },
-      factSources: { node: 'event-source', instanceId: 'node-object' },
+      // The node is the pod's binding (spec.nodeName of the pod read from the API), not the event's host.
+      factSources: { node: 'pod-binding', instanceId: 'node-object' },
     });
     expect(await state()).toMatchObject({ resourceVersion: String(server.coreEvents.resourceVersion), leaseUntil: 0 });
   });
@@ -184,13 +185,20 @@ describe('Kubernetes events reader (local API server, dynalite)', { timeout: 60_
       pauseEvent('web-3', { message: `${String(pauseEvent().message)} ${'y'.repeat(1024 * 1024)}` }),
     );
     const [r] = await readAllClusters(deps(), 'req-1');
-    expect(r.counts).toMatchObject({ received: 2, rejected: 1, truncated: 1, classified: 1 });
+    expect(r.counts).toMatchObject({ received: 2, rejected: 1, truncated: 1, classified: 1, uncorroborated: 1 });
+    // The forged one is rejected; web-3 does not exist, so its event is kept as not corroborated.
     expect(kept.flat()).toEqual([
       expect.objectContaining({
         reason: 'event in namespace team-a names pod kube-system/coredns-1 of another namespace',
       }),
+      expect.objectContaining({
+        reason: 'not evaluated: limit uncorroborated',
+        record: expect.stringContaining('not corroborated: pod team-a/web-3 does not exist'),
+      }),
     ]);
     expect(r.rejectKeys).toHaveLength(1);
+    expect(r.droppedKeys).toHaveLength(1);
+    expect(started).toEqual([]);
   });
 
   it('lets one invocation read a cluster at a time (lease)', async () => {

@@ -35,11 +35,17 @@ describe('CloudTrail events scoped to the configured clusters', () => {
     expect(scope(ev('revoke-endpoint-sg-443'), {}).keep).toBe(true);
   });
 
-  it('asks for the node of a CNI failure: the instance of an EC2 role session, else the ENI', () => {
+  it('asks for the node of a CNI failure by the resources the call names, never by its session name', () => {
+    // The session is named i-0a1b2c3d4e5f60718, but whoever may assume the node role names its session:
+    // the ENI the call names (resolved in EC2) is the node.
     const byNodeRole = ev('assign-ip-unauthorized');
     expect(factsNeeded(byNodeRole, classifyCloudTrail(byNodeRole))).toMatchObject({
-      instanceId: 'i-0a1b2c3d4e5f60718',
+      instanceId: undefined,
+      eniId: 'eni-0123456789abcdef0',
     });
+    const { networkInterfaceId: _, ...noEni } = byNodeRole.detail.requestParameters ?? {};
+    const sessionOnly = { ...byNodeRole, detail: { ...byNodeRole.detail, requestParameters: noEni } };
+    expect(scope(sessionOnly, {}).entities.instanceId).toBeUndefined();
     const cidr = ev('assign-prefix-insufficient-cidr');
     // aws-node on IRSA: the session is not named after the instance.
     const irsa = {

@@ -34,13 +34,28 @@ describe('incident aggregation', () => {
   });
 
   it('names every signal an incident came from, once each and in contract order', () => {
+    // One rank (here: node, as the sweep's and the line's are; an event corroborated to node rank).
     const [c] = aggregate([
       { ...base, signal: 'sweep' },
       base,
-      { ...base, signal: 'kubernetes-events' },
-      { ...base, signal: 'kubernetes-events' },
+      { ...base, signal: 'kubernetes-events', rank: 'node' },
+      { ...base, signal: 'kubernetes-events', rank: 'node' },
     ]);
     expect(c.signals).toEqual(['kubernetes-events', 'dataplane-logs', 'sweep']);
+  });
+
+  it("folds each rank apart: a tenant flood of one key never counts as (or pushes out) the node's candidate", () => {
+    const tenant = {
+      ...base,
+      signal: 'kubernetes-events' as const,
+      rank: 'tenant' as const,
+      tenantNamespace: 'attacker',
+    };
+    const out = aggregate([base, ...Array.from({ length: 50 }, () => tenant)]);
+    expect(out.map((x) => [x.key, x.rank, x.count, x.tenantNamespace])).toEqual([
+      [out[0].key, 'node', 1, undefined],
+      [out[0].key, 'tenant', 50, 'attacker'],
+    ]);
   });
 
   it('keeps one incident per node for node classes, and lists the pods', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { corroborateWithPod } from '../../lambdas/core/incident/corroboration.js';
 import { aggregate } from '../../lambdas/core/incident/incidents.js';
 import { readEvent } from '../../lambdas/core/incident/ingest.js';
 import {
@@ -37,12 +38,16 @@ describe('Kubernetes Warning events as occurrences', () => {
         entities: {
           pod: 'api-5d8f7c9b6-x2kq9',
           namespace: 'team-a',
-          node: NODE,
           sandboxImage: '602401143452.dkr.ecr.us-east-1.amazonaws.com/eks/pause:3.5',
         },
-        factSources: { pod: 'event-involved-object', node: 'event-source', sandboxImage: 'event-message' },
+        factSources: { pod: 'event-involved-object', sandboxImage: 'event-message' },
+        // Anyone who may create Events in team-a wrote it: tenant rank, its namespace's budget.
+        rank: 'tenant',
+        tenantNamespace: 'team-a',
       },
     });
+    // The event's source.host / reportingInstance never become the node: the pod's binding will.
+    if (r.kind === 'occurrence') expect(r.occurrence.entities.node).toBeUndefined();
   });
 
   it('keys an event and a log line about the same node and class into one incident', () => {
@@ -60,14 +65,20 @@ describe('Kubernetes Warning events as occurrences', () => {
       NOW,
     ).occurrences;
     expect(logged.map((o) => o.class)).toEqual(['sandbox-image']);
-    // The reader adds the instance id from the node's Node object (spec.providerID).
-    const withInstance = {
-      ...event.occurrence,
-      entities: { ...event.occurrence.entities, instanceId: 'i-0123456789abcdef0' },
-    };
+    // The reader corroborates it with the pod (its bound node) and adds the instance id from the Node object.
+    const pod = recordedCluster().pods.find(
+      (p) => (p as Obj & { metadata: Obj }).metadata.name === 'api-5d8f7c9b6-x2kq9',
+    );
+    const c = corroborateWithPod(event.occurrence, pod as never, undefined);
+    if (!c.corroborated) throw new Error(c.why);
+    const withInstance = { ...c.occurrence, entities: { ...c.occurrence.entities, instanceId: 'i-0123456789abcdef0' } };
     const incidents = aggregate([...logged, withInstance]);
-    expect(incidents).toHaveLength(1);
-    expect(incidents[0].signals).toEqual(['kubernetes-events', 'dataplane-logs']);
+    // One incident key; one candidate per rank (the event's tenant rank never counts as the line's node rank).
+    expect(new Set(incidents.map((i) => i.key)).size).toBe(1);
+    expect(incidents.map((i) => [i.rank, i.signals])).toEqual([
+      ['node', ['dataplane-logs']],
+      ['tenant', ['kubernetes-events']],
+    ]);
   });
 
   it('never takes the pod or the node from the message: a pod of another namespace named in the text changes nothing', () => {
@@ -75,8 +86,9 @@ describe('Kubernetes Warning events as occurrences', () => {
     const r = readKubeEvent(pauseEvent({ message }), ctx);
     expect(r).toMatchObject({
       kind: 'occurrence',
-      occurrence: { cluster: 'prod', entities: { pod: 'api-5d8f7c9b6-x2kq9', namespace: 'team-a', node: NODE } },
+      occurrence: { cluster: 'prod', entities: { pod: 'api-5d8f7c9b6-x2kq9', namespace: 'team-a' } },
     });
+    if (r.kind === 'occurrence') expect(r.occurrence.entities.node).toBeUndefined();
   });
 
   it('rejects an event whose involvedObject is a pod of another namespace (the API server refuses such events)', () => {

@@ -50,6 +50,8 @@ describe('classification with the pod’s facts', () => {
     const pod: StuckPod = {
       namespace: 'default',
       name: 'web-1',
+      nodeName: 'ip-10-0-1-2.ec2.internal',
+      statusFromNode: true,
       reason: 'ErrImagePull',
       images: ['x.io/eks/pause:3.5'],
     };
@@ -95,6 +97,7 @@ describe('classification with the pod’s facts', () => {
       namespace: 'default',
       name: 'web-0',
       nodeName: 'ip-10-0-1-2.ec2.internal',
+      statusFromNode: true,
       reason: 'ContainerCreating',
       images: [APP],
     };
@@ -121,5 +124,10 @@ describe('classification with the pod’s facts', () => {
       },
     ]);
     expect(occurrenceOf('prod', pod, alone, 0)?.class).not.toBe('sandbox-image');
+    // A pod bound by whoever created it (spec.nodeName) but whose status no kubelet wrote opens nothing.
+    const { statusFromNode: _, ...unbacked } = pod;
+    expect(occurrenceOf('prod', unbacked, events, 0, [], facts)).toBeUndefined();
+    // Nor one whose waiting reason the class does not explain (a sandbox failure of a pod waiting on a pull).
+    expect(occurrenceOf('prod', { ...pod, reason: 'ImagePullBackOff' }, events, 0, [], facts)).toBeUndefined();
   });
 });

@@ -30,14 +30,14 @@ describe('when new lines for an open incident are evaluated again', () => {
     expect(reevaluationDue({ ...ended, workflowStarted: false }, limits, T + 60 * 60_000)).toBe(false);
   });
 
-  it('a re-evaluation keeps the incident as opened and takes the new lines as its evidence', () => {
+  it('a re-evaluation keeps the incident as opened (its pods too: verification judges only them) and takes the new lines as its evidence', () => {
     const opened = JSON.stringify({ incidentId: 'abc-1', class: 'sandbox-image', samples: ['forged'], pods: ['a/b'] });
     const c = { samples: ['real 1', 'real 2'], pods: ['c/d'] };
     expect(reevaluationInput(opened, c, 2)).toEqual({
       incidentId: 'abc-1',
       class: 'sandbox-image',
       samples: ['real 1', 'real 2'],
-      pods: ['c/d'],
+      pods: ['a/b'],
       evaluation: 2,
     });
   });
@@ -64,7 +64,7 @@ describe('the notice of what the limits dropped', () => {
     expect(n.message.split('\n').filter((l) => l.includes('evil'))).toHaveLength(1);
     expect(n.message).toContain('image-not-found REVIEW AND DECIDE: https://evil: 1 candidate(s), 3 line(s)');
     expect(n.message).toContain(
-      '20 new incidents and executions per delivery; per cluster and hour 100 incidents, 60 executions',
+      '20 new incidents and executions per delivery and rank; per cluster and hour 100 incidents, 60 executions (AWS and node rank each)',
     );
   });
 });

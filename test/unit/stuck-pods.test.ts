@@ -30,6 +30,13 @@ describe('stuck pods', () => {
     expect(p?.createdAt).toBe('2026-11-30T10:00:00.000Z');
   });
 
+  it('corroborates the binding only when a kubelet wrote the status (status.hostIP beside spec.nodeName)', () => {
+    expect(asStuckPod(pod(['ContainerCreating']))?.statusFromNode).toBeUndefined();
+    const written = pod(['ContainerCreating']);
+    const byKubelet = { ...written, status: { ...written.status, hostIP: '10.0.1.2' } };
+    expect(asStuckPod(byKubelet)?.statusFromNode).toBe(true);
+  });
+
   it('counts init containers stuck pulling', () => {
     const p = pod([]);
     const withInit: PodObject = {

@@ -38,6 +38,24 @@ const base = {
 };
 
 describe('incident summary', () => {
+  it("links the execution in the console of the execution's own Region, whatever Region the incident names", () => {
+    const s = renderSummary({ ...base, region: 'us-east-1' });
+    expect(s.text).toContain('https://eu-west-1.console.aws.amazon.com/states/home?region=eu-west-1#/v2/executions/');
+    expect(s.text).not.toContain('us-east-1.console');
+  });
+
+  it('names an image, a registry or a subnet whole in the subject; only a node is cut to its host name', () => {
+    const image = (scopeValue: string) =>
+      renderSummary({ ...base, incident: { ...base.incident, class: 'image-not-found', scope: 'image', scopeValue } });
+    expect(image('nginx:1.27.99').subject).toContain('image-not-found on prod-eu/nginx:1.27.99:');
+    expect(image('registry-1.docker.io').subject).toContain('on prod-eu/registry-1.docker.io:');
+    const node = renderSummary({
+      ...base,
+      node: { instanceId: 'i-0a1b2c3d4e5f60718', privateDnsName: 'ip-10-0-12-34.eu-west-1.compute.internal' },
+    });
+    expect(node.subject).toContain('on prod-eu/ip-10-0-12-34:');
+  });
+
   it('names the signals the incident came from in the e-mail, the Markdown and the JSON', () => {
     const s = renderSummary(base);
     expect(s.markdown).toContain('- **Signals:** `kubernetes-events`, `cloudtrail`');

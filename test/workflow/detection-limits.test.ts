@@ -105,7 +105,7 @@ describe('limits on what one delivery and one cluster-hour can open, start and m
     expect(outs.map((o) => o.incidentsDropped)).toEqual([5, 7, 10]);
     expect(ingest.notices).toHaveLength(1);
     expect(ingest.notices[0].message).toContain(
-      '5 new incidents and executions per delivery; per cluster and hour 8 incidents, 6 executions',
+      '5 new incidents and executions per delivery and rank; per cluster and hour 8 incidents, 6 executions (AWS and node rank each)',
     );
     const notice = (await table.scan()).find((r) => String(r.sk).startsWith('NOTICE#'));
     expect(notice).toMatchObject({ pk: 'BUDGET#prod-eu', dropped: 5 + 9 + 10 });

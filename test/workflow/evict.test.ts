@@ -6,7 +6,7 @@ import { clusterOnNode, LocalCluster } from '../../local/local-cluster.js';
 import { type RunOptions, runWorkflow, synthesizedDefinition, warmUpRuntime } from '../../local/local-workflow.js';
 import { simulatedPauseNode } from '../../local/node-adapters.js';
 import { onSlot } from '../../local/task-faults.js';
-import { incident, summaryOf } from './support.js';
+import { incident, recordedPods, summaryOf } from './support.js';
 
 /**
  * Issue 13's last action through the synthesized workflow: the pause repair is verified on the node,
@@ -34,7 +34,7 @@ async function start(behaviour: ControllerBehaviour, edit: (c: RecordedCluster) 
 }
 
 const run = (c: LocalCluster, o: Partial<RunOptions> = {}) =>
-  runWorkflow(incident(), {
+  runWorkflow(incident({ pods: recordedPods() }), {
     account: healthyAccount(),
     definition,
     node: simulatedPauseNode(),

@@ -4,7 +4,7 @@ import { KubeApiServer, recordedCluster } from '../../local/kube-api-server.js';
 import { localKubernetes } from '../../local/kubernetes.js';
 import { runWorkflow, synthesizedDefinition } from '../../local/local-workflow.js';
 import { simulatedPauseNode } from '../../local/node-adapters.js';
-import { incident, summaryOf } from './support.js';
+import { incident, recordedPods, summaryOf } from './support.js';
 
 /** The recorded cluster's stuck pods, placed on the incident's node. */
 const server = new KubeApiServer();
@@ -24,7 +24,12 @@ beforeEach(() => {
 });
 
 const run = (kubernetes = localKubernetes(server, endpoint, 1)) =>
-  runWorkflow(incident(), { account: healthyAccount(), definition, node: simulatedPauseNode(), kubernetes });
+  runWorkflow(incident({ pods: recordedPods() }), {
+    account: healthyAccount(),
+    definition,
+    node: simulatedPauseNode(),
+    kubernetes,
+  });
 
 function running(pod: Record<string, unknown>): Record<string, unknown> {
   const copy = structuredClone(pod) as { status: Record<string, unknown> };
@@ -61,8 +66,37 @@ describe('verification by positive signal (the synthesized workflow, Kubernetes 
     expect(s.message).toMatch(/still not running after 1 s: default\/nginx-7cdbb5f49f-2p6p2/);
   });
 
+  it('a tenant pod that can never start on the node does not fail a verified repair: only the pods the incident named are watched', async () => {
+    // The incident named the first pod; every other pod of the node stays stuck (a tenant's that never starts).
+    const [named] = server.cluster.pods as Record<string, unknown>[];
+    const { namespace, name } = named.metadata as { namespace: string; name: string };
+    server.watchSteps = [{ afterMs: 30, type: 'MODIFIED' as const, object: running(named) }];
+    const r = await runWorkflow(incident({ pods: [`${namespace}/${name}`] }), {
+      account: healthyAccount(),
+      definition,
+      node: simulatedPauseNode(),
+      kubernetes: localKubernetes(server, endpoint, 20),
+    });
+    expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
+    const s = summaryOf(r);
+    expect(s.outcome).toBe('repaired and verified');
+    expect(s.message).toMatch(new RegExp(`the stuck pods started: ${namespace}/${name} after \\d+ s`));
+    // Named no pod: nothing to watch, the node's own probe verifies.
+    const none = await runWorkflow(incident({ pods: [] }), {
+      account: healthyAccount(),
+      definition,
+      node: simulatedPauseNode(),
+      kubernetes: localKubernetes(server, endpoint, 1),
+    });
+    expect(summaryOf(none).outcome).toBe('repaired and verified');
+  });
+
   it('without cluster access: reports the inspection error, still repairs (Kubernetes findings are not a gate) and verifies after the window', async () => {
-    const r = await runWorkflow(incident(), { account: healthyAccount(), definition, node: simulatedPauseNode() });
+    const r = await runWorkflow(incident({ pods: recordedPods() }), {
+      account: healthyAccount(),
+      definition,
+      node: simulatedPauseNode(),
+    });
     expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
     expect(r.states).toContain('Cluster not inspected');
     expect(r.states).toContain('Wait verification window');

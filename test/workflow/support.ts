@@ -1,5 +1,6 @@
 import { NODE_DNS, NODE_ID } from '../../local/account-snapshot.js';
 
+import { recordedCluster } from '../../local/kube-api-server.js';
 import { AL2023_PAUSE } from '../../local/local-node.js';
 import type { RunResult } from '../../local/local-workflow.js';
 
@@ -25,6 +26,17 @@ export function incident(over: Record<string, unknown> = {}) {
     signals: ['dataplane-logs'],
     ...over,
   };
+}
+
+/**
+ * The pods of the recorded cluster (`namespace/name`): an incident that names them when it opens has its
+ * verification watch them (verification judges only the pods the incident named).
+ */
+export function recordedPods(): string[] {
+  return recordedCluster().pods.map((p) => {
+    const m = (p as { metadata: { namespace: string; name: string } }).metadata;
+    return `${m.namespace}/${m.name}`;
+  });
 }
 
 /** A PID-exhaustion incident on the recorded node (its probe decides whether a restart heals it). */

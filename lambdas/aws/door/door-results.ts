@@ -1,9 +1,9 @@
 import { type ActionRequest, actionLine, requestDigest } from '../../core/door/action-request.js';
 import type { DoorResult, DoorRun, DoorState } from '../../core/door/state.js';
 import { type CallRecord, type CallRef, recordResult } from './call-ledger.js';
+import type { DoorInput } from './door-input.js';
 import type { DoorDeps } from './executor.js';
 import { recordAction, type TableDeps } from './records.js';
-import type { DoorInput } from './service.js';
 
 /**
  * How a door call ends: its result recorded once in the call's ledger row (the first attempt's

@@ -9,8 +9,9 @@ import { EksTokenCache } from '../readers/kubernetes/token.js';
 import { readEnvironment } from '../runtime/environment.js';
 import { sdkClient } from '../runtime/sdk-client.js';
 import { documentClient, logger, withPowertools, workflowConfig } from '../runtime/workflow-runtime.js';
+import { doorInputSchema } from './door-input.js';
 import type { DoorClients, DoorDeps } from './executor.js';
-import { doorInputSchema, doorStep } from './service.js';
+import { doorStep } from './service.js';
 
 /**
  * What both door handlers share (door, and door-remedies with the account remedies): the step as a

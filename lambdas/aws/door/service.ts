@@ -1,12 +1,4 @@
-import * as z from 'zod/mini';
-import {
-  type Action,
-  actionLine,
-  incidentRefSchema,
-  isNodeCommand,
-  isRemedy,
-  requestDigest,
-} from '../../core/door/action-request.js';
+import { type Action, actionLine, isNodeCommand, isRemedy, requestDigest } from '../../core/door/action-request.js';
 import {
   configuredDisposition,
   effectiveDisposition,
@@ -14,11 +6,11 @@ import {
   gate,
   KIND_RULES,
 } from '../../core/door/gate.js';
-import { type DoorResult, type DoorRun, type DoorState, doorStateSchema } from '../../core/door/state.js';
+import type { DoorResult, DoorRun, DoorState } from '../../core/door/state.js';
 import { NODE_EVIDENCE_MAX_AGE_MS } from '../../core/policy/cause-evidence.js';
-import '../../core/text/zod-english.js';
 import { clearActing, markActing, readCall, recordPending } from './call-ledger.js';
 import { breakerOf, killSwitchOf, rollbackGate } from './door-facts.js';
+import type { DoorInput } from './door-input.js';
 import { answerOf, callRef, finish, replayed, requestOf, tableOf, withRun } from './door-results.js';
 import {
   type DoorContext,
@@ -43,16 +35,6 @@ import { resolveTarget } from './targets.js';
  * clients there are. One invocation is one step of the door's states: gate and act (or ask, or
  * probe the node for fresh evidence), or poll a command it sent.
  */
-
-/** What the door Task sends: the door's part of the state, the incident, the execution, the poll budgets. */
-export const doorInputSchema = z.object({
-  door: doorStateSchema,
-  incident: incidentRefSchema,
-  execution: z.string().check(z.minLength(1), z.maxLength(2_048)),
-  region: z.string().check(z.regex(/^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$/)),
-  polls: z.object({ probe: z.int().check(z.minimum(1)), action: z.int().check(z.minimum(1)) }),
-});
-export type DoorInput = z.output<typeof doorInputSchema>;
 
 const iso = (t: number) => new Date(t).toISOString();
 

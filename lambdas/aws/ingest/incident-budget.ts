@@ -1,16 +1,19 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { budgetKey, limitNoticeKey } from '../../core/contract/incident-table.js';
+import { type BudgetKind, type BudgetScope, budgetKey, limitNoticeKey } from '../../core/contract/incident-table.js';
 import type { IngestLimits } from '../../core/incident/ingest-limits.js';
+import type { Rank } from '../../core/incident/provenance.js';
 
 /** Budget rows live past their hour long enough to be read back, then expire. */
 const BUDGET_TTL_SECONDS = 3 * 3_600;
 
 /**
- * A cluster's hourly budgets of incidents and executions, across every invocation that opens
- * incidents (ingest, the Kubernetes sweep): one counter per (cluster, kind, clock hour), taken with a
- * conditional ADD (never past its limit however many invocations race) and given back when what it
- * was taken for did not happen.
+ * Hourly budgets of incidents, executions and tenant signals, across every invocation that opens
+ * incidents (ingest, the Kubernetes events reader and sweep, the fleet intake): one counter per (cluster,
+ * rank, account, namespace, kind, clock hour), taken with a conditional ADD (never past its limit however
+ * many invocations race) and given back when what it was taken for did not happen. Each rank spends its
+ * own counters: a tenant-rank signal takes its namespace's and the tenant rank's cluster counter, never
+ * the node or AWS rank's.
  */
 export class IncidentBudget {
   constructor(
@@ -19,23 +22,48 @@ export class IncidentBudget {
     readonly limits: IngestLimits,
   ) {}
 
-  private max(kind: 'incidents' | 'executions'): number {
-    return kind === 'incidents'
-      ? this.limits.maxIncidentsPerClusterPerHour
-      : this.limits.maxExecutionsPerClusterPerHour;
+  private max(scope: BudgetScope, kind: BudgetKind): number {
+    const l = this.limits;
+    if (scope.rank === 'tenant') {
+      if (kind === 'signals') return l.maxTenantSignalsPerNamespacePerHour;
+      return scope.namespace === undefined
+        ? l.maxTenantIncidentsPerClusterPerHour
+        : l.maxTenantIncidentsPerNamespacePerHour;
+    }
+    return kind === 'executions' ? l.maxExecutionsPerClusterPerHour : l.maxIncidentsPerClusterPerHour;
   }
 
-  /** Takes one of the cluster's `kind` this hour; false when the hour's budget is spent. */
-  async take(cluster: string, kind: 'incidents' | 'executions', now: number): Promise<boolean> {
+  /** The counters one take spends: a tenant namespace's, then the tenant rank's of the cluster. */
+  private counters(scope: string | BudgetScope, kind: BudgetKind): BudgetScope[] {
+    const s = typeof scope === 'string' ? { cluster: scope } : scope;
+    if (s.rank !== 'tenant' || s.namespace === undefined || kind === 'signals') return [s];
+    const { namespace: _ns, ...cluster } = s;
+    return [s, cluster];
+  }
+
+  /** Takes one of the scope's `kind` this hour; false when the hour's budget (any counter of it) is spent. */
+  async take(scope: string | BudgetScope, kind: BudgetKind, now: number): Promise<boolean> {
+    const taken: BudgetScope[] = [];
+    for (const s of this.counters(scope, kind)) {
+      if (!(await this.takeOne(s, kind, now))) {
+        for (const t of taken) await this.giveBackOne(t, kind, now);
+        return false;
+      }
+      taken.push(s);
+    }
+    return true;
+  }
+
+  private async takeOne(scope: BudgetScope, kind: BudgetKind, now: number): Promise<boolean> {
     try {
       await this.ddb.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: budgetKey(cluster, kind, now),
+          Key: budgetKey(scope, kind, now),
           UpdateExpression: 'ADD #n :one SET expiresAt = if_not_exists(expiresAt, :ttl)',
           ConditionExpression: 'attribute_not_exists(#n) OR #n < :max',
           ExpressionAttributeNames: { '#n': 'n' },
-          ExpressionAttributeValues: { ':one': 1, ':max': this.max(kind), ':ttl': ttl(now) },
+          ExpressionAttributeValues: { ':one': 1, ':max': this.max(scope, kind), ':ttl': ttl(now) },
         }),
       );
       return true;
@@ -46,12 +74,16 @@ export class IncidentBudget {
   }
 
   /** Gives back one taken `kind` (it was not used: the incident was joined, the start lost a race). */
-  async giveBack(cluster: string, kind: 'incidents' | 'executions', now: number): Promise<void> {
+  async giveBack(scope: string | BudgetScope, kind: BudgetKind, now: number): Promise<void> {
+    for (const s of this.counters(scope, kind)) await this.giveBackOne(s, kind, now);
+  }
+
+  private async giveBackOne(scope: BudgetScope, kind: BudgetKind, now: number): Promise<void> {
     try {
       await this.ddb.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: budgetKey(cluster, kind, now),
+          Key: budgetKey(scope, kind, now),
           UpdateExpression: 'ADD #n :minus',
           ConditionExpression: '#n > :zero',
           ExpressionAttributeNames: { '#n': 'n' },
@@ -64,11 +96,11 @@ export class IncidentBudget {
   }
 
   /**
-   * Counts `dropped` candidates against the cluster's hour, and claims the hour's one notice: true for
-   * the first caller of the hour (it sends the notice), false afterwards (counted only).
+   * Counts `dropped` candidates against the cluster's hour of one rank, and claims that hour's one
+   * notice: true for the first caller of the hour (it sends the notice), false afterwards (counted only).
    */
-  async noteDropped(cluster: string, dropped: number, now: number): Promise<boolean> {
-    const Key = limitNoticeKey(cluster, now);
+  async noteDropped(cluster: string, dropped: number, now: number, rank: Rank = 'node'): Promise<boolean> {
+    const Key = limitNoticeKey(cluster, now, rank);
     try {
       await this.ddb.send(
         new PutCommand({

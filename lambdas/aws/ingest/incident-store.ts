@@ -3,6 +3,7 @@ import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk
 import { openIncidentKey } from '../../core/contract/incident-table.js';
 import { CATALOGUE_VERSION } from '../../core/detect/signatures.js';
 import { type IncidentCandidate, incidentId } from '../../core/incident/incidents.js';
+import type { Rank } from '../../core/incident/provenance.js';
 import type { IncidentRuns } from '../../core/incident/reevaluation.js';
 
 /** Step Functions takes at most 256 KB of execution input; keep well below it. */
@@ -17,6 +18,28 @@ export function boundedInput<T extends { samples: readonly string[]; pods: reado
     json = JSON.stringify(v);
   }
   return json;
+}
+
+/** The row attribute counting each rank's re-evaluations. */
+const REEVALUATION_ATTRIBUTE: Readonly<Record<Rank, string>> = {
+  aws: 'reevaluationsAws',
+  node: 'reevaluationsNode',
+  tenant: 'reevaluationsTenant',
+};
+
+/** The re-evaluations per rank a row holds (none: a row from before ranks, see reevaluationsOf). */
+function reevaluationCounts(a: Record<string, unknown>): Pick<IncidentRuns, 'reevaluations'> {
+  const out: Partial<Record<Rank, number>> = {};
+  for (const [rank, attribute] of Object.entries(REEVALUATION_ATTRIBUTE) as [Rank, string][]) {
+    const n = a[attribute];
+    if (typeof n === 'number') out[rank] = n;
+  }
+  if (Object.keys(out).length === 0) return {};
+  // A row whose node re-evaluations predate the counters: they are the runs the others do not explain.
+  const explained = (out.aws ?? 0) + (out.tenant ?? 0) + (out.node ?? 0);
+  const runs = typeof a.runs === 'number' ? a.runs : 1;
+  if (out.node === undefined && runs - 1 > explained) out.node = runs - 1 - explained;
+  return { reevaluations: out };
 }
 
 /** The open incident of a key, as stored. */
@@ -169,6 +192,7 @@ export class IncidentStore {
       closedRuns: a.closedExecutions instanceof Set ? a.closedExecutions.size : 0,
       startedAt: num(a.startedAt),
       ...(typeof a.lastResult === 'string' ? { lastResult: a.lastResult as IncidentRuns['lastResult'] } : {}),
+      ...reevaluationCounts(a),
     };
   }
 
@@ -226,15 +250,16 @@ export class IncidentStore {
    * Claims the next evaluation of an open incident: one more run, started now, unless another
    * invocation claimed it first (the run count moved). True for the one that claimed it.
    */
-  async claimReevaluation(key: string, seenRuns: number, now: number): Promise<boolean> {
+  async claimReevaluation(key: string, seenRuns: number, now: number, rank: Rank = 'node'): Promise<boolean> {
     try {
       await this.ddb.send(
         new UpdateCommand({
           TableName: this.options.tableName,
           Key: openIncidentKey(key),
-          UpdateExpression: 'SET runs = :next, startedAt = :now',
+          // Each rank's re-evaluations are counted apart (reevaluationDue reads them).
+          UpdateExpression: `SET runs = :next, startedAt = :now ADD ${REEVALUATION_ATTRIBUTE[rank]} :one`,
           ConditionExpression: seenRuns === 1 ? 'attribute_not_exists(runs) OR runs = :seen' : 'runs = :seen',
-          ExpressionAttributeValues: { ':next': seenRuns + 1, ':now': now, ':seen': seenRuns },
+          ExpressionAttributeValues: { ':next': seenRuns + 1, ':now': now, ':seen': seenRuns, ':one': 1 },
         }),
       );
       return true;

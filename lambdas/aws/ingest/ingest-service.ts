@@ -6,11 +6,13 @@ import { inAccount } from '../../core/fleet/fleet.js';
 import { aggregate, type IncidentCandidate } from '../../core/incident/incidents.js';
 import type { Reject } from '../../core/incident/ingest.js';
 import { type IngestConfig, type IngestStats, readEvent } from '../../core/incident/ingest.js';
-import { DEFAULT_INGEST_LIMITS, type IngestLimits } from '../../core/incident/ingest-limits.js';
-import { limitNotice } from '../../core/incident/limit-notice.js';
+import type { IngestLimits } from '../../core/incident/ingest-limits.js';
+import { keepDropped } from './dropped.js';
 import type { IncidentBudget } from './incident-budget.js';
 import type { IncidentStore } from './incident-store.js';
-import { type DroppedCandidate, openIncidents } from './open-incidents.js';
+import { openIncidents } from './open-incidents.js';
+
+export { keepDropped };
 
 export interface IngestDeps {
   readonly incidents: IncidentStore;
@@ -108,41 +110,6 @@ export async function keepAndOpen(
     noticesSent,
     rejectKey: rejectKey ?? unrecordableKey,
   };
-}
-
-/**
- * What limits dropped: kept under `dropped/` (one object per invocation), counted against each
- * cluster's hour, and noticed once per cluster and hour (the first invocation of the hour to drop).
- */
-export async function keepDropped(
-  dropped: readonly DroppedCandidate[],
-  requestId: string,
-  now: number,
-  deps: Pick<IngestDeps, 'rejects' | 'budget' | 'notices' | 'limits'>,
-): Promise<{ droppedKey?: string; noticesSent: string[] }> {
-  if (dropped.length === 0) return { noticesSent: [] };
-  const droppedKey = await deps.rejects.keep(
-    dropped.map((d) => ({
-      reason: `not evaluated: limit ${d.limit}`,
-      record: JSON.stringify({ cluster: d.cluster, key: d.key, class: d.class, count: d.count, samples: d.samples }),
-    })),
-    requestId,
-    now,
-    'dropped',
-  );
-  const noticesSent: string[] = [];
-  for (const cluster of new Set(dropped.map((d) => d.cluster))) {
-    const mine = dropped.filter((d) => d.cluster === cluster);
-    const first = deps.budget ? await deps.budget.noteDropped(cluster, mine.length, now) : true;
-    if (!first || !deps.notices) continue;
-    const n = limitNotice(cluster, mine, {
-      keptAt: droppedKey,
-      limits: deps.budget?.limits ?? deps.limits ?? DEFAULT_INGEST_LIMITS,
-    });
-    await deps.notices.publish(n.subject, n.message);
-    noticesSent.push(cluster);
-  }
-  return { droppedKey, noticesSent };
 }
 
 /**

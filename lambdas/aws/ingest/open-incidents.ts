@@ -1,6 +1,8 @@
-import type { IncidentCandidate } from '../../core/incident/incidents.js';
+import type { BudgetScope } from '../../core/contract/incident-table.js';
+import { candidateRank, type IncidentCandidate } from '../../core/incident/incidents.js';
 import type { Reject } from '../../core/incident/ingest.js';
 import { DEFAULT_INGEST_LIMITS, type IngestLimits } from '../../core/incident/ingest-limits.js';
+import { type Rank, rankOrder } from '../../core/incident/provenance.js';
 import { evaluationName, reevaluationDue, reevaluationInput } from '../../core/incident/reevaluation.js';
 import { mapBounded } from '../../core/text/map-bounded.js';
 import type { IncidentBudget } from './incident-budget.js';
@@ -29,9 +31,16 @@ export interface DroppedCandidate {
   readonly class: string;
   readonly key: string;
   readonly count: number;
-  /** Which limit: `delivery`, `cluster-hour incidents`, `cluster-hour executions`. */
+  /**
+   * Which limit: `delivery`, `cluster-hour incidents`, `cluster-hour executions` (per rank: `tenant
+   * namespace-hour …` for tenant rank), or `uncorroborated` (a tenant-rank signal no higher rank backs).
+   */
   readonly limit: string;
   readonly samples: readonly string[];
+  /** The rank whose budget or rule dropped it. */
+  readonly rank: Rank;
+  /** Tenant rank: the namespace. */
+  readonly namespace?: string;
 }
 
 export interface OpenedIncidents {
@@ -85,13 +94,53 @@ export async function openIncidents(
       out.unrecordable.push(unrecordable(candidate, e as Error));
     }
   };
-  const ordered = [...candidates].sort((a, b) => b.count - a.count || a.firstSeen - b.firstSeen);
-  // One at a time while the delivery may still open or start (the limits take candidates in this order);
-  // once both are spent the rest can only join an open incident (or be dropped): several at once.
-  let i = 0;
-  while (i < ordered.length && !run.spent()) await take(ordered[i++]);
-  await mapBounded(ordered.slice(i), JOINS_AT_ONCE, take);
+  const ordered = deliveryOrder(candidates);
+  // One at a time while the delivery may still open or start for the candidate's slot (the limits take
+  // candidates in this order); those whose slot is spent can only join (or be dropped): several at once.
+  const rest: IncidentCandidate[] = [];
+  for (const c of ordered) {
+    if (run.spent(c)) rest.push(c);
+    else await take(c);
+  }
+  await mapBounded(rest, JOINS_AT_ONCE, take);
   return out;
+}
+
+/**
+ * The order a delivery takes candidates in: higher ranks first (a forged tenant flood never takes a
+ * kubelet's or CloudTrail's slot); within a rank most lines first; tenant candidates in turns of their
+ * namespaces (one namespace's flood never pushes out another's one real failure).
+ */
+export function deliveryOrder(candidates: readonly IncidentCandidate[]): IncidentCandidate[] {
+  const byCount = [...candidates].sort((a, b) => b.count - a.count || a.firstSeen - b.firstSeen);
+  const turn = new Map<IncidentCandidate, number>();
+  const seen = new Map<string, number>();
+  for (const c of byCount) {
+    const ns = candidateRank(c) === 'tenant' ? (c.tenantNamespace ?? '-') : '';
+    const n = seen.get(ns) ?? 0;
+    seen.set(ns, n + 1);
+    turn.set(c, candidateRank(c) === 'tenant' ? n : 0);
+  }
+  return byCount
+    .map((c, i) => ({ c, i }))
+    .sort(
+      (a, b) =>
+        rankOrder(candidateRank(a.c)) - rankOrder(candidateRank(b.c)) ||
+        (turn.get(a.c) ?? 0) - (turn.get(b.c) ?? 0) ||
+        a.i - b.i,
+    )
+    .map((x) => x.c);
+}
+
+/** The budget a candidate spends: its rank's, its fleet account's, and for tenant rank its namespace's. */
+export function budgetScope(c: IncidentCandidate): BudgetScope {
+  const rank = candidateRank(c);
+  return {
+    cluster: c.cluster,
+    rank,
+    ...(c.account ? { account: c.account } : {}),
+    ...(rank === 'tenant' ? { namespace: c.tenantNamespace ?? '-' } : {}),
+  };
 }
 
 /** Joins in flight at once once the delivery's limits are spent (a flood of distinct candidates). */
@@ -104,9 +153,11 @@ function unrecordable(candidate: IncidentCandidate, e: Error): Reject {
   };
 }
 
-/** One delivery's candidates against the limits: what it opened, joined, started and dropped. */
+/** One delivery's candidates against the limits: what it opened, joined, started and dropped, per rank. */
 class DeliveryRun {
-  private starts = 0;
+  /** Opened and started per delivery slot: a rank's, and for tenant rank a namespace's. */
+  private readonly opened = new Map<string, number>();
+  private readonly starts = new Map<string, number>();
   private readonly limits: IngestLimits;
 
   constructor(
@@ -117,52 +168,74 @@ class DeliveryRun {
     this.limits = deps.limits ?? DEFAULT_INGEST_LIMITS;
   }
 
-  /** Nothing more can be opened or started by this delivery: what is left can only join. */
-  spent(): boolean {
-    return (
-      this.out.opened.length >= this.limits.maxIncidentsPerDelivery &&
-      this.starts >= this.limits.maxIncidentsPerDelivery
-    );
+  /** Nothing more can be opened or started in the candidate's slot by this delivery: it can only join. */
+  spent(c: IncidentCandidate): boolean {
+    const max = this.limits.maxIncidentsPerDelivery;
+    const slot = deliverySlot(c);
+    return (this.opened.get(slot) ?? 0) >= max && (this.starts.get(slot) ?? 0) >= max;
+  }
+
+  private bump(counts: Map<string, number>, c: IncidentCandidate, by: number): void {
+    counts.set(deliverySlot(c), (counts.get(deliverySlot(c)) ?? 0) + by);
   }
 
   async take(c: IncidentCandidate): Promise<void> {
+    // A tenant-rank signal no higher-rank fact backs opens, joins and starts nothing: kept and counted.
+    if (candidateRank(c) === 'tenant' && !c.corroboratedBy) return void this.drop(c, 'uncorroborated');
     const joined = await this.deps.incidents.join(c);
     const incident = joined ?? (await this.open(c));
     if (!incident) return;
     (incident.opened ? this.out.opened : this.out.joined).push(incident.incidentId);
     if (incident.opened) this.out.openedByClass[c.class] = (this.out.openedByClass[c.class] ?? 0) + 1;
     if (!this.deps.workflow) return;
+    const ask = {
+      rank: candidateRank(c),
+      corroborated: Boolean(c.corroboratedBy) || c.rank !== 'tenant',
+      kind: c.kind,
+    };
     if (!incident.workflowStarted) await this.startFirst(c, incident);
-    else if (reevaluationDue(incident, this.limits, this.now)) await this.reevaluate(c, incident);
+    else if (reevaluationDue(incident, this.limits, this.now, ask)) await this.reevaluate(c, incident);
   }
 
-  /** Opens the candidate's incident within the delivery's and the cluster's hourly limits. */
+  /** Opens the candidate's incident within the delivery's and its rank's hourly limits. */
   private async open(c: IncidentCandidate): Promise<OpenIncident | undefined> {
-    if (this.out.opened.length >= this.limits.maxIncidentsPerDelivery) return this.drop(c, 'delivery');
+    if ((this.opened.get(deliverySlot(c)) ?? 0) >= this.limits.maxIncidentsPerDelivery) return this.drop(c, 'delivery');
     const budget = this.deps.budget;
-    if (budget && !(await budget.take(c.cluster, 'incidents', this.now))) return this.drop(c, 'cluster-hour incidents');
+    if (budget && !(await budget.take(budgetScope(c), 'incidents', this.now)))
+      return this.drop(c, `${hourLimit(c)} incidents`);
     const incident = await this.deps.incidents.open(c, this.now);
     // Another invocation opened it meanwhile: joined, and the incident slot goes back.
-    if (!incident.opened && budget) await budget.giveBack(c.cluster, 'incidents', this.now);
+    if (!incident.opened && budget) await budget.giveBack(budgetScope(c), 'incidents', this.now);
+    if (incident.opened) this.bump(this.opened, c, 1);
     return incident;
   }
 
   private drop(c: IncidentCandidate, limit: string, to = this.out.dropped): undefined {
-    to.push({ cluster: c.cluster, class: c.class, key: c.key, count: c.count, limit, samples: c.samples });
+    const rank = candidateRank(c);
+    to.push({
+      cluster: c.cluster,
+      class: c.class,
+      key: c.key,
+      count: c.count,
+      limit,
+      samples: c.samples,
+      rank,
+      ...(rank === 'tenant' ? { namespace: c.tenantNamespace ?? '-' } : {}),
+    });
     return undefined;
   }
 
-  /** An execution slot of the delivery and of the cluster's hour; undefined (and deferred) when none is left. */
+  /** An execution slot of the delivery and of the rank's hour; undefined (and deferred) when none is left. */
   private async slot(c: IncidentCandidate): Promise<boolean> {
-    if (this.starts >= this.limits.maxIncidentsPerDelivery) {
+    if ((this.starts.get(deliverySlot(c)) ?? 0) >= this.limits.maxIncidentsPerDelivery) {
       this.drop(c, 'delivery', this.out.deferred);
       return false;
     }
-    if (this.deps.budget && !(await this.deps.budget.take(c.cluster, 'executions', this.now))) {
-      this.drop(c, 'cluster-hour executions', this.out.deferred);
+    if (this.deps.budget && !(await this.deps.budget.take(budgetScope(c), 'executions', this.now))) {
+      this.drop(c, `${hourLimit(c)} executions`, this.out.deferred);
       return false;
     }
-    this.starts++;
+    this.bump(this.starts, c, 1);
     return true;
   }
 
@@ -183,14 +256,15 @@ class DeliveryRun {
 
   /** Gives back an execution slot another invocation paid for (or claimed) instead. */
   private async giveBack(c: IncidentCandidate): Promise<void> {
-    this.starts--;
-    await this.deps.budget?.giveBack(c.cluster, 'executions', this.now);
+    this.bump(this.starts, c, -1);
+    await this.deps.budget?.giveBack(budgetScope(c), 'executions', this.now);
   }
 
   /** A new evaluation of an incident whose last run verified no repair: claimed once, however many race. */
   private async reevaluate(c: IncidentCandidate, incident: OpenIncident): Promise<void> {
     if (!this.deps.workflow || !(await this.slot(c))) return;
-    if (!(await this.deps.incidents.claimReevaluation(c.key, incident.runs, this.now))) return this.giveBack(c);
+    if (!(await this.deps.incidents.claimReevaluation(c.key, incident.runs, this.now, candidateRank(c))))
+      return this.giveBack(c);
     const evaluation = incident.runs + 1;
     const name = evaluationName(incident.incidentId, evaluation);
     const input = boundedInput(reevaluationInput(incident.workflowInput, c, evaluation));
@@ -199,6 +273,19 @@ class DeliveryRun {
     this.out.started.push(name);
     this.out.reevaluated.push(name);
   }
+}
+
+/** A delivery's slot of a candidate: its rank's, and for tenant rank its namespace's (one tenant's flood never takes another's). */
+function deliverySlot(c: IncidentCandidate): string {
+  const rank = candidateRank(c);
+  return rank === 'tenant' ? `tenant/${c.tenantNamespace ?? '-'}` : rank;
+}
+
+/** The hourly limit's name in what was dropped: the cluster's (node rank), or the rank's. */
+function hourLimit(c: IncidentCandidate): string {
+  const rank = candidateRank(c);
+  if (rank === 'tenant') return `tenant namespace-hour (${c.tenantNamespace ?? '-'})`;
+  return rank === 'aws' ? 'aws cluster-hour' : 'cluster-hour';
 }
 
 /** Errors no retry can fix: the request itself is invalid (sizes, names, input). */

@@ -28,6 +28,11 @@ const verifyRequest = z.object({
   pods: z
     .array(z.object({ namespace: dnsName, name: dnsName, uid: z.optional(z.string().check(z.maxLength(64))) }))
     .check(z.maxLength(50)),
+  /**
+   * The pods (`namespace/name`) the incident named when it opened: only those of `pods` are watched.
+   * @default every pod of `pods`
+   */
+  named: z.optional(z.array(text(1, 400)).check(z.maxLength(100))),
   windowSeconds: z.int().check(z.minimum(1), z.maximum(840)),
 });
 const uid = text(1, 64);
@@ -61,7 +66,7 @@ export type KubernetesRequest = z.output<typeof kubernetesRequestSchema>;
 
 export type KubernetesResult =
   | ({ readonly action: 'inspect' } & Inspection)
-  | { readonly action: 'verify'; readonly verdict: PodVerdict }
+  | { readonly action: 'verify'; readonly verdict: PodVerdict | null }
   | { readonly action: 'verify-replacements'; readonly verdict: ReplacementVerdict };
 
 export interface KubernetesDeps {
@@ -95,7 +100,11 @@ export async function handleKubernetesRequest(
     });
     return { action: 'inspect', ...inspection };
   }
-  const verdict = await verifyPodsStarted(api, request.node.privateDnsName, request.pods, {
+  const named = request.named && new Set(request.named);
+  const pods = named ? request.pods.filter((p) => named.has(`${p.namespace}/${p.name}`)) : request.pods;
+  // No pod the incident named is stuck: nothing to watch, the node's own probe alone verifies.
+  if (pods.length === 0) return { action: 'verify', verdict: null };
+  const verdict = await verifyPodsStarted(api, request.node.privateDnsName, pods, {
     windowSeconds: request.windowSeconds,
     ...(deps.clock ? { clock: deps.clock } : {}),
   });

@@ -8,6 +8,7 @@ import type { Entities } from '../../core/detect/entities.js';
 import { extractEntities, registryHost } from '../../core/detect/entities.js';
 import type { PodFacts } from '../../core/detect/pod-facts.js';
 import { type ClassifiedEvent, classifyPodEvents, dominantClass, type StuckPod } from '../../core/detect/stuck-pods.js';
+import { reasonsFor } from '../../core/incident/corroboration.js';
 import { aggregate, type Occurrence } from '../../core/incident/incidents.js';
 import { mapBounded } from '../../core/text/map-bounded.js';
 import { type DroppedCandidate, type OpenIncidentDeps, openIncidents } from '../ingest/open-incidents.js';
@@ -40,7 +41,10 @@ export interface SweepResult {
 /**
  * The scheduled sweep: stuck pods of a cluster that produced no log line (logs not shipped, filter
  * missed) become occurrences of the class their events support. The node is the pod's
- * `spec.nodeName` (written by the scheduler), never text from a message.
+ * `spec.nodeName` (written by the scheduler, or by whoever created the pod), used only when the kubelet
+ * of that node wrote the pod's status (`status.hostIP` and the waiting container statuses), never text
+ * from a message; the class must explain the waiting reason the kubelet wrote. A pod whose status does
+ * not corroborate it is reported as unexplained and opens nothing.
  */
 export async function sweepCluster(
   api: ClusterApi,
@@ -99,6 +103,8 @@ export function occurrenceOf(
   ) {
     cls = 'image-pull-failed';
   }
+  // Corroborated by the kubelet's status, or nothing: the binding proven, the waiting reason the class's.
+  if (!pod.nodeName || !pod.statusFromNode || !reasonsFor(cls).includes(pod.reason)) return undefined;
   const image = pod.images[0];
   const entities: Entities = {
     pod: pod.name,
@@ -116,6 +122,10 @@ export function occurrenceOf(
     at: now,
     evidence: `[kubernetes sweep] ${pod.reason} ${pod.namespace}/${pod.name}: ${evidence?.message ?? ''}`,
     signal: 'sweep',
+    // The pod's owner made it (its images, its events' text): tenant rank, corroborated by the kubelet's status.
+    rank: 'tenant',
+    corroboratedBy: 'pod-status',
+    tenantNamespace: pod.namespace,
   };
 }
 

@@ -34,21 +34,11 @@ export interface CloudTrailScope {
 }
 
 const ROLE_CHANGES = new Set(['DetachRolePolicy', 'DeleteRolePolicy', 'PutRolePolicy']);
-const INSTANCE_ID = /^i-[0-9a-f]{8,17}$/;
 
 const param = (e: CloudTrailEvent, key: string): string | undefined => {
   const v = e.detail.requestParameters?.[key];
   return typeof v === 'string' ? v : undefined;
 };
-
-/**
- * The instance whose credentials made the call: EC2 role sessions are named after the instance
- * (assumed-role/<node role>/i-0123…), IRSA and Pod Identity sessions are not.
- */
-export function callerInstance(e: CloudTrailEvent): string | undefined {
-  const session = /:assumed-role\/[^/]+\/([^/]+)$/.exec(e.detail.userIdentity?.arn ?? '')?.[1];
-  return session && INSTANCE_ID.test(session) ? session : undefined;
-}
 
 /** Which facts the decision for this event needs (nothing for ignored events). */
 export function factsNeeded(e: CloudTrailEvent, c: CloudTrailClassification): FactsNeeded {
@@ -57,7 +47,9 @@ export function factsNeeded(e: CloudTrailEvent, c: CloudTrailClassification): Fa
   if (ROLE_CHANGES.has(e.detail.eventName)) return { ...none, roles: true };
   if (e.detail.eventName === 'RevokeSecurityGroupIngress') return { ...none, endpointSecurityGroups: true };
   if (c.kind !== 'failure') return none;
-  const instanceId = param(e, 'instanceId') ?? callerInstance(e);
+  // The call's resources only, never its session name (assumed-role/<node role>/i-…): whoever may assume
+  // the role names the session, so it never attributes a failure to a node (provenance.ts).
+  const instanceId = param(e, 'instanceId');
   return { ...none, instanceId, eniId: instanceId ? undefined : c.entities.eniId };
 }
 

@@ -91,6 +91,8 @@ export const HANDLER_VARIABLES = {
     ...INGEST,
     /** Seconds each invocation reads (the function's timeout leaves a margin after it). */
     WATCH_SECONDS: z.coerce.number().check(z.int(), z.minimum(5), z.maximum(840)),
+    /** The topic of the one notice per cluster, rank and hour that says what the limits dropped (absent: none). */
+    TOPIC_ARN: z.optional(text()),
     ...REACH,
   },
   'kubernetes-sweep': { ...incidentStoreVariables, ...CONFIG, WORKFLOW_ARN: text(), ...REACH },

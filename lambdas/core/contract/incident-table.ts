@@ -171,9 +171,12 @@ export function signalStateKey(cluster: string, signal: string): TableKey {
   return { pk: `${SIGNAL_STATE_PREFIX}${cluster}`, sk: signal };
 }
 
+/** The prefix of every budget partition (hourly budgets and limit notices). */
+export const BUDGET_PREFIX = 'BUDGET#';
+
 /** Partition of a cluster's hourly budgets of incidents and executions, and of its limit notices. */
 export function budgetPartition(cluster: string): string {
-  return `BUDGET#${cluster}`;
+  return `${BUDGET_PREFIX}${cluster}`;
 }
 
 /** The clock hour of `at` (epoch ms) as budgets name it: `2026-11-29T10`. */
@@ -181,14 +184,38 @@ export function budgetHour(at: number): string {
   return new Date(at).toISOString().slice(0, 13);
 }
 
-/** One cluster's count of `kind` (incidents opened, executions started) in the clock hour of `at`. */
-export function budgetKey(cluster: string, kind: 'incidents' | 'executions', at: number): TableKey {
-  return { pk: budgetPartition(cluster), sk: `HOUR#${budgetHour(at)}#${kind}` };
+/**
+ * Whose budget: a cluster's, per rank (provenance.ts), per fleet account, and for tenant rank per
+ * namespace. The node rank of the hub's own account keeps the key it always had.
+ */
+export interface BudgetScope {
+  readonly cluster: string;
+  /** @default 'node' */
+  readonly rank?: 'aws' | 'node' | 'tenant';
+  /** A fleet member's account (absent: the hub's own). */
+  readonly account?: string;
+  /** Tenant rank: the namespace (absent: every namespace of the cluster together). */
+  readonly namespace?: string;
 }
 
-/** The one notice of a cluster's clock hour that says what its limits dropped. */
-export function limitNoticeKey(cluster: string, at: number): TableKey {
-  return { pk: budgetPartition(cluster), sk: `NOTICE#${budgetHour(at)}` };
+/** What a budget counts: incidents opened, executions started, tenant signals corroborated. */
+export type BudgetKind = 'incidents' | 'executions' | 'signals';
+
+/** One scope's count of `kind` in the clock hour of `at`. */
+export function budgetKey(scope: string | BudgetScope, kind: BudgetKind, at: number): TableKey {
+  const s = typeof scope === 'string' ? { cluster: scope } : scope;
+  const rank = s.rank ?? 'node';
+  const parts = [
+    ...(rank === 'node' && !s.account ? [] : [rank]),
+    ...(s.account ? [`acct:${s.account}`] : []),
+    ...(s.namespace !== undefined ? [`ns:${s.namespace}`] : []),
+  ];
+  return { pk: budgetPartition(s.cluster), sk: ['HOUR', budgetHour(at), ...parts, kind].join('#') };
+}
+
+/** The one notice of a cluster's clock hour (per rank) that says what its limits dropped. */
+export function limitNoticeKey(cluster: string, at: number, rank: 'aws' | 'node' | 'tenant' = 'node'): TableKey {
+  return { pk: budgetPartition(cluster), sk: `NOTICE#${budgetHour(at)}${rank === 'node' ? '' : `#${rank}`}` };
 }
 
 /**

@@ -165,11 +165,12 @@ function parseText(text: string, depth = 0): ParsedRecord {
 function parseContainerRecord(o: Record<string, unknown>, k8s: Record<string, unknown>, depth: number): ParsedRecord {
   const log = containerLog(o);
   const inner = depth === 0 && log.trimStart().startsWith('{') ? parseRecord(log, 1) : parseText(log.trim(), depth);
+  // Node and instance only from the envelope the agent wrote: the container's line is its owner's text.
   return {
     ...inner,
     format: 'container-insights',
-    node: str(k8s.host) ?? str(o.hostname) ?? inner.node,
-    instanceId: str(o.ec2_instance_id) ?? inner.instanceId,
+    node: str(k8s.host) ?? str(o.hostname),
+    instanceId: str(o.ec2_instance_id),
     source: str(k8s.container_name) ?? inner.source,
   };
 }
@@ -222,8 +223,9 @@ function parseOtelRecord(o: Record<string, unknown>, depth: number): ParsedRecor
     ...inner,
     format: 'opentelemetry',
     level: inner.level ?? str(o.severity_text) ?? str(o.severityText),
-    node: str(resource['k8s.node.name']) ?? inner.node,
-    instanceId: hostId && INSTANCE_ID.test(hostId) ? hostId : inner.instanceId,
+    // Node and instance only from the record's resource (the collector's), never from the body's text.
+    node: str(resource['k8s.node.name']),
+    instanceId: hostId && INSTANCE_ID.test(hostId) ? hostId : undefined,
     source: str(resource['k8s.container.name']) ?? inner.source,
   };
 }
@@ -265,6 +267,18 @@ function readCloudTrail(o: Record<string, unknown>): ParsedRecord {
     level: str(o.errorCode) === undefined ? undefined : 'error',
     source: str(o.eventSource),
   };
+}
+
+/**
+ * The Kubernetes namespace a record's envelope names (Fluent Bit's `kubernetes.namespace_name`, the
+ * OpenTelemetry resource's `k8s.namespace.name`): the log agent's metadata, not the container's text.
+ * Undefined for a record without one (a journal line, a plain text line).
+ */
+export function envelopeNamespace(input: string): string | undefined {
+  const shape = shapeOf(input);
+  if (shape.kind === 'container') return str(shape.k8s.namespace_name);
+  if (shape.kind === 'otel') return str(otelAttributes(shape.o.resource)['k8s.namespace.name']);
+  return undefined;
 }
 
 /** What a record is, decided once for both the reader and {@link recordError}. */

@@ -25,6 +25,8 @@ export interface PodObject {
   readonly spec?: { readonly nodeName?: string };
   readonly status?: {
     readonly phase?: string;
+    /** The node's IP, written by the kubelet that runs the pod (absent until one does). */
+    readonly hostIP?: string;
     readonly containerStatuses?: readonly ContainerStatus[];
     readonly initContainerStatuses?: readonly ContainerStatus[];
   };
@@ -97,6 +99,8 @@ export interface StuckPod {
   readonly createdAt?: string;
   /** kubelet's waiting message of the first waiting container (capped), e.g. the pull error. */
   readonly waitingMessage?: string;
+  /** The kubelet of `nodeName` wrote the pod's status (`status.hostIP` set): the binding is corroborated. */
+  readonly statusFromNode?: boolean;
 }
 
 export interface ClassifiedEvent {
@@ -142,6 +146,7 @@ export function asStuckPod(pod: PodObject): StuckPod | undefined {
     images: [...new Set(waiting.map((s) => s.image).filter((i): i is string => Boolean(i)))],
     ...(controller ? { controller } : {}),
     ...(waitingMessage ? { waitingMessage } : {}),
+    ...(pod.spec?.nodeName && pod.status?.hostIP ? { statusFromNode: true } : {}),
     ...(iso(pod.metadata.creationTimestamp) ? { createdAt: iso(pod.metadata.creationTimestamp) } : {}),
   };
 }

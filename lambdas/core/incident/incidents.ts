@@ -3,6 +3,7 @@ import { CLASS_SCOPE, type FailureClass, type IncidentScope } from '../contract/
 import { orderSignals, type Signal } from '../contract/signals.js';
 import type { Entities } from '../detect/entities.js';
 import { outboundFields, outboundText } from '../text/outbound.js';
+import { type Corroboration, defaultRank, type Rank, tenantBudgetNamespace } from './provenance.js';
 
 /** One classified failure (or breaking change) with where and when it was seen. */
 export interface Occurrence {
@@ -24,6 +25,12 @@ export interface Occurrence {
    * instance from the record envelope, the rest from the text).
    */
   readonly factSources?: FactSources;
+  /** Who could have written it (provenance.ts). @default by signal: defaultRank */
+  readonly rank?: Rank;
+  /** The higher-rank fact that corroborated a tenant-rank occurrence (absent: none). */
+  readonly corroboratedBy?: Corroboration;
+  /** Tenant rank: the namespace whose budget it spends (absent: the pod's namespace, or `-`). */
+  readonly tenantNamespace?: string;
 }
 
 /** Entity → where it was read (e.g. `node: 'event-source'`). */
@@ -55,6 +62,32 @@ export interface IncidentCandidate {
   readonly region?: string;
   /** The signals its occurrences came from, in contract order. */
   readonly signals: readonly Signal[];
+  /**
+   * Who could have written its occurrences: a candidate folds occurrences of one rank only (and for
+   * tenant rank of one namespace), so a flood of one rank never counts as another's.
+   * @default 'node' (a candidate from before ranks)
+   */
+  readonly rank?: Rank;
+  /** Tenant rank: what corroborated every occurrence folded in (absent: not corroborated). */
+  readonly corroboratedBy?: Corroboration;
+  /** Tenant rank: the namespace whose budget the candidate spends. */
+  readonly tenantNamespace?: string;
+}
+
+/** The rank of a candidate (node for one from before ranks). */
+export function candidateRank(c: Pick<IncidentCandidate, 'rank'>): Rank {
+  return c.rank ?? 'node';
+}
+
+/** The rank, namespace and corroboration of an occurrence as its candidate carries them. */
+function provenanceOf(o: Occurrence): Pick<IncidentCandidate, 'rank' | 'corroboratedBy' | 'tenantNamespace'> {
+  const rank = o.rank ?? defaultRank(o.signal);
+  if (rank !== 'tenant') return { rank };
+  return {
+    rank,
+    tenantNamespace: tenantBudgetNamespace(o.tenantNamespace ?? o.entities.namespace),
+    ...(o.corroboratedBy ? { corroboratedBy: o.corroboratedBy } : {}),
+  };
 }
 
 export const MAX_SAMPLES = 5;
@@ -127,11 +160,14 @@ export function aggregate(occurrences: readonly Occurrence[]): IncidentCandidate
     const entities = outboundFields(o.entities);
     const { scope, value } = incidentScope(o.class, entities);
     const key = incidentKey(cluster, o.class, scope, value);
+    const provenance = provenanceOf(o);
+    // One candidate per key and provenance: a rank's occurrences never count as (or push out) another's.
+    const group = `${key}\u0000${provenance.rank}\u0000${provenance.tenantNamespace ?? ''}\u0000${provenance.corroboratedBy ?? ''}`;
     const pod = entities.pod ? `${entities.namespace ?? ''}/${entities.pod}`.replace(/^\//, '') : undefined;
     const evidence = () => outboundText(o.evidence).slice(0, MAX_EVIDENCE_CHARS);
-    const seen = byKey.get(key);
+    const seen = byKey.get(group);
     if (!seen) {
-      byKey.set(key, {
+      byKey.set(group, {
         c: {
           key,
           cluster,
@@ -148,6 +184,7 @@ export function aggregate(occurrences: readonly Occurrence[]): IncidentCandidate
           pods: [],
           samples: [],
           signals: [],
+          ...provenance,
         },
         pods: new Set(pod ? [pod] : []),
         samples: new Set([evidence()]),

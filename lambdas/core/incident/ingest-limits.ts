@@ -3,7 +3,8 @@ import '../text/zod-english.js';
 
 /**
  * How much one delivery, and one cluster in one hour, may open and start: a bound on what log lines
- * (which tenants write) can make pod-doctor do. What is over a limit is dropped from evaluation,
+ * (which tenants write) can make pod-doctor do. Each rank (provenance.ts) has its own budgets: AWS and
+ * node rank per cluster (and fleet account) and hour, tenant rank per namespace and per cluster and hour. What is over a limit is dropped from evaluation,
  * counted (metrics `IncidentsDropped`, `ExecutionsDeferred`), kept (`dropped/` in the evidence bucket)
  * and summarized in one notice per cluster and hour. Every e-mail comes from an execution (its summary
  * and approval requests) or from that notice, so the execution limits bound the e-mails too. Shared by
@@ -23,6 +24,18 @@ export interface IngestLimits {
   readonly maxReevaluationsPerIncident: number;
   /** Minutes from the start of an incident's last execution before new lines may start another. */
   readonly reevaluateAfterMinutes: number;
+  /**
+   * Tenant-rank signals (Kubernetes Event objects, tenant containers' lines) one namespace of a cluster
+   * may have corroborated (a pod or Node read each) in one clock hour; beyond it they are kept and counted.
+   */
+  readonly maxTenantSignalsPerNamespacePerHour: number;
+  /** Incidents, and executions, corroborated tenant-rank signals of one namespace may open and start per cluster-hour. */
+  readonly maxTenantIncidentsPerNamespacePerHour: number;
+  /**
+   * Incidents, and executions, tenant-rank signals of every namespace together may open and start per
+   * cluster-hour: their own budget, never the node or AWS rank's.
+   */
+  readonly maxTenantIncidentsPerClusterPerHour: number;
 }
 
 export const DEFAULT_INGEST_LIMITS: IngestLimits = {
@@ -31,6 +44,9 @@ export const DEFAULT_INGEST_LIMITS: IngestLimits = {
   maxExecutionsPerClusterPerHour: 60,
   maxReevaluationsPerIncident: 3,
   reevaluateAfterMinutes: 5,
+  maxTenantSignalsPerNamespacePerHour: 30,
+  maxTenantIncidentsPerNamespacePerHour: 5,
+  maxTenantIncidentsPerClusterPerHour: 30,
 };
 
 const field = (max: number, byDefault: number) => z._default(z.int().check(z.minimum(0), z.maximum(max)), byDefault);
@@ -42,4 +58,7 @@ export const ingestLimitsSchema = z.strictObject({
   maxExecutionsPerClusterPerHour: field(100_000, DEFAULT_INGEST_LIMITS.maxExecutionsPerClusterPerHour),
   maxReevaluationsPerIncident: field(20, DEFAULT_INGEST_LIMITS.maxReevaluationsPerIncident),
   reevaluateAfterMinutes: field(1440, DEFAULT_INGEST_LIMITS.reevaluateAfterMinutes),
+  maxTenantSignalsPerNamespacePerHour: field(100_000, DEFAULT_INGEST_LIMITS.maxTenantSignalsPerNamespacePerHour),
+  maxTenantIncidentsPerNamespacePerHour: field(100_000, DEFAULT_INGEST_LIMITS.maxTenantIncidentsPerNamespacePerHour),
+  maxTenantIncidentsPerClusterPerHour: field(100_000, DEFAULT_INGEST_LIMITS.maxTenantIncidentsPerClusterPerHour),
 });

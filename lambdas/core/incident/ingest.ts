@@ -1,14 +1,16 @@
 import { classifyCloudTrail, isCloudTrailEvent } from '../cloudtrail/cloudtrail.js';
 import { cloudTrailEventSchema } from '../cloudtrail/cloudtrail-schema.js';
 import { type AccountFacts, scopeCloudTrail } from '../cloudtrail/cloudtrail-scope.js';
-import { logGroupSignal } from '../contract/signals.js';
+import { logGroupSignal, type Signal } from '../contract/signals.js';
 import { trustedSandboxClass } from '../contract/trust.js';
 import type { Classification } from '../detect/classifier.js';
 import { classifyEach, classifyStream } from '../detect/context.js';
 import { capValue } from '../detect/entities.js';
+import { envelopeNamespace } from '../detect/records.js';
 import { MAX_TIMESTAMP, readLogEvent, readSubscription } from '../detect/subscription.js';
 import { outboundFields, outboundText } from '../text/outbound.js';
 import type { Occurrence } from './incidents.js';
+import { logLineRank } from './provenance.js';
 
 /** A record pod-doctor could not read. Kept as evidence, counted, never dropped. */
 export interface Reject {
@@ -161,22 +163,38 @@ export function readEvent(event: unknown, config: IngestConfig, now: number, fac
       stats.unknown++;
       continue;
     }
-    const trusted = trustedClass(c, config);
+    const o = lineOccurrence(c, config, { cluster, signal, record: le.message, at: le.timestamp });
     stats.classified++;
-    stats.byClass[trusted.class] = (stats.byClass[trusted.class] ?? 0) + 1;
-    occurrences.push({
-      ...trusted,
-      kind: 'failure',
-      signature: c.signature,
-      cluster,
-      entities: c.entities,
-      at: le.timestamp,
-      // What a human reads: the envelope's message, not the Fluent Bit JSON around it.
-      evidence: c.message,
-      signal,
-    });
+    stats.byClass[o.class] = (stats.byClass[o.class] ?? 0) + 1;
+    occurrences.push(o);
   }
   return { occurrences, rejects, stats };
+}
+
+/**
+ * A classified log line as an occurrence: its class (a sandbox failure only for a trusted pause image),
+ * and its rank by who wrote it (the envelope's namespace, else the group: provenance.ts).
+ */
+function lineOccurrence(
+  c: Classification,
+  config: IngestConfig,
+  line: { cluster: string; signal: Signal; record: string; at: number },
+): Occurrence {
+  const namespace = envelopeNamespace(line.record);
+  const rank = logLineRank(line.signal, namespace);
+  return {
+    ...trustedClass(c, config),
+    rank,
+    ...(rank === 'tenant' ? { tenantNamespace: namespace ?? '-' } : {}),
+    kind: 'failure',
+    signature: c.signature,
+    cluster: line.cluster,
+    entities: c.entities,
+    at: line.at,
+    // What a human reads: the envelope's message, not the Fluent Bit JSON around it.
+    evidence: c.message,
+    signal: line.signal,
+  };
 }
 
 /** One EventBridge CloudTrail event: its fields checked against a schema, then classified. */
@@ -218,6 +236,7 @@ function readCloudTrail(
       at: Number.isFinite(at) && at >= 0 && at <= MAX_TIMESTAMP ? at : now,
       evidence: `${e.detail.eventName}${e.detail.errorCode ? ` ${e.detail.errorCode}` : ''} by ${c.actor ?? 'unknown'}: ${cause}`,
       signal: 'cloudtrail',
+      rank: 'aws',
     }),
   };
 }

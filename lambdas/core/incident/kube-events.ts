@@ -8,8 +8,9 @@ import type { Occurrence } from './incidents.js';
  * Kubernetes Warning events as a detection source (issue 29). A core/v1 Event read from the API
  * (list or watch) becomes at most one occurrence on the same catalogue and incident keys as a log
  * line. Everything in an event is written by whoever created it (kubelet, or anyone allowed to
- * create events in a namespace): its text classifies, its `involvedObject` and `source.host` say
- * where to look, and nothing here chooses a target; node-level actions corroborate on the node.
+ * create events in a namespace): its text classifies, its `involvedObject` says where to look, and
+ * nothing here chooses a target; the events reader corroborates it with the pod's kubelet-written
+ * status and keys it on the pod's bound node (corroboration.ts).
  * Shape: https://kubernetes.io/docs/reference/kubernetes-api/cluster-resources/event-v1/
  */
 
@@ -72,7 +73,7 @@ export const MAX_EVENT_MESSAGE = 16 * 1024;
 const MAX_EVIDENCE = 2000;
 
 /** Where a fact of an event occurrence came from (the action door decides what each may suggest). */
-export type EventFactSource = 'event-involved-object' | 'event-source' | 'event-message' | 'node-object';
+export type EventFactSource = 'event-involved-object' | 'event-message' | 'node-object' | 'pod-binding';
 
 export interface EventReadContext {
   /** The configured cluster the event was read from (never from the event). */
@@ -87,8 +88,10 @@ export type EventRead =
       readonly occurrence: Occurrence;
       /** The event object's uid: a series and its updates are counted once. */
       readonly uid: string;
-      /** How many times the event says it happened (count, or series.count). */
+      /** How many times the event says it happened (count, or series.count: the creator's word). */
       readonly repeats: number;
+      /** What the event names: a pod (and the uid it says the pod has) or a node, to corroborate. */
+      readonly about: { readonly kind: 'Pod' | 'Node'; readonly uid?: string };
       readonly truncated: boolean;
     }
   | { readonly kind: 'ignored'; readonly why: 'not-warning' | 'reason' | 'object' | 'unknown' }
@@ -136,9 +139,9 @@ function subject(
 }
 
 /**
- * One event as an occurrence, or why not. Pod and node come from `involvedObject` and the reporting
- * kubelet's host (`source.host`, `reportingInstance`), never from the message; the message may name
- * an image (as a log line does) and decides the class.
+ * One event as an occurrence, or why not: tenant rank (anyone may create one, with any host). The pod (or
+ * node) comes from `involvedObject`, never from the message or the event's `source.host` /
+ * `reportingInstance`; the message may name an image (as a log line does) and decides the class.
  */
 export function readKubeEvent(raw: unknown, ctx: EventReadContext): EventRead {
   const parsed = kubeEventSchema.safeParse(raw);
@@ -156,7 +159,7 @@ export function readKubeEvent(raw: unknown, ctx: EventReadContext): EventRead {
   const { message, truncated } = eventMessage(e);
   const c = classifyMessage(message);
   if (c.class === 'unknown') return { kind: 'ignored', why: 'unknown' };
-  const { entities, factSources } = eventEntities(e, about, message);
+  const { entities, factSources } = eventEntities(about, message);
   const trusted = trustedSandboxClass(
     c.class,
     c.cause ?? c.class,
@@ -164,12 +167,12 @@ export function readKubeEvent(raw: unknown, ctx: EventReadContext): EventRead {
     ctx.trustedSandboxImages,
   );
   const where = about.kind === 'Pod' ? `pod ${about.namespace}/${about.name}` : `node ${about.name}`;
-  const on = about.kind === 'Pod' && entities.node ? ` on ${entities.node}` : '';
   return {
     kind: 'occurrence',
     uid: e.metadata.uid,
     repeats: Math.max(1, e.series?.count ?? e.count ?? 1),
     truncated,
+    about: { kind: about.kind, ...(e.involvedObject?.uid ? { uid: e.involvedObject.uid } : {}) },
     occurrence: {
       ...trusted,
       kind: 'failure',
@@ -177,15 +180,17 @@ export function readKubeEvent(raw: unknown, ctx: EventReadContext): EventRead {
       cluster: ctx.cluster,
       entities,
       at: eventTime(e, ctx.now),
-      evidence: `[kubernetes event] ${e.reason} ${where}${on}: ${message}`.slice(0, MAX_EVIDENCE),
+      evidence: `[kubernetes event] ${e.reason} ${where}: ${message}`.slice(0, MAX_EVIDENCE),
       signal: 'kubernetes-events',
       factSources,
+      // Anyone who may create Events in the namespace wrote it: tenant rank until the pod or node corroborates it.
+      rank: 'tenant',
+      tenantNamespace: e.metadata.namespace ?? '-',
     },
   };
 }
 
 function eventEntities(
-  e: KubeEvent,
   about: { kind: 'Pod' | 'Node'; namespace?: string; name: string },
   message: string,
 ): { entities: Entities; factSources: Partial<Record<keyof Entities, EventFactSource>> } {
@@ -209,11 +214,8 @@ function eventEntities(
   entities.namespace = about.namespace;
   factSources.pod = 'event-involved-object';
   factSources.namespace = 'event-involved-object';
-  const host = e.source?.host || e.reportingInstance;
-  if (host && /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(host)) {
-    entities.node = host;
-    factSources.node = 'event-source';
-  }
+  // `source.host` / `reportingInstance` are the creator's word: the node is the pod's binding, read from
+  // the API when the pod corroborates the event (corroboration.ts), never the event's host.
   return { entities, factSources };
 }
 

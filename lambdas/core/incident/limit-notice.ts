@@ -8,6 +8,8 @@ export interface DroppedLine {
   readonly class: string;
   readonly count: number;
   readonly limit: string;
+  /** The rank of the signals dropped (provenance.ts); absent: node. */
+  readonly rank?: string;
 }
 
 /**
@@ -27,22 +29,27 @@ export function limitNotice(
     byClass.set(d.class, { candidates: x.candidates + 1, lines: x.lines + d.count });
   }
   const limits = [...new Set(c.dropped.map((d) => d.limit))].join(', ');
+  const rank = c.dropped[0]?.rank ?? 'node';
+  const of = rank === 'node' ? '' : ` (${rank}-rank signals)`;
   const l = where.limits;
   const message = [
-    `pod-doctor did not evaluate ${c.dropped.length} incident candidate(s) on cluster ${c.cluster}: limits reached (${limits}).`,
+    `pod-doctor did not evaluate ${c.dropped.length} incident candidate(s)${of} on cluster ${c.cluster}: limits reached (${limits}).`,
     '',
     'BY CLASS',
     ...[...byClass].map(([cls, n]) => `  ${cls}: ${n.candidates} candidate(s), ${n.lines} line(s)`),
     '',
     'LIMITS',
-    `  ${l.maxIncidentsPerDelivery} new incidents and executions per delivery; per cluster and hour ${l.maxIncidentsPerClusterPerHour} incidents, ${l.maxExecutionsPerClusterPerHour} executions`,
+    `  ${l.maxIncidentsPerDelivery} new incidents and executions per delivery and rank; per cluster and hour ${l.maxIncidentsPerClusterPerHour} incidents, ${l.maxExecutionsPerClusterPerHour} executions (AWS and node rank each)`,
+    `  tenant rank (Kubernetes Event objects, tenant containers' lines): opens only when corroborated by the pod's kubelet-written status; ${l.maxTenantIncidentsPerNamespacePerHour} incidents and executions per namespace and hour, ${l.maxTenantIncidentsPerClusterPerHour} per cluster and hour, ${l.maxTenantSignalsPerNamespacePerHour} signals corroborated per namespace and hour`,
     '',
     `KEPT        ${c.keptAt || '(not kept: no evidence bucket)'}`,
     'LATER       further drops this hour are kept and counted (metric IncidentsDropped), without another notice',
     'NEXT STEP   the incidents opened first (most lines first) show the main cause; a flood of one-line candidates is a workload writing failure lines in bulk',
   ].join('\n');
   return {
-    subject: snsSubject(`[pod-doctor] limits reached on ${c.cluster}: ${c.dropped.length} candidate(s) not evaluated`),
+    subject: snsSubject(
+      `[pod-doctor] limits reached on ${c.cluster}${of}: ${c.dropped.length} candidate(s) not evaluated`,
+    ),
     message,
   };
 }

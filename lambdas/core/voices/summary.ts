@@ -75,15 +75,21 @@ export interface Summary {
 
 function subjectOf(s: SummaryInput): string {
   // The host part of a private DNS name is what operators call the node; the domain only costs characters.
-  const where = (s.node?.privateDnsName ?? s.node?.instanceId ?? s.incident.scopeValue).split('.')[0];
+  // Only a node's DNS name: an image (nginx:1.27.99), a registry or a subnet is named whole.
+  const where = s.node?.privateDnsName?.split('.')[0] ?? s.node?.instanceId ?? s.incident.scopeValue;
   return snsSubject(`[pod-doctor] ${s.incident.class} on ${s.incident.cluster}/${where}: ${s.outcome}`);
 }
 
 const icon = (status: string) =>
   ({ pass: 'PASS', warn: 'WARN', fail: 'FAIL', error: 'ERR ' })[status] ?? status.toUpperCase();
 
-/** The console link of an execution. */
-export function consoleLink(executionArn: string, region: string): string {
+/**
+ * The console link of an execution, in the Region the execution runs in: its ARN's (the incident's
+ * own Region, a replayed event's or a fleet member's, may be another); `region` only when the ARN
+ * names none.
+ */
+export function consoleLink(executionArn: string, fallbackRegion: string): string {
+  const region = /^arn:aws[a-z-]*:states:([a-z0-9-]+):/.exec(executionArn)?.[1] ?? fallbackRegion;
   return `https://${region}.console.aws.amazon.com/states/home?region=${region}#/v2/executions/details/${encodeURIComponent(executionArn)}`;
 }
 

@@ -194,7 +194,10 @@ export const executionStateSchema = z.object({
   diagnosis: z.optional(diagnosisSchema),
   plan: z.optional(planSchema),
   door: z.optional(doorStateSchema),
-  podSignal: z.optional(z.object({ watched: z.optional(z.boolean()), verdict: z.optional(podVerdictSchema) })),
+  // verdict null: none of the pods the incident named was stuck, nothing watched (the probe alone verifies).
+  podSignal: z.optional(
+    z.object({ watched: z.optional(z.boolean()), verdict: z.optional(z.nullable(podVerdictSchema)) }),
+  ),
   podSignalError: z.optional(taskErrorSchema),
   verification: z.optional(verificationSchema),
   replacements: z.optional(z.object({ verdict: z.optional(replacementVerdictSchema) })),

@@ -143,6 +143,9 @@ function verifyStates(scope: Construct, p: ActionStatesProps): State {
         'cluster.$': at('cluster'),
         'node.$': at('node'),
         'pods.$': at('diagnosis', 'kubernetes', 'stuckPods'),
+        // Only the pods the incident named when it opened are watched: another pod stuck on the node (a
+        // tenant's that can never start) is not this repair's evidence.
+        'named.$': at('pods'),
         windowSeconds: Math.min(p.verificationWindow.toSeconds(), MAX_WATCH_SECONDS),
       }),
       ['verdict'],

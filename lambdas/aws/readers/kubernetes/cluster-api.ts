@@ -195,6 +195,17 @@ export class ClusterApi {
     return pods.map(asStuckPod).filter((p): p is StuckPod => p !== undefined);
   }
 
+  /** Every Pending pod as the API holds it (status as the kubelet wrote it): what corroborates pod events. */
+  async pendingPods(): Promise<PodObject[]> {
+    return this.listAll<PodObject>('list pods', (kc, cont) =>
+      kc.makeApiClient(CoreV1Api).listPodForAllNamespaces({
+        fieldSelector: 'status.phase=Pending',
+        limit: this.opts.pageSize,
+        ...(cont ? { _continue: cont } : {}),
+      }),
+    );
+  }
+
   /** The cause events of one pod, classified with the log catalogue and the pod's facts (pod-facts.ts). */
   async podEvents(namespace: string, name: string, facts: Omit<PodFacts, 'history'> = {}): Promise<ClassifiedEvent[]> {
     const selector = `involvedObject.kind=Pod,involvedObject.name=${selectorValue(name, 'pod name')}`;
