@@ -11,13 +11,13 @@ import { type IntakeOutcome, intake } from '../lambdas/aws/fleet/fleet-intake.js
 import { forwardSignals } from '../lambdas/aws/fleet/spoke-forwarder.js';
 import { fleetEventSchema } from '../lambdas/core/fleet/fleet.js';
 import { healthyAccount } from '../local/account-snapshot.js';
+import { matchesEventPattern } from '../local/event-pattern.js';
 import { type Deployment, FleetWorld, LocalOrganization } from '../local/fleet-world.js';
 import { asRole } from '../local/guard.js';
 import { localIngestDeps } from '../local/ingest-runtime.js';
 import { freshIncidentTable, runWorkflow, synthesizedDefinition } from '../local/local-workflow.js';
 import { simulatedPauseNode } from '../local/node-adapters.js';
 import { arnOf, idsOfType } from '../local/template.js';
-import { matchesEventPattern } from '../test/support/event-pattern.js';
 import { FLEET, fleetTemplates } from '../test/support/fleet-templates.js';
 import { incident } from '../test/workflow/support.js';
 import { stormDeliveries } from './storm.js';

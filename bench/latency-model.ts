@@ -30,6 +30,7 @@ export type ComponentId =
   | 'stateTransition'
   | 'taskOverhead'
   | 'ssmDelivery'
+  | 'statusEvent'
   | 'probeScript'
   | 'repairScript'
   | 'kubeletRetryPeriod'
@@ -108,6 +109,18 @@ export const COMPONENTS: Components = {
     kind: 'assumed',
     source: 'https://docs.aws.amazon.com/systems-manager/latest/userguide/ssm-agent.html',
     note: 'SendCommand → the agent runs the document (long poll)',
+  },
+  // Run Command emits "EC2 Command Invocation Status-change Notification" on the default bus when an
+  // invocation's status changes (delivery type: best effort); EventBridge invokes the rule's target.
+  // No latency figure is published for either; "near real time" / typically well under a second.
+  // https://docs.aws.amazon.com/eventbridge/latest/ref/events-ref-ssm.html
+  // https://docs.aws.amazon.com/systems-manager/latest/userguide/monitoring-systems-manager-event-examples.html
+  statusEvent: {
+    p50: 0.5,
+    p90: 1.5,
+    kind: 'assumed',
+    source: 'https://docs.aws.amazon.com/eventbridge/latest/ref/events-ref-ssm.html',
+    note: 'command done → status-change event → EventBridge invokes the command-wait function',
   },
   probeScript: {
     p50: 2,

@@ -71,6 +71,21 @@ const COMMAND_SLOTS: Readonly<Record<string, 'probe' | 'repair'>> = {
 /** The door's Task: the Lambda call whose payload (its Parameters: the response only) carries the door's state. */
 const isDoor = (s: AslState) => isLambda(s) && 'door.$' in (s.Parameters ?? {});
 
+/** "Door: await command": a task-token Task handed the command's id; the command's status-change event resumes it. */
+const isCommandAwait = (s: AslState) =>
+  /waitForTaskToken$/.test(s.Resource ?? '') &&
+  'commandId.$' in ((s.Parameters?.Payload as Record<string, unknown> | undefined) ?? {});
+
+/**
+ * The await: its function stores the token (a Lambda call), then the Task ends when the command's
+ * status-change event has reached the same function through EventBridge and it resumed the execution.
+ */
+function awaitTask(tl: Timeline, sample: Sampler): void {
+  if (!tl.pending) return;
+  const resumed = tl.pending.doneAt + sample('statusEvent') + sample('lambdaHandler') + sample('taskOverhead');
+  tl.t = Math.max(tl.t, resumed);
+}
+
 /**
  * One door call: the first sends the call's command (for a slot that runs one), each later one polls
  * it; the poll after the command ended takes its result (the repair's pods start after it).
@@ -123,6 +138,7 @@ function cost(name: string, s: AslState, tl: Timeline, o: WalkOptions): void {
     if (isLambda(s)) lambdaTask(s, tl, o.sample);
     else tl.t += o.sample('taskOverhead');
     if (isDoor(s)) doorTask(tl, o.sample);
+    if (isCommandAwait(s)) awaitTask(tl, o.sample);
   }
 }
 
@@ -146,14 +162,15 @@ function next(name: string, s: AslState, tl: Timeline, walked: ReadonlySet<strin
 }
 
 /**
- * The door's Choices: after its Task, wait while the command runs (else back); back to the caller
- * the call names. Undefined for any other Choice.
+ * The door's Choices: after its Task, await the command's completion event (or, in a definition
+ * without one, wait the poll interval) while the command runs, else back; back to the caller the
+ * call names. Undefined for any other Choice.
  */
 function doorChoice(s: AslState, tl: Timeline): string | undefined {
   const choices = s.Choices ?? [];
   if (choices.some((c) => c.Variable === '$.door.run.step')) {
-    const wait = choices.find((c) => c.StringEquals === 'wait')?.Next;
-    return tl.pending ? wait : s.Default;
+    const next = (step: string) => choices.find((c) => c.StringEquals === step)?.Next;
+    return tl.pending ? (next('await') ?? next('wait')) : s.Default;
   }
   if (choices.some((c) => c.Variable === '$.door.call.returnTo')) {
     const back = choices.find((c) => c.StringEquals === tl.call?.returnTo)?.Next;

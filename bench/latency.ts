@@ -1,6 +1,7 @@
 /**
  * First log line → verified repair for the pause image (issue 13 target: ≤ 60 s p50; the fixed
- * 120 s verification window modelled ~151 s). The paths are those the synthesized state machine
+ * 120 s verification window modelled ~151 s; issue 37: ≤ 30 s p50 with the commands' completion
+ * events instead of the poll loop, which modelled 40 s). The paths are those the synthesized state machine
  * takes when the local runtime runs it (with the cluster's API: Watch pods start; without it: the
  * fixed window); the model walks that definition with the component latencies of latency-model.ts.
  */
@@ -15,7 +16,9 @@ import { type PathTime, pathTime } from './latency-walk.js';
 
 /** The state whose end is the verdict "repaired and verified". */
 export const VERDICT_STATE = 'Check repair';
-export const TARGET_P50_SECONDS = 60;
+export const TARGET_P50_SECONDS = 30;
+/** The poll loop's figure (issue 37): 15 s of it in Wait states. */
+export const POLLED_P50_SECONDS = 40;
 export const OLD_P50_SECONDS = 151;
 
 function running(pod: Record<string, unknown>): Record<string, unknown> {
@@ -106,7 +109,7 @@ export async function benchLatency(definition: Record<string, unknown>): Promise
     if (withKubernetes) {
       const meets = m.p50 <= TARGET_P50_SECONDS;
       console.log(
-        `  ${meets ? 'meets' : 'MISSES'} the ≤ ${TARGET_P50_SECONDS} s p50 target; the issue's figure for the fixed 120 s window was ~${OLD_P50_SECONDS} s`,
+        `  ${meets ? 'meets' : 'MISSES'} the ≤ ${TARGET_P50_SECONDS} s p50 target (the poll loop modelled ${POLLED_P50_SECONDS} s; the fixed 120 s window ~${OLD_P50_SECONDS} s)`,
       );
       ok &&= meets;
     }

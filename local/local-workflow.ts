@@ -98,6 +98,11 @@ export interface RunOptions {
   readonly killSwitchDuringEvictApproval?: 'on' | 'unreadable';
   /** Service faults per Task state (throttling, 5xx …), raised under Step Functions' error names. */
   readonly taskFaults?: TaskFaults;
+  /**
+   * Run Command's status-change events: delivered through the template's rules (default), or lost
+   * (the await times out at the command's budget; the door checks the command once).
+   */
+  readonly commandEvents?: 'delivered' | 'lost';
   /** Run Command faults inside the door's calls (SendCommand, GetCommandInvocation), under the SDK's error names. */
   readonly ssmFaults?: SsmFaults;
   /** The incident table (default: a fresh one). */

@@ -8,6 +8,8 @@ export interface NodeCommandAnswer {
   readonly stderr?: string;
   /** Polls answering InProgress before the final status. */
   readonly pollsBeforeDone?: number;
+  /** Polls GetCommandInvocation still answers InProgress after the status-change event (it lags the event). */
+  readonly lagsEventBy?: number;
 }
 
 /** A node as SSM sees it: managed or not, and how it answers each document. */
@@ -97,7 +99,10 @@ export interface SentCommand {
 export class LocalRunCommand {
   readonly commands: SentCommand[] = [];
   private readonly runs = new Map<string, number>();
-  private readonly invocations = new Map<string, { answer: NodeCommandAnswer; polls: number }>();
+  private readonly invocations = new Map<
+    string,
+    { answer: NodeCommandAnswer; polls: number; instanceId: string; document: string }
+  >();
 
   constructor(
     private readonly documents: Map<string, Record<string, DocumentParameter>>,
@@ -122,8 +127,22 @@ export class LocalRunCommand {
     this.runs.set(input.DocumentName, n);
     const answer = await this.onNode(input, await this.node.run(input.DocumentName, parameters, n));
     const id = `${String(this.commands.length).padStart(8, '0')}-aaaa-bbbb-cccc-0123456789ab`;
-    this.invocations.set(id, { answer, polls: 0 });
+    this.invocations.set(id, { answer, polls: 0, instanceId: input.InstanceIds[0], document: input.DocumentName });
     return { Command: { CommandId: id, DocumentName: input.DocumentName, Status: 'Pending' } };
+  }
+
+  /**
+   * The command as it ends on the node, if it ends within `polls` poll intervals of being sent: its
+   * final status, node and document (what Run Command's status-change event reports); from then on
+   * GetCommandInvocation answers the final status too. Undefined while it would still run.
+   */
+  finish(commandId: string, polls: number): { status: string; instanceId: string; document: string } | undefined {
+    const inv = this.invocations.get(commandId);
+    if (!inv) return undefined;
+    const needed = inv.answer.pollsBeforeDone ?? 0;
+    if (needed > polls) return undefined;
+    inv.polls = needed - (inv.answer.lagsEventBy ?? 0);
+    return { status: inv.answer.status, instanceId: inv.instanceId, document: inv.document };
   }
 
   get(input: { CommandId: string; InstanceId: string }) {

@@ -56,6 +56,11 @@ export class StackRoles {
     return fn.replace(/:\$LATEST$/, '');
   }
 
+  /** A Task state's TimeoutSeconds (Step Functions' default for a task-token Task: none, so a year). */
+  timeoutOf(state: string): number {
+    return Number(this.states.get(state)?.TimeoutSeconds ?? 365 * 86_400);
+  }
+
   /** Task parameters of a state as synthesized (after intrinsic resolution). */
   parametersOf(state: string): Record<string, unknown> {
     return (this.states.get(state)?.Parameters as Record<string, unknown> | undefined) ?? {};

@@ -11,6 +11,7 @@ import { summarizeEventSchema, summarizeIncident } from '../lambdas/aws/workflow
 import { verifyEventSchema, verifyRepair } from '../lambdas/aws/workflow/verify.js';
 import { incidentInputSchema, type WorkflowConfig } from '../lambdas/core/workflow/workflow-config.js';
 import type { AccountSnapshot } from './account-snapshot.js';
+import { commandAwaitTask } from './command-completion.js';
 import { asRole } from './guard.js';
 import type { PolicyDocument, TemplateAuthorizer } from './iam.js';
 import { unreachableCluster } from './kubernetes.js';
@@ -88,6 +89,10 @@ export function taskHandlers(ctx: TaskContext): Record<string, Handler> {
     ...functionTasks(ctx),
     ...kubernetesTasks(ctx),
     'Door: ask': approvalTask(ctx, 'Door: ask') as never,
+    'Door: await command': commandAwaitTask(
+      { ...ctx, authorizeInvoke: (fn) => authorizeInvoke(ctx, fn) },
+      'Door: await command',
+    ) as never,
     Notify: notifyTask(ctx, 'n') as never,
     'Notify failure': notifyTask(ctx, 'f') as never,
     'Notify bare failure': notifyTask(ctx, 'b') as never,

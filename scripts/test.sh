@@ -11,17 +11,18 @@ failed=0
 logs=$(mktemp -d /tmp/pod-doctor-test.XXXXXX)
 
 check() {
-  local name=$1
+  local name=$1 start=$SECONDS
   shift
   if "$@" >"$logs/$name.log" 2>&1; then
     passed=$((passed + 1))
-    echo "✓ $name"
+    echo "✓ $name ($((SECONDS - start)) s)"
   else
     failed=$((failed + 1))
-    echo "✗ $name"
+    echo "✗ $name ($((SECONDS - start)) s)"
     tail -n 40 "$logs/$name.log" | sed 's/^/    /'
   fi
 }
+echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime)"
 
 if [ ! -d node_modules ]; then
   npm ci --no-audit --no-fund
@@ -43,8 +44,28 @@ synth_check() {
 check cdk-synth-with-cdk-nag synth_check
 check public-api-report bash scripts/api-report.sh
 
+vitest_start=$SECONDS
 npx vitest run --reporter=default --reporter=json --outputFile="$logs/vitest.json" "$@"
 vitest_rc=$?
+echo "vitest: $((SECONDS - vitest_start)) s wall; load average now: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+# Time per tier: the sum of its files' durations (files of a tier run in parallel, so more than its wall time).
+# shellcheck disable=SC2016 # JavaScript, not shell
+node -e '
+  const fs = require("node:fs");
+  try {
+    const r = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
+    const tiers = {};
+    for (const f of r.testResults) {
+      const tier = (/\/test\/([^/]+)\//.exec(f.name) || [])[1] || "other";
+      const t = (tiers[tier] ??= { files: 0, ms: 0, tests: 0 });
+      t.files += 1;
+      t.ms += Math.max(0, (f.endTime ?? 0) - (f.startTime ?? 0));
+      t.tests += f.assertionResults.length;
+    }
+    for (const [tier, t] of Object.entries(tiers))
+      console.log(`tier ${tier}: ${(t.ms / 1000).toFixed(0)} s file time, ${t.files} files, ${t.tests} tests`);
+  } catch {}
+' "$logs/vitest.json"
 # shellcheck disable=SC2016 # JavaScript, not shell
 counts=$(node -e '
   const fs = require("node:fs");

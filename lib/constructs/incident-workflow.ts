@@ -26,6 +26,8 @@ import type { NodeCommands } from './node-commands.js';
 import { hasRemediationScope } from './remedy-grants.js';
 import { TopicFromRule } from './topic-from-rule.js';
 import { ApprovalEndpoint } from './workflow/approval-endpoint.js';
+import { ChatApprovals } from './workflow/chat-approvals.js';
+import { CommandCompletion } from './workflow/command-completion.js';
 import { IncidentStateGraph } from './workflow/incident-state-graph.js';
 import type { VpcRoute } from './workflow/routes.js';
 import { WorkflowFunctions } from './workflow/workflow-functions.js';
@@ -108,6 +110,8 @@ export class IncidentWorkflow extends Construct {
   readonly approvalUrl: string;
   readonly functions: WorkflowFunctions;
   readonly approval: ApprovalEndpoint;
+  /** Where the chat card's Approve and Reject custom actions send, and its consumer. */
+  readonly chatApprovals: ChatApprovals;
   /**
    * The door: the one function that changes anything (node commands, account and cluster remedies,
    * Kubernetes writes), gated right before each change; the only role with mutating grants.
@@ -115,6 +119,10 @@ export class IncidentWorkflow extends Construct {
   readonly door: DoorFunction;
   /** The door's copy in each VPC of `inVpcs` (the same gate, grants for that VPC's clusters only). */
   readonly doorsInVpcs: readonly VpcRoute[];
+  /** Node commands' completion events resume the workflow (no poll waits while a command runs). */
+  private readonly commandCompletion: CommandCompletion;
+  /** Status-change events of node commands the command-wait function could not take. */
+  readonly commandEventsDeadLetterQueue: IQueue;
 
   constructor(scope: Construct, id: string, props: IncidentWorkflowProps) {
     super(scope, id);
@@ -126,6 +134,12 @@ export class IncidentWorkflow extends Construct {
       reservedConcurrency: props.config.approvalReservedConcurrency,
     });
     this.approvalUrl = this.approval.url;
+    this.chatApprovals = new ChatApprovals(this, 'ChatApprovals', {
+      ...settings,
+      incidentTable: props.incidentTable,
+      signingKey: this.approval.signingKey,
+      topic: props.topic,
+    });
     this.functions = new WorkflowFunctions(this, 'Functions', {
       ...settings,
       clusters: props.config.clusters,
@@ -136,32 +150,57 @@ export class IncidentWorkflow extends Construct {
       approval: this.approval,
       approvalTimeout: timing.approvalTimeout,
     });
-    const placements = props.doorPlacements ?? [];
-    const inVpc = new Set(placements.flatMap((v) => v.reach.clusters.map((c) => c.name)));
-    const door = (id: string, clusters: PodDoctorConfig['clusters'], placement?: VpcPlacement) =>
-      new DoorFunction(this, id, {
-        ...settings,
-        clusters,
-        incidentTable: props.incidentTable,
-        evidenceBucket: props.evidenceBucket,
-        killSwitch: props.killSwitch,
-        nodeCommands: props.nodeCommands,
-        clusterAccess: reachesClusters(props),
-        placement,
-      });
-    this.door = door(
-      'Door',
-      props.config.clusters.filter((c) => !inVpc.has(c.name)),
-    );
-    this.doorsInVpcs = placements.map((v) => ({
-      vpcId: v.reach.vpcId,
-      clusters: v.reach.clusters.map((c) => c.name),
-      fn: door(`Door-${v.reach.vpcId}`, v.reach.clusters, v.placement).function,
-    }));
+    this.door = this.createDoor(props, settings);
+    this.doorsInVpcs = this.createDoorsInVpcs(props, settings);
+    this.commandCompletion = new CommandCompletion(this, 'CommandCompletion', {
+      ...settings,
+      incidentTable: props.incidentTable,
+      nodeCommands: props.nodeCommands,
+    });
+    this.commandEventsDeadLetterQueue = this.commandCompletion.deadLetterQueue;
     const stateMachine = this.createStateMachine(this.stateGraph(props, timing), props, timing);
     this.grantStateMachine(stateMachine, props);
     this.stateMachine = stateMachine;
     notifyOnFailedExecutions(this, stateMachine, props);
+  }
+
+  /** The door outside any VPC: every cluster whose functions do not run in a VPC of `doorPlacements`. */
+  private createDoor(props: IncidentWorkflowProps, settings: DoorSettings): DoorFunction {
+    const inVpc = new Set((props.doorPlacements ?? []).flatMap((v) => v.reach.clusters.map((c) => c.name)));
+    return this.doorFor(
+      'Door',
+      props,
+      settings,
+      props.config.clusters.filter((c) => !inVpc.has(c.name)),
+    );
+  }
+
+  /** The door's copy in each VPC of `doorPlacements`, its grants scoped to that VPC's clusters. */
+  private createDoorsInVpcs(props: IncidentWorkflowProps, settings: DoorSettings): VpcRoute[] {
+    return (props.doorPlacements ?? []).map((v) => ({
+      vpcId: v.reach.vpcId,
+      clusters: v.reach.clusters.map((c) => c.name),
+      fn: this.doorFor(`Door-${v.reach.vpcId}`, props, settings, v.reach.clusters, v.placement).function,
+    }));
+  }
+
+  private doorFor(
+    id: string,
+    props: IncidentWorkflowProps,
+    settings: DoorSettings,
+    clusters: PodDoctorConfig['clusters'],
+    placement?: VpcPlacement,
+  ): DoorFunction {
+    return new DoorFunction(this, id, {
+      ...settings,
+      clusters,
+      incidentTable: props.incidentTable,
+      evidenceBucket: props.evidenceBucket,
+      killSwitch: props.killSwitch,
+      nodeCommands: props.nodeCommands,
+      clusterAccess: reachesClusters(props),
+      placement,
+    });
   }
 
   /** The state graph over the workflow's functions, the checks, the door and the Kubernetes function when there is one. */
@@ -172,6 +211,7 @@ export class IncidentWorkflow extends Construct {
         decide: this.functions.decide,
         door: this.door.function,
         requestApproval: this.functions.requestApproval,
+        commandWait: this.commandCompletion.function,
         verify: this.functions.verify,
         summarize: this.functions.summarize,
         resolveNode: props.checks.resolveNode,
@@ -223,6 +263,7 @@ export class IncidentWorkflow extends Construct {
       ...this.functions.all,
       this.door.function,
       ...this.doorsInVpcs.map((d) => d.fn),
+      this.commandCompletion.function,
       ...Object.values(props.checks.functions),
       props.checks.resolveNode,
       ...(props.kubernetes ? [props.kubernetes] : []),
@@ -232,8 +273,13 @@ export class IncidentWorkflow extends Construct {
     props.topic.grantPublish(stateMachine);
     acknowledgeTopicKey(stateMachine.role);
     this.approval.grantResume(stateMachine);
+    this.chatApprovals.grantResume(stateMachine);
+    this.commandCompletion.grantResume(stateMachine);
   }
 }
+
+/** What every function of the workflow shares: where it reads its configuration, its log retention. */
+type DoorSettings = { readonly configStore: ConfigStore; readonly logRetention: RetentionDays };
 
 /** The workflow reaches some cluster's Kubernetes API (outside any VPC, or from one). */
 function reachesClusters(props: IncidentWorkflowProps): boolean {

@@ -304,6 +304,15 @@ export function acknowledgeAssetDeployment(stack: IConstruct): void {
   }
 }
 
+/** An SQS event source mapping: Lambda supports no on-failure destination for SQS; the queue's redrive is it. */
+export function acknowledgeSqsEventSource(mapping: IConstruct): void {
+  acknowledge(
+    mapping,
+    'Serverless::Serverless-LambdaEventSourceMappingDestination',
+    'An SQS event source takes no on-failure destination (Lambda supports it for streams and Kafka only); messages that fail maxReceiveCount times go to the queue’s dead-letter queue, which alarms.',
+  );
+}
+
 /** Lambda creates, describes and deletes the network interfaces of a function placed in a VPC. */
 export function acknowledgeNetworkInterfaces(role: IConstruct, interfaces: string): void {
   acknowledgeWildcardResources(

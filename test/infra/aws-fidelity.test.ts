@@ -41,12 +41,12 @@ describe('AWS fidelity of the template', () => {
     expect(JSON.stringify(grants[0].Resource)).not.toMatch(/log-group:\*/);
   });
 
-  it('alarms on the first message in either dead-letter queue, to the notification topic', () => {
+  it('alarms on the first message in any dead-letter queue (ingest, delivery, command events), to the notification topic', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map(
       (a) => (a as { Properties: Record<string, unknown> }).Properties,
     );
     const queues = Object.keys(template.findResources('AWS::SQS::Queue'));
-    expect(queues).toHaveLength(2);
+    expect(queues).toHaveLength(3);
     for (const q of queues) {
       expect(alarms).toContainEqual(
         expect.objectContaining({

@@ -4,8 +4,8 @@ import { chatCard } from '../../lambdas/core/voices/chat-card.js';
 import type { IncidentNotice, NoticeKind } from '../../lambdas/core/voices/notice.js';
 import { NOTICE_DETAIL_TYPE, NOTICE_SOURCE } from '../../lambdas/core/voices/notice.js';
 import { pagingDetail } from '../../lambdas/core/voices/paging.js';
+import { matchesEventPattern } from '../../local/event-pattern.js';
 import { CHANNELS } from '../support/channels.js';
-import { matchesEventPattern } from '../support/event-pattern.js';
 import { identityStatements } from '../support/iam.js';
 import { synth, synthIn } from '../support/synth.js';
 import {

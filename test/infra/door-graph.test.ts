@@ -168,7 +168,7 @@ describe.each([
 
   it('every way into the door is a "<caller>: request" that sets $.door.call, or the door\'s own poll, ask and answer', () => {
     const into = states.filter(([, s]) => successors(s).includes('Door')).map(([n, s]) => [n, s] as const);
-    const own = ['Door: wait', 'Door: ask', 'Door: no answer'];
+    const own = ['Door: wait', 'Door: await command', 'Door: ask', 'Door: no answer'];
     for (const [n, s] of into) {
       if (own.includes(n)) continue;
       expect(n, n).toMatch(/: request$/);

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { matchesEventPattern } from '../support/event-pattern.js';
+import { matchesEventPattern } from '../../local/event-pattern.js';
 import { cloudTrailFixture, fixture } from '../support/fixtures.js';
 import { synth } from '../support/synth.js';
 
 /**
  * The synthesized EventBridge rules against real CloudTrail event shapes, matched with EventBridge's
- * semantics (test/support/event-pattern.ts): which rule, if any, delivers each event to ingest.
+ * semantics (local/event-pattern.ts): which rule, if any, delivers each event to ingest.
  */
 describe('CloudTrail rules as EventBridge matches them', () => {
   const { template } = synth({

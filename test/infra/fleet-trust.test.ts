@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SPOKE_DETAIL_TYPE, SPOKE_SOURCE, spokeRoleArn } from '../../lambdas/core/fleet/fleet.js';
+import { matchesEventPattern } from '../../local/event-pattern.js';
 import { type Deployment, FleetWorld, LocalOrganization } from '../../local/fleet-world.js';
 import { arnOf, idsOfType } from '../../local/template.js';
-import { matchesEventPattern } from '../support/event-pattern.js';
 import { FLEET, fleetTemplates } from '../support/fleet-templates.js';
 
 // Cross-account trust decided from the synthesized templates: STS from the spoke role's trust policy

@@ -18,6 +18,7 @@ const CLIENTS: Record<string, readonly string[]> = {
   'approval-callback': ['dynamodb', 'secrets-manager', 'sfn'],
   'approval-key-rotation': ['secrets-manager'],
   'approval-request': ['dynamodb', 'secrets-manager', 'sns'],
+  'command-wait': ['dynamodb', 'sfn'],
   'check-changes': ['dynamodb'],
   'check-ecr': ['dynamodb', 'ecr'],
   'check-eks': ['ec2-query', 'eks'],

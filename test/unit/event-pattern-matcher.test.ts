@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { matchesEventPattern } from '../support/event-pattern.js';
+import { matchesEventPattern } from '../../local/event-pattern.js';
 
 // The examples of the event-ruler README (github.com/aws/event-ruler), the library EventBridge matches with.
 const EC2_EVENT = {

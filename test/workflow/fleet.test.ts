@@ -5,12 +5,12 @@ import { forwardSignals } from '../../lambdas/aws/fleet/spoke-forwarder.js';
 import { openIncidentKey } from '../../lambdas/core/contract/incident-table.js';
 import { type FleetMember, fleetEventSchema, spokeRoleArn } from '../../lambdas/core/fleet/fleet.js';
 import type { LocalTable } from '../../local/dynamo.js';
+import { matchesEventPattern } from '../../local/event-pattern.js';
 import { type Deployment, FleetWorld, LocalOrganization } from '../../local/fleet-world.js';
 import { asRole } from '../../local/guard.js';
 import { localIngestDeps } from '../../local/ingest-runtime.js';
 import { freshIncidentTable } from '../../local/local-workflow.js';
 import { arnOf, idsOfType } from '../../local/template.js';
-import { matchesEventPattern } from '../support/event-pattern.js';
 import { corpus, subscriptionEvent } from '../support/fixtures.js';
 import { FLEET, fleetTemplates } from '../support/fleet-templates.js';
 

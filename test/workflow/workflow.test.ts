@@ -26,10 +26,10 @@ const run = (
   },
 ) => runWorkflow(i, { account: healthyAccount(), definition, ...o });
 
-/** The door's polls of the node action: its waits between "Act: request" and the action's result. */
-function actPolls(r: { states: string[] }): number {
+/** How often the run entered `state` between "Act: request" and the action's result. */
+function duringAct(r: { states: string[] }, state: string): number {
   const from = r.states.indexOf('Act: request');
-  return r.states.slice(from, r.states.indexOf('Act done?', from)).filter((s) => s === 'Door: wait').length;
+  return r.states.slice(from, r.states.indexOf('Act done?', from)).filter((s) => s === state).length;
 }
 
 describe('in-place tier, auto mode', () => {
@@ -256,12 +256,36 @@ describe('safety', () => {
 });
 
 describe('SSM orchestration', () => {
-  it('a command that never finishes times out after the poll limit', async () => {
+  it('a command that never finishes times out at its budget: the await ends, one check finds it still running', async () => {
     const r = await run(incident(), { node: simulatedPauseNode({ repair: { pollsBeforeDone: 10_000 } }) });
     // The budget of the longest action document's executionTimeout (collect-logs, 600 s) + 60 s, every 5 s.
     expect(pollBudgets(Duration.seconds(5)).actPolls).toBe(132);
-    expect(actPolls(r)).toBe(132);
+    expect(
+      (definition.States as Record<string, { TimeoutSeconds?: number }>)['Door: await command'].TimeoutSeconds,
+    ).toBe(660);
+    expect(duringAct(r, 'Door: await command')).toBe(1);
+    expect(duringAct(r, 'Door: wait')).toBe(0);
+    expect(r.failures).toContainEqual(expect.stringMatching(/^Door: await command: States.Timeout/));
     expect(summaryOf(r).outcome).toBe('action timed out');
+  });
+
+  it("no poll waits: each command's status-change event resumes the run through the template's rule", async () => {
+    const r = await run(incident(), { node: simulatedPauseNode() });
+    expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
+    expect(r.states).not.toContain('Door: wait');
+    expect(r.states.filter((s) => s === 'Door: await command')).toHaveLength(3);
+    // EventBridge invoked the command-wait function for the rule (its resource policy), once per command.
+    const byEvents = r.decisions.filter((d) => d.principal === 'events.amazonaws.com');
+    expect(byEvents.map((d) => [d.action, d.allowed])).toEqual(Array(3).fill(['lambda:InvokeFunction', true]));
+  });
+
+  it('a lost status-change event costs time, not the run: the await times out and the door reads the result once', async () => {
+    const r = await run(incident(), { node: simulatedPauseNode(), commandEvents: 'lost' });
+    expect(r.status, r.failures.join('\n')).toBe('SUCCEEDED');
+    expect(docsRun(r)).toEqual([DOCUMENTS.probeNode, DOCUMENTS.repairPauseImage, DOCUMENTS.probeNode]);
+    expect(r.failures.filter((f) => f.startsWith('Door: await command: States.Timeout'))).toHaveLength(3);
+    expect(r.states).not.toContain('Door: wait');
+    expect(summaryOf(r).outcome).toBe('repaired and verified');
   });
 
   it('an Undeliverable command is reported as a failed action', async () => {
@@ -344,9 +368,18 @@ describe('AWS fidelity of the workflow (issue 10)', () => {
     expect(docsRun(r)).toEqual([DOCUMENTS.probeNode, DOCUMENTS.repairPauseImage, DOCUMENTS.probeNode]);
   });
 
-  it('an action running past the old 5-minute poll limit is polled to its end (budget from executionTimeout)', async () => {
+  it('GetCommandInvocation lagging the event: the door polls again after the interval (the poll loop)', async () => {
+    const r = await run(incident(), { node: simulatedPauseNode({ repair: { lagsEventBy: 2 } }) });
+    expect(duringAct(r, 'Door: await command')).toBe(1);
+    expect(duringAct(r, 'Door: wait')).toBe(2);
+    expect(summaryOf(r).outcome).toBe('repaired and verified');
+  });
+
+  it('an action running past the old 5-minute poll limit is awaited to its end (budget from executionTimeout)', async () => {
     const r = await run(incident(), { node: simulatedPauseNode({ repair: { pollsBeforeDone: 65 } }) });
-    expect(actPolls(r)).toBe(66);
+    expect(duringAct(r, 'Door: await command')).toBe(1);
+    expect(duringAct(r, 'Door: wait')).toBe(0);
+    expect(r.failures.filter((f) => f.startsWith('Door: await command'))).toEqual([]);
     expect(summaryOf(r).outcome).toBe('repaired and verified');
   });
 });

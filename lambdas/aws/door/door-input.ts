@@ -10,5 +10,7 @@ export const doorInputSchema = z.object({
   execution: z.string().check(z.minLength(1), z.maxLength(2_048)),
   region: z.string().check(z.regex(/^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$/)),
   polls: z.object({ probe: z.int().check(z.minimum(1)), action: z.int().check(z.minimum(1)) }),
+  /** Seconds a poll stands for (the state machine's poll interval): a command's budget is its polls × this. */
+  pollSeconds: z._default(z.int().check(z.minimum(1)), 5),
 });
 export type DoorInput = z.output<typeof doorInputSchema>;

@@ -92,10 +92,14 @@ export async function sendCommand(
 
 const RUNNING = new Set(['Pending', 'InProgress', 'Delayed']);
 
-/** One poll: still running (the poll counted), or the final result, its output stored. */
+/**
+ * One poll: still running (the poll counted), or the final result, its output stored. A poll counts
+ * at least the poll intervals since the command was sent: after a completion event that never came
+ * (the await timed out at the budget's end), one check finds the command done or timed out.
+ */
 export async function pollCommand(
   p: PendingCommand,
-  o: { readonly incidentId: string; readonly probe: boolean },
+  o: { readonly incidentId: string; readonly probe: boolean; readonly now?: number; readonly pollSeconds?: number },
   deps: CommandDeps,
 ): Promise<{ readonly running: PendingCommand } | { readonly final: CommandOutcome }> {
   let result: CommandResult;
@@ -116,7 +120,9 @@ export async function pollCommand(
     result = { status: 'Pending', commandId: p.commandId };
   }
   if (RUNNING.has(result.status)) {
-    if (p.polls + 1 < p.maxPolls) return { running: { ...p, polls: p.polls + 1 } };
+    const elapsed = o.now === undefined || !o.pollSeconds ? 0 : (o.now - Date.parse(p.sentAt)) / 1000 / o.pollSeconds;
+    const polls = Math.max(p.polls + 1, Math.floor(elapsed));
+    if (polls < p.maxPolls) return { running: { ...p, polls } };
     result = { ...result, status: 'PollTimeout' };
   }
   return { final: await storeOutcome(p, result, o, deps) };

@@ -42,7 +42,7 @@ const iso = (t: number) => new Date(t).toISOString();
 export async function doorStep(input: DoorInput, deps: DoorDeps): Promise<DoorState> {
   const run = input.door.run;
   const current = run?.slot === input.door.call.slot && run.step !== 'done' ? run : undefined;
-  if (current?.step === 'wait' && current.pending) return pollStep(input, current, deps);
+  if ((current?.step === 'await' || current?.step === 'wait') && current.pending) return pollStep(input, current, deps);
   return gateStep(input, current?.probed ?? false, deps);
 }
 
@@ -174,7 +174,7 @@ async function probeForEvidence(input: DoorInput, g: Gated): Promise<DoorState> 
   if ('pending' in out)
     return withRun(input, {
       slot: input.door.call.slot,
-      step: 'wait',
+      step: 'await',
       probed: true,
       pending: { ...out.pending, purpose: 'evidence' },
     });
@@ -242,7 +242,7 @@ async function runStep(input: DoorInput, g: Gated, dryRun: boolean): Promise<Doo
   if ('pending' in out) {
     const pending = { ...out.pending, ...(r.reservation ? { reservation: r.reservation } : {}) };
     await recordPending(ref, pending, now, tableOf(deps));
-    return withRun(input, { slot: request.slot, step: 'wait', probed: g.probed, pending });
+    return withRun(input, { slot: request.slot, step: 'await', probed: g.probed, pending });
   }
   const done = await finish(
     input,
@@ -275,10 +275,11 @@ async function pollStep(input: DoorInput, run: DoorRun, deps: DoorDeps): Promise
   const probe = p.purpose === 'evidence' || request.action.kind === 'probe-node';
   const r = await pollCommand(
     p,
-    { incidentId: request.incident.id, probe },
+    { incidentId: request.incident.id, probe, now: deps.now(), pollSeconds: input.pollSeconds },
     { ssm: deps.ssm, s3: deps.s3, config: deps.config },
   );
-  if ('running' in r) return withRun(input, { ...run, pending: r.running });
+  // Still running after its completion event (GetCommandInvocation lags it) or without one: the poll loop.
+  if ('running' in r) return withRun(input, { ...run, step: 'wait', pending: r.running });
   const now = deps.now();
   const table = { ddb: deps.ddb, tableName: deps.config.tableName };
   if (probe) await recordProbe(p.instanceId, r.final, { execution: request.execution, now }, table);

@@ -59,6 +59,7 @@ const INGEST = {
 /** What each handler's function is given, by handler name (the file name in lambdas/handlers). */
 export const HANDLER_VARIABLES = {
   'approval-callback': { ...CONFIG, APPROVAL_SECRET_ARN: text() },
+  'approval-chat': { ...CONFIG, APPROVAL_SECRET_ARN: text() },
   'approval-key-rotation': {},
   'approval-request': {
     ...CONFIG,
@@ -72,6 +73,7 @@ export const HANDLER_VARIABLES = {
   'check-eks': {},
   'check-iam': {},
   'check-network': {},
+  'command-wait': CONFIG,
   'config-writer': {},
   decide: CONFIG,
   door: CONFIG,

@@ -23,6 +23,14 @@ export const EVENT_SEEN_PREFIX = 'EVENTSEEN#';
 /** Partition key prefix of the signal self-check's per-cluster state. */
 export const SIGNAL_STATE_PREFIX = 'SIGNAL#';
 
+/** Partition key prefix of a node command's completion rendezvous (the workflow's task token, the command's final status). */
+export const COMMAND_WAIT_PREFIX = 'COMMAND#';
+
+/** The rendezvous of one Run Command command: "Door: await command" writes its token, the status-change event its status. */
+export function commandWaitKey(commandId: string): TableKey {
+  return { pk: `${COMMAND_WAIT_PREFIX}${commandId}`, sk: 'WAIT' };
+}
+
 /** The open incident row of one incident key (aggregation, dedupe, workflow input). */
 export function openIncidentKey(incidentKey: string): TableKey {
   return { pk: `${INCIDENT_PREFIX}${incidentKey}`, sk: 'OPEN' };

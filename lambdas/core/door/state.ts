@@ -16,7 +16,11 @@ export const DOOR_RETURNS = ['diagnose', 'remedy', 'act', 'verify', 'evict', 'su
 export type DoorReturn = (typeof DOOR_RETURNS)[number];
 
 /** What the door does next: wait and poll a command, ask for approval, or return to the caller. */
-export const DOOR_STEPS = ['wait', 'ask', 'done'] as const;
+/**
+ * `await`: a command was sent, its completion event resumes the workflow; `wait`: poll it again after the
+ * poll interval (no event came in time, or GetCommandInvocation still lags it); `ask`: the approval wait.
+ */
+export const DOOR_STEPS = ['await', 'wait', 'ask', 'done'] as const;
 
 /** The outcome of a door call: done (the kind's record), dry-run (what it would do), or nothing done. */
 export const DOOR_OUTCOMES = ['done', 'dry-run', 'refused', 'not-approved', 'failed'] as const;

@@ -1,4 +1,4 @@
-import type { Duration } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import {
   Choice,
@@ -33,6 +33,8 @@ export interface DoorStatesProps {
   readonly doorInVpcs?: readonly VpcRoute[];
   /** The approval request function (the door's one approval wait). */
   readonly requestApproval: IFunction;
+  /** The command-wait function: "Door: await command" leaves its task token there (command-completion.ts). */
+  readonly commandWait: IFunction;
   readonly approvalTimeout: Duration;
   /** Interval of the door's poll loop. */
   readonly pollInterval: Duration;
@@ -71,10 +73,42 @@ export class DoorStates {
     const wait = new Wait(scope, 'Door: wait', { time: WaitTime.duration(p.pollInterval) }).next(this.door);
     const ask = this.ask(p);
     const next = new Choice(scope, 'Door: next?')
+      .when(Condition.stringEquals(at('door', 'run', 'step'), 'await'), this.awaitCommand(p))
       .when(Condition.stringEquals(at('door', 'run', 'step'), 'wait'), wait)
       .when(Condition.stringEquals(at('door', 'run', 'step'), 'ask'), ask)
       .otherwise(this.backTo);
     for (const task of routed.tasks) task.next(next);
+  }
+
+  /**
+   * "Door: await command": no poll waits while a command runs. The command-wait function keeps the
+   * task token under the command's id; Run Command's status-change event resumes the task when the
+   * command ends. No event before the longest command's budget ends (a lost event): the timeout is
+   * caught and the door checks the command once (GetCommandInvocation), counting the time waited as
+   * polls; a command it still finds running within its budget continues in the poll loop ("Door: wait").
+   */
+  private awaitCommand(p: DoorStatesProps): TaskStateBase {
+    const task = retried(
+      new LambdaInvoke(this.scope, 'Door: await command', {
+        lambdaFunction: p.commandWait,
+        integrationPattern: IntegrationPattern.WAIT_FOR_TASK_TOKEN,
+        payload: TaskInput.fromObject({
+          taskToken: JsonPath.taskToken,
+          'commandId.$': at('door', 'run', 'pending', 'commandId'),
+          'instanceId.$': at('door', 'run', 'pending', 'instanceId'),
+        }),
+        // The longest command's budget (a probe's is shorter: the door's check then finds it timed out).
+        taskTimeout: Timeout.duration(Duration.seconds(p.pollInterval.toSeconds() * p.polls.action)),
+        resultPath: JsonPath.DISCARD,
+        retryOnServiceExceptions: false,
+      }),
+      ['Lambda.TooManyRequestsException', 'Lambda.ServiceException', 'Lambda.SdkClientException'],
+    );
+    // Catches are tried in order: no event in time goes to the door's one check; anything else fails.
+    task.addCatch(this.door, { errors: [WORKFLOW_ERRORS.timeout], resultPath: JsonPath.DISCARD });
+    p.onError(task);
+    task.next(this.door);
+    return task;
   }
 
   /** "Door: ask": the one approval wait (task token, deadline); the answer goes back to the door. */
@@ -153,6 +187,7 @@ function doorTask(scope: Construct, id: string, fn: IFunction, p: DoorStatesProp
           'execution.$': at('execution', 'arn'),
           'region.$': at('open', 'region'),
           polls: { probe: p.polls.probe, action: p.polls.action },
+          pollSeconds: p.pollInterval.toSeconds(),
         }),
         payloadResponseOnly: true,
         resultPath: at('door'),

@@ -34,6 +34,8 @@ export interface IncidentStateFunctions {
   /** The door: the one gate and the only mutating clients. */
   readonly door: IFunction;
   readonly requestApproval: IFunction;
+  /** Keeps the task token of "Door: await command" until the command's completion event resumes it. */
+  readonly commandWait: IFunction;
   readonly verify: IFunction;
   readonly summarize: IFunction;
   /** Kubernetes API of the cluster (read-only: inspect, watch pods start); absent: no cluster access. */
@@ -93,6 +95,7 @@ export class IncidentStateGraph extends StateMachineFragment {
       door: f.door,
       doorInVpcs: f.inVpcs?.door,
       requestApproval: f.requestApproval,
+      commandWait: f.commandWait,
       approvalTimeout: props.approvalTimeout,
       pollInterval: props.polling.pollInterval,
       polls: { probe: props.polling.probePolls, action: props.polling.actPolls },
