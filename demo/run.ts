@@ -252,11 +252,13 @@ async function detect(s: Scenario, table: LocalTable, template: ResolvedTemplate
   let cluster: LocalCluster | undefined;
   if (seeded && s.eventsWatched) {
     const watched = watchedEvents(seeded);
-    cluster = await LocalCluster.start(seeded);
-    for (const e of watched) cluster.server.coreEvents.write(e);
+    const local = await LocalCluster.start(seeded, { network: s.network });
+    cluster = local;
+    for (const e of watched) local.server.coreEvents.write(e);
     const reader = localEvents(template, table, {
-      server: cluster.server,
-      endpoint: cluster.endpoint,
+      server: local.server,
+      endpoint: local.endpoint,
+      endpointFor: (p) => local.endpointFor(p),
       watchSeconds: 2,
     });
     await reader.invoke(`demo-${s.name}-events`);
@@ -273,7 +275,7 @@ async function detect(s: Scenario, table: LocalTable, template: ResolvedTemplate
       count: Number(i.occurrences),
       signals: orderSignals((i.signals as Iterable<string> | undefined) ?? []),
     }));
-  if (!cluster && seeded && started.length) cluster = await LocalCluster.start(seeded);
+  if (!cluster && seeded && started.length) cluster = await LocalCluster.start(seeded, { network: s.network });
   return { started, incidents, cluster };
 }
 
@@ -281,8 +283,11 @@ async function runScenario(s: Scenario, ctx: DemoContext): Promise<ScenarioResul
   const t0 = performance.now();
   const account = healthyAccount();
   s.account?.(account);
-  const table = await freshIncidentTable(ctx.template);
-  const { started, incidents, cluster } = await detect(s, table, ctx.template);
+  // A scenario with a deployment of its own (a private cluster's VPC) runs on that template.
+  const template = s.deployment ? synthesizedTemplate(s.deployment) : ctx.template;
+  const definition = s.deployment ? definitionOf(template) : ctx.definition;
+  const table = await freshIncidentTable(template);
+  const { started, incidents, cluster } = await detect(s, table, template);
   const main = started.find((x) => x.class === s.expect.class) ?? started[0];
   const { behaviour, kind, sandboxImagePresent } = await nodeFor(s, ctx.stage, account);
   const stopKubelet =
@@ -291,8 +296,8 @@ async function runScenario(s: Scenario, ctx: DemoContext): Promise<ScenarioResul
     ? await runWorkflow(ctx.agentRequest ? { ...main, agentRequest: ctx.agentRequest } : main, {
         account,
         node: behaviour,
-        definition: ctx.definition,
-        template: ctx.template,
+        definition,
+        template,
         table,
         modes: s.modes,
         // An agent's request waits for a human: in the demo no one answers before the deadline.

@@ -12,6 +12,7 @@ import {
   REGION,
   SUBNET,
 } from '../local/account-snapshot.js';
+import type { ClusterNetwork } from '../local/network.js';
 import { LOCAL_CONFIG } from '../local/template.js';
 import type { ClusterSeed } from './cluster-seeds.js';
 
@@ -43,6 +44,10 @@ export interface Scenario {
    * the events reader (as deployed: its role and environment) before the log path runs.
    */
   readonly eventsWatched?: boolean;
+  /** The deployment's configuration for this scenario (synthesized for it). @default DEMO_CONFIG */
+  readonly deployment?: unknown;
+  /** Where the cluster's API endpoint listens: who may reach it. @default public, open to all */
+  readonly network?: ClusterNetwork;
   /** What the demo must find (the tests hold it to this). */
   readonly expect: {
     readonly class: FailureClass;

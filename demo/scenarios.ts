@@ -25,6 +25,7 @@ import {
   type Scenario,
 } from './scenario-kit.js';
 import { PREVENT_SCENARIOS } from './scenarios-prevent.js';
+import { PRIVATE_SCENARIOS as PRIVATE } from './scenarios-private.js';
 import { SIGNAL_SCENARIOS } from './scenarios-signals.js';
 
 export type { DemoNode, Scenario } from './scenario-kit.js';
@@ -389,4 +390,4 @@ const FIELD_SCENARIOS: readonly Scenario[] = [
 export const DEMO_CLUSTER = CLUSTER;
 
 /** Every demo scenario: the log-line field scenarios, then those of the other signals. */
-export const SCENARIOS: readonly Scenario[] = [...FIELD_SCENARIOS, ...SIGNAL_SCENARIOS, ...PREVENT_SCENARIOS];
+export const SCENARIOS: readonly Scenario[] = [FIELD_SCENARIOS, SIGNAL_SCENARIOS, PREVENT_SCENARIOS, PRIVATE].flat();

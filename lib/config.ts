@@ -8,6 +8,7 @@ import {
 } from '../lambdas/core/contract/failure-classes.js';
 import { DEFAULT_INGEST_LIMITS } from '../lambdas/core/incident/ingest-limits.js';
 import { REMEDY_TIERS } from '../lambdas/core/remedy/apply-path.js';
+import { clusterVpcSchema } from './cluster-vpc-schema.js';
 
 /** The cdk.json context key that holds the pod-doctor configuration. */
 export const CONFIG_CONTEXT_KEY = 'pod-doctor';
@@ -88,6 +89,8 @@ const clusterSchema = z.strictObject({
    * watched through its logs, CloudTrail and Run Command, and cluster remedies are recommended.
    */
   kubernetesApi: z.boolean().default(true),
+  /** The cluster's VPC, where the functions that talk to its API server run (lib/cluster-vpc-schema.ts). */
+  vpc: clusterVpcSchema.optional(),
   /**
    * IAM roles of the cluster's nodes (instance profile roles). The evidence bucket lets them put
    * collect-logs bundles under `incidents/`; without them collect-logs cannot upload.

@@ -45,6 +45,7 @@ export { PodDoctor, type PodDoctorResources } from './pod-doctor.js';
 export { type FleetProps, PodDoctorHub, type PodDoctorHubProps } from './pod-doctor-hub.js';
 export type {
   ClusterRemediation,
+  ClusterVpc,
   PodDoctorCluster,
   PodDoctorProps,
   PullThroughCacheRemediation,

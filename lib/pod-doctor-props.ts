@@ -89,6 +89,23 @@ export interface PodDoctorCluster {
    * @default true
    */
   readonly kubernetesApi?: boolean;
+  /**
+   * The cluster's VPC (`aws eks describe-cluster`'s `resourcesVpcConfig`), for a cluster whose API
+   * endpoint pod-doctor cannot reach from outside it (private only, or public but limited to CIDRs):
+   * the functions that talk to its API server run in it, one set per VPC.
+   * @default - the context value `pod-doctor:cluster-vpc:<region>:<name>` when the app has one, else none: the functions run outside any VPC
+   */
+  readonly vpc?: ClusterVpc;
+}
+
+/** Where pod-doctor's Kubernetes functions run for a cluster with a private (or CIDR-restricted) endpoint. */
+export interface ClusterVpc {
+  /** The cluster's VPC (`resourcesVpcConfig.vpcId`). */
+  readonly vpcId: string;
+  /** Subnets of that VPC the functions get their network interfaces in (the cluster's `subnetIds`). */
+  readonly subnetIds: readonly string[];
+  /** The cluster security group (`resourcesVpcConfig.clusterSecurityGroupId`): it admits the functions on 443. */
+  readonly clusterSecurityGroupId: string;
 }
 
 /**
@@ -252,6 +269,7 @@ export function configFromProps(props: PodDoctorProps): PodDoctorConfig {
       logGroups: c.logGroups ? [...c.logGroups] : undefined,
       nodeRoleArns: c.nodeRoleArns ? [...c.nodeRoleArns] : undefined,
       kubernetesApi: c.kubernetesApi,
+      vpc: c.vpc && { ...c.vpc, subnetIds: [...c.vpc.subnetIds] },
       remediation: c.remediation
         ? {
             roles: c.remediation.roles && [...c.remediation.roles],

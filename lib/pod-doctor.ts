@@ -16,6 +16,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { type IStringParameter, StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { withContextVpcs } from './cluster-vpc-context.js';
 import type { PodDoctorConfig } from './config.js';
 import { AccountChecks } from './constructs/account-checks.js';
 import { hasChannels } from './constructs/channels/channel-props.js';
@@ -28,14 +29,15 @@ import { Detection } from './constructs/detection.js';
 import { EvidenceBucket } from './constructs/evidence-bucket.js';
 import { IncidentStore } from './constructs/incident-store.js';
 import { IncidentWorkflow } from './constructs/incident-workflow.js';
-import { KubernetesAccess, KubernetesSweep } from './constructs/kubernetes-access.js';
-import { KubernetesEvents } from './constructs/kubernetes-events.js';
+import type { KubernetesAccess, KubernetesSweep } from './constructs/kubernetes-access.js';
+import type { KubernetesEvents } from './constructs/kubernetes-events.js';
 import { NodeCommands } from './constructs/node-commands.js';
 import { Notifications } from './constructs/notifications.js';
 import { OperationsDashboard } from './constructs/operations-dashboard.js';
 import { estimatePolicyArnSize } from './constructs/pod-doctor-function.js';
 import { EnvironmentSizeCheck } from './constructs/resolved-size.js';
 import { SignalCheck } from './constructs/signal-check.js';
+import { type ClustersInVpcs, kubernetesFunctions, scheduledReaders } from './kubernetes-reach.js';
 import { configFromProps, type PodDoctorProps } from './pod-doctor-props.js';
 import { requireClustersInStackRegion, requirePullThroughSecretsHere, warnIamEventsNotSeen } from './regions.js';
 
@@ -110,6 +112,8 @@ export class PodDoctor extends Construct {
   readonly kubernetesEvents?: KubernetesEvents;
   /** The hourly check of each cluster's detection signals (absent without clusters). @internal */
   readonly signalCheck?: SignalCheck;
+  /** Per VPC of clusters reached from inside it (`clusters[].vpc`): its placement and functions. @internal */
+  readonly inVpcs: readonly ClustersInVpcs[];
 
   /**
    * A pod-doctor from a configuration already validated by `parseConfig` (the `pod-doctor` key of
@@ -131,7 +135,8 @@ export class PodDoctor extends Construct {
   constructor(scope: Construct, id: string, props: PodDoctorProps = {}) {
     super(scope, id);
     estimatePolicyArnSize(this);
-    const config = VALIDATED.get(props) ?? configFromProps(props);
+    const validated = VALIDATED.get(props) ?? configFromProps(props);
+    const config = { ...validated, clusters: withContextVpcs(this, validated.clusters) };
     this.config = config;
     requireClustersInStackRegion(this, config.clusters);
     requirePullThroughSecretsHere(this, config.clusters);
@@ -171,9 +176,8 @@ export class PodDoctor extends Construct {
       logRetention,
       changeIndex: this.incidentTable,
     });
-    if (this.apiClusters.length > 0) {
-      this.kubernetes = new KubernetesAccess(this, 'Kubernetes', { clusters: this.apiClusters, logRetention });
-    }
+    const k8s = kubernetesFunctions(this, config.clusters, logRetention);
+    ({ outside: this.kubernetes, inVpcs: this.inVpcs } = k8s);
     this.configStore = new ConfigStore(this, 'Config', {
       table: this.incidentTable,
       document: this.configDocument(),
@@ -182,10 +186,8 @@ export class PodDoctor extends Construct {
     this.workflow = this.createWorkflow(logRetention);
     this.stateMachine = this.workflow.stateMachine;
     this.detection = this.createDetection(logRetention);
-    if (this.apiClusters.length > 0) {
-      this.kubernetesSweep = this.createKubernetesSweep(logRetention);
-      this.kubernetesEvents = this.createKubernetesEvents(logRetention);
-    }
+    ({ sweep: this.kubernetesSweep, events: this.kubernetesEvents } =
+      this.createScheduledReaders(k8s.outsideClusters, logRetention) ?? {});
     // Logs and CloudTrail are checked on every cluster, events where the API is reached.
     if (config.clusters.length > 0) this.signalCheck = this.createSignalCheck(logRetention);
     this.ingestDeadLetterQueue = this.detection.deadLetterQueue;
@@ -227,9 +229,10 @@ export class PodDoctor extends Construct {
         remediation: c.remediation,
         nodeRoleArns: c.nodeRoleArns,
         ...(c.kubernetesApi ? {} : { kubernetesApi: false }),
+        ...(c.kubernetesApi && c.vpc ? { reach: c.vpc.vpcId } : {}),
       })),
       remedies: config.remedies,
-      clusterAccess: this.kubernetes !== undefined,
+      clusterAccess: this.apiClusters.length > 0,
       modes: config.modes,
       limits: config.limits,
       ingestLimits: config.ingestLimits,
@@ -251,6 +254,8 @@ export class PodDoctor extends Construct {
     const { config } = this;
     return new IncidentWorkflow(this, 'Workflow', {
       kubernetes: this.kubernetes?.function,
+      inVpcs: this.inVpcs.map((v) => ({ reach: v.reach, kubernetes: v.kubernetes.function })),
+      doorPlacements: this.inVpcs.map((v) => ({ reach: v.reach, placement: v.placement })),
       config,
       configStore: this.configStore,
       checks: this.checks,
@@ -282,32 +287,24 @@ export class PodDoctor extends Construct {
     });
   }
 
-  private createKubernetesSweep(logRetention: RetentionDays): KubernetesSweep {
-    const { config } = this;
-    return new KubernetesSweep(this, 'KubernetesSweep', {
-      clusters: this.apiClusters,
+  /** The sweep and the events reader outside any VPC (its clusters) and a copy in each VPC of `inVpcs`. */
+  private createScheduledReaders(
+    outsideClusters: PodDoctorConfig['clusters'],
+    logRetention: RetentionDays,
+  ): ReturnType<typeof scheduledReaders> | undefined {
+    const readers = {
+      config: this.config,
       configStore: this.configStore,
-      incidentTable: this.incidentTable,
-      workflow: this.stateMachine,
-      incidentWindow: Duration.minutes(config.limits.incidentWindowMinutes),
-      historyRetentionDays: config.historyRetentionDays,
-      logRetention,
-    });
-  }
-
-  private createKubernetesEvents(logRetention: RetentionDays): KubernetesEvents {
-    const { config } = this;
-    return new KubernetesEvents(this, 'KubernetesEvents', {
-      clusters: this.apiClusters,
       incidentTable: this.incidentTable,
       evidenceBucket: this.evidenceBucket,
       workflow: this.stateMachine,
-      incidentWindow: Duration.minutes(config.limits.incidentWindowMinutes),
-      historyRetentionDays: config.historyRetentionDays,
-      configStore: this.configStore,
       logRetention,
       topic: this.topic,
-    });
+    };
+    const outside = outsideClusters.length > 0 ? scheduledReaders(this, outsideClusters, readers) : undefined;
+    for (const v of this.inVpcs)
+      scheduledReaders(this, v.reach.clusters, readers, { suffix: `-${v.reach.vpcId}`, placement: v.placement });
+    return outside;
   }
 
   private createSignalCheck(logRetention: RetentionDays): SignalCheck {

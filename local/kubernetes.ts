@@ -8,6 +8,10 @@ import {
 import { ClusterApi } from '../lambdas/aws/readers/kubernetes/cluster-api.js';
 import { EksTokenCache } from '../lambdas/aws/readers/kubernetes/token.js';
 import type { KubeApiServer } from './kube-api-server.js';
+import { type ClusterNetwork, type Placement, reaches } from './network.js';
+
+/** A function the template places in no VPC. */
+const outside: Placement = { function: 'a function outside any VPC', subnetIds: [], securityGroupIds: [], ingress: [] };
 
 /**
  * A cluster as the local runtime's functions reach it: the Kubernetes function's code (reads) and
@@ -15,10 +19,15 @@ import type { KubeApiServer } from './kube-api-server.js';
  * the API server authorizes each by the groups its access entry maps it to.
  */
 export interface LocalKubernetes {
-  /** The Kubernetes function's code, signing as `role`. */
-  read(role: string): (request: unknown) => Promise<unknown>;
-  /** The cluster's API signing as `role` (the door's writes go through it). */
-  api(role: string): Promise<ClusterApi>;
+  /**
+   * The Kubernetes function's code, signing as `role`, from where the function runs (`placement`,
+   * read from the template; absent: outside any VPC).
+   */
+  read(role: string, placement?: Placement): (request: unknown) => Promise<unknown>;
+  /** The cluster's API signing as `role` (the door's writes go through it), from `placement`. */
+  api(role: string, placement?: Placement): Promise<ClusterApi>;
+  /** Why functions could not reach the API server (one line per refused connection setup). */
+  readonly refused: string[];
   /** Who may call the API server with which groups: the template's access entries (role → groups). */
   bind(entries: ReadonlyMap<string, readonly string[]>): void;
   /** How long the door waits for aws-node's replacement and a drain's pods (the local controller is fast). */
@@ -36,13 +45,24 @@ export function roleCredentials(role: string) {
  * (recorded objects, the shipped RBAC as its authorizer). The watch window is compressed to
  * `watchSeconds`, as the local runtime compresses Wait states.
  */
-export function localKubernetes(server: KubeApiServer, endpoint: string, watchSeconds = 2): LocalKubernetes {
-  const cluster = async (name: string) => ({
-    name,
-    region: 'eu-west-1',
-    endpoint,
-    certificateAuthorityData: server.caData,
-  });
+export function localKubernetes(
+  server: KubeApiServer,
+  endpoint: string,
+  watchSeconds = 2,
+  network?: { readonly cluster: ClusterNetwork; readonly silent: string },
+): LocalKubernetes {
+  const refused: string[] = [];
+  /** The endpoint as the caller's network leads to it: the API server, or no answer (issue 36). */
+  const cluster = async (name: string, placement?: Placement) => {
+    const reach = network ? reaches(placement ?? outside, network.cluster) : { reached: true as const };
+    if (!reach.reached) refused.push(reach.reason);
+    return {
+      name,
+      region: 'eu-west-1',
+      endpoint: reach.reached ? endpoint : (network?.silent ?? endpoint),
+      certificateAuthorityData: server.caData,
+    };
+  };
   const tokens = new Map<string, EksTokenCache>();
   const tokensOf = (role: string) => {
     let t = tokens.get(role);
@@ -53,19 +73,20 @@ export function localKubernetes(server: KubeApiServer, endpoint: string, watchSe
     return t;
   };
   return {
-    read: (role) => async (raw) => {
+    refused,
+    read: (role, placement) => async (raw) => {
       const request: KubernetesRequest = kubernetesRequestSchema.parse(raw);
       const compressed =
         request.action === 'verify' || request.action === 'verify-replacements'
           ? { ...request, windowSeconds: Math.min(request.windowSeconds, watchSeconds) }
           : request;
       return handleKubernetesRequest(compressed, {
-        endpoint: cluster,
+        endpoint: (name) => cluster(name, placement),
         tokens: tokensOf(role),
         replacementWatch: { pollMs: 100 },
       });
     },
-    api: async (role) => new ClusterApi(await cluster('prod-eu'), tokensOf(role)),
+    api: async (role, placement) => new ClusterApi(await cluster('prod-eu', placement), tokensOf(role)),
     // The local DaemonSet controller replaces aws-node within a second: read often, wait as long as a watch.
     wait: { pollMs: 100, timeoutMs: watchSeconds * 1000 },
     bind(entries) {
@@ -83,6 +104,7 @@ const noAccessEntry = () =>
 
 /** A cluster pod-doctor cannot reach (no access entry): what every call answers without RBAC. */
 export const unreachableCluster: LocalKubernetes = {
+  refused: [],
   read: () => async () => {
     throw noAccessEntry();
   },

@@ -3,6 +3,7 @@ import { isChange, isEventReport } from './kube-api-helpers.js';
 import { KubeApiServer, type RecordedCluster, recordedCluster } from './kube-api-server.js';
 import type { ControllerBehaviour } from './kube-api-writes.js';
 import { type LocalKubernetes, localKubernetes } from './kubernetes.js';
+import { type ClusterNetwork, type Placement, PUBLIC_NETWORK, reaches, SilentEndpoint } from './network.js';
 
 /** The node of the recorded cluster (test/fixtures/kubernetes/cluster.json) whose pods are stuck. */
 const RECORDED_NODE = 'ip-192-168-149-143.us-east-2.compute.internal';
@@ -39,16 +40,43 @@ export class LocalCluster {
     readonly kubernetes: LocalKubernetes,
     /** `https://127.0.0.1:<port>` of the API server. */
     readonly endpoint: string,
+    /** Where the endpoint listens (its `resourcesVpcConfig`): who may reach it. */
+    readonly network: ClusterNetwork,
+    private readonly silent?: SilentEndpoint,
+    private readonly silentUrl?: string,
   ) {}
 
+  /**
+   * `network`: where the endpoint listens; a function the template places where it could not reach
+   * it gets no answer (default: a public endpoint open to all, as the recorded cluster's).
+   */
   static async start(
     cluster: RecordedCluster,
-    o: { behaviour?: ControllerBehaviour; watchSeconds?: number } = {},
+    o: { behaviour?: ControllerBehaviour; watchSeconds?: number; network?: ClusterNetwork } = {},
   ): Promise<LocalCluster> {
     const server = new KubeApiServer({}, { awsNodeReadyAfterMs: 200, ...o.behaviour });
     server.cluster = cluster;
     const endpoint = await server.start();
-    return new LocalCluster(server, localKubernetes(server, endpoint, o.watchSeconds ?? 2), endpoint);
+    const network = o.network ?? PUBLIC_NETWORK;
+    const silent = o.network ? new SilentEndpoint() : undefined;
+    const silentUrl = await silent?.start();
+    const gate = silentUrl ? { cluster: network, silent: silentUrl } : undefined;
+    return new LocalCluster(
+      server,
+      localKubernetes(server, endpoint, o.watchSeconds ?? 2, gate),
+      endpoint,
+      network,
+      silent,
+      silentUrl,
+    );
+  }
+
+  /** The endpoint a function placed so is led to: the API server, or one that never answers. */
+  endpointFor(placement: Placement): string {
+    const reach = reaches(placement, this.network);
+    if (reach.reached || !this.silentUrl) return this.endpoint;
+    this.kubernetes.refused.push(reach.reason);
+    return this.silentUrl;
   }
 
   /** The aws-node pod on the node, as the API server holds it now. */
@@ -84,7 +112,8 @@ export class LocalCluster {
     });
   }
 
-  stop(): Promise<void> {
+  async stop(): Promise<void> {
+    await this.silent?.stop();
     return this.server.stop();
   }
 }

@@ -37,6 +37,11 @@ export class StackRoles {
     return String(this.template.Resources[id].Properties?.RoleArn);
   }
 
+  /** The state `name` and its copies in VPCs ("<name> in vpc-…", issue 36) the definition has. */
+  withCopies(name: string): string[] {
+    return [...this.states.keys()].filter((s) => s === name || s.startsWith(`${name} in vpc-`));
+  }
+
   /** Whether the definition has a state of this name. */
   has(state: string): boolean {
     return this.states.has(state);

@@ -110,6 +110,8 @@ function getAtt(id: string, r: CfnResource, attr: string, env: LocalEnv = LOCAL_
   if (r.Type === 'AWS::Events::EventBus' && attr === 'Name') return name;
   if (r.Type === 'AWS::StepFunctions::StateMachine' && attr === 'Name') return name;
   if (r.Type === 'AWS::SQS::Queue' && attr === 'QueueName') return name;
+  // A security group's id (sg- and 17 hex digits, as EC2 generates them), stable per logical id.
+  if (r.Type === 'AWS::EC2::SecurityGroup' && attr === 'GroupId') return `sg-${shortHash(name, 17)}`;
   throw new UnresolvableIntrinsicError(`Fn::GetAtt ${id}.${attr} (${r.Type})`);
 }
 

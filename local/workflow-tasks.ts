@@ -18,6 +18,7 @@ import { unreachableCluster } from './kubernetes.js';
 import { checkLambdaPayload, checkPublish, checkStatePayload } from './limits.js';
 import { approvalTask } from './local-approver.js';
 import type { RunOptions } from './local-workflow.js';
+import { placementOf } from './network.js';
 import { documentsOf, LocalRunCommand } from './ssm-runtime.js';
 import { asStateMachine, authorizeInvoke, type TaskContext, taskError } from './task-context.js';
 import { ACCOUNT, REGION, type ResolvedTemplate } from './template.js';
@@ -139,7 +140,11 @@ function functionTasks(ctx: TaskContext): Record<string, Handler> {
     Decide: lambda('Decide', (i) =>
       decideIncident(decideEventSchema.parse(i), { eks: c.aws.eks, ddb: c.ddb, config, now: () => clock.t }),
     ),
-    Door: lambda('Door', (i) => doorStep(doorInputSchema.parse(i), doorDeps(ctx)), true),
+    ...Object.fromEntries(
+      ctx.roles
+        .withCopies('Door')
+        .map((state) => [state, lambda(state, (i) => doorStep(doorInputSchema.parse(i), doorDeps(ctx, state)), true)]),
+    ),
     'Check repair': lambda('Check repair', (i) => verifyRepair(verifyEventSchema.parse(i))),
     Summarize: summarize('Summarize'),
     'Record failure': summarize('Record failure'),
@@ -147,11 +152,12 @@ function functionTasks(ctx: TaskContext): Record<string, Handler> {
 }
 
 /** The door's clients, as its role: the account, SSM on the local nodes, the cluster through its own access entry. */
-function doorDeps(ctx: TaskContext): DoorDeps {
+function doorDeps(ctx: TaskContext, state: string): DoorDeps {
   const { clients: c, config, tick } = ctx;
-  const fn = ctx.roles.functionOfState('Door');
+  const fn = ctx.roles.functionOfState(state);
   const role = ctx.roles.roleOf(fn);
   const kubernetes = ctx.options.kubernetes ?? unreachableCluster;
+  const placement = placementOf(ctx.template, fn);
   return {
     ddb: c.ddb,
     ssm: c.ssm,
@@ -159,7 +165,7 @@ function doorDeps(ctx: TaskContext): DoorDeps {
     aws: c.aws,
     // As deployed: the account remedies only in the door the stack bundled them into.
     accountRemedies: ctx.roles.handlerOf(fn) === 'door-remedies' ? accountRemedies(c.aws) : undefined,
-    cluster: async () => kubernetes.api(role),
+    cluster: async () => kubernetes.api(role, placement),
     config,
     now: tick,
     wait: kubernetes.wait,
@@ -169,10 +175,13 @@ function doorDeps(ctx: TaskContext): DoorDeps {
 /** The Kubernetes function's Task states (read-only), signing as its role. */
 function kubernetesTasks(ctx: TaskContext): Record<string, Handler> {
   const kubernetes = ctx.options.kubernetes ?? unreachableCluster;
-  const states = ['Inspect cluster', 'Watch pods start', 'Watch recreated pods'].filter((s) => ctx.roles.has(s));
+  const states = ['Inspect cluster', 'Watch pods start', 'Watch recreated pods'].flatMap((s) =>
+    ctx.roles.withCopies(s),
+  );
   return Object.fromEntries(
     states.map((state) => {
-      const read = kubernetes.read(ctx.roles.roleOf(ctx.roles.functionOfState(state)));
+      const fn = ctx.roles.functionOfState(state);
+      const read = kubernetes.read(ctx.roles.roleOf(fn), placementOf(ctx.template, fn));
       return [state, lambdaTask(ctx, state, (i) => read(i), false)];
     }),
   );

@@ -21,6 +21,7 @@ import { RejectStore } from '../aws/runtime/evidence-store.js';
 import { logger, metrics, withPowertools } from '../aws/runtime/powertools.js';
 import { DEFAULT_INGEST_LIMITS } from '../core/incident/ingest-limits.js';
 import '../core/text/zod-english.js';
+import { clustersServed } from '../core/contract/cluster-reach.js';
 
 /**
  * The EventBridge Scheduler invocation: the schedule sets no input, and nothing in the event decides
@@ -88,7 +89,7 @@ async function liveDeps(): Promise<EventsDeps> {
     limits,
     notices: env.TOPIC_ARN ? new TopicNotices(new SNSClient({}), env.TOPIC_ARN) : undefined,
     // A cluster with kubernetesApi: false has no access entry: its events are not read.
-    clusters: config.clusters.filter((c) => c.kubernetesApi !== false).map((c) => c.name),
+    clusters: clustersServed(config.clusters, env.CLUSTER_REACH),
     api: async (cluster) => new ClusterApi(await endpoint(cluster), tokens),
     state: new EventsStateStore(ddb, env.INCIDENT_TABLE_NAME),
     incidents: new IncidentStore(ddb, {

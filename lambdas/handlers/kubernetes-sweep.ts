@@ -15,6 +15,7 @@ import { EksTokenCache } from '../aws/readers/kubernetes/token.js';
 import { configLoader } from '../aws/runtime/config-store.js';
 import { readEnvironment } from '../aws/runtime/environment.js';
 import { logger, metrics, withPowertools } from '../aws/runtime/powertools.js';
+import { clustersServed } from '../core/contract/cluster-reach.js';
 import { CLUSTER_READ_FAILED } from '../core/contract/metric-names.js';
 import { DEFAULT_INGEST_LIMITS } from '../core/incident/ingest-limits.js';
 
@@ -32,7 +33,7 @@ async function liveDeps(): Promise<SweepDeps> {
   const limits = config.ingestLimits ?? DEFAULT_INGEST_LIMITS;
   return {
     // Clusters configured without Kubernetes API access (CONFIG_MAP, unreachable) have no access entry.
-    clusters: config.clusters.filter((c) => c.kubernetesApi !== false).map((c) => c.name),
+    clusters: clustersServed(config.clusters, env.CLUSTER_REACH),
     api: async (cluster: string) => new ClusterApi(await endpoint(cluster), tokens),
     incidents: new IncidentStore(ddb, {
       tableName: env.INCIDENT_TABLE_NAME,

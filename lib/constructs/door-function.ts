@@ -8,6 +8,7 @@ import type { IStringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { COMMAND_OUTPUT_PREFIX } from '../../lambdas/core/door/state.js';
 import type { PodDoctorConfig } from '../config.js';
+import type { VpcPlacement } from './cluster-vpc.js';
 import type { ConfigStore } from './config-store.js';
 import { eksArn } from './eks-arn.js';
 import { grantClusterAccess, POD_DOCTOR_ACTIONS_GROUP, POD_DOCTOR_KUBERNETES_GROUP } from './kubernetes-access.js';
@@ -45,6 +46,11 @@ export interface DoorFunctionProps {
    * @default false
    */
   readonly clusterAccess?: boolean;
+  /**
+   * The VPC the door runs in, for clusters whose API server is reached from inside it.
+   * @default - outside any VPC
+   */
+  readonly placement?: VpcPlacement;
 }
 
 /**
@@ -70,6 +76,7 @@ export class DoorFunction extends Construct {
       memorySize: 512,
       synchronousOnly: true,
     });
+    props.placement?.place(fn);
     props.configStore.attach(fn);
     this.function = fn;
     const role = fn.role as IRole;

@@ -18,6 +18,7 @@ import { Construct } from 'constructs';
 import { NODE_COMMANDS, type NodeCommandName } from '../../ssm/documents.js';
 import type { PodDoctorConfig } from '../config.js';
 import type { AccountChecks } from './account-checks.js';
+import type { VpcPlacement, VpcReach } from './cluster-vpc.js';
 import type { ConfigStore } from './config-store.js';
 import { DoorFunction } from './door-function.js';
 import { acknowledgeStateMachine, acknowledgeTopicKey } from './nag.js';
@@ -28,6 +29,7 @@ import { ApprovalEndpoint } from './workflow/approval-endpoint.js';
 import { ChatApprovals } from './workflow/chat-approvals.js';
 import { CommandCompletion } from './workflow/command-completion.js';
 import { IncidentStateGraph } from './workflow/incident-state-graph.js';
+import type { VpcRoute } from './workflow/routes.js';
 import { WorkflowFunctions } from './workflow/workflow-functions.js';
 
 /** Props of {@link IncidentWorkflow}. */
@@ -58,6 +60,18 @@ export interface IncidentWorkflowProps {
    */
   readonly kubernetes?: IFunction;
   /**
+   * The Kubernetes function's copies in the VPCs of clusters whose API server is reached from inside
+   * (besides `kubernetes`, the default route).
+   * @default - none
+   */
+  readonly inVpcs?: readonly ClustersInVpc[];
+  /**
+   * Per VPC of such clusters, where the door's copy runs (its grants scoped to those clusters); the
+   * door outside any VPC serves the other clusters.
+   * @default - none
+   */
+  readonly doorPlacements?: readonly { readonly reach: VpcReach; readonly placement: VpcPlacement }[];
+  /**
    * How long an approval request waits; no answer means no action.
    * @default Duration.hours(1)
    */
@@ -79,6 +93,12 @@ export interface IncidentWorkflowProps {
   readonly maxPolls?: number;
 }
 
+/** The clusters of one VPC and the Kubernetes function there. */
+export interface ClustersInVpc {
+  readonly reach: VpcReach;
+  readonly kubernetes: IFunction;
+}
+
 /**
  * The incident workflow (Step Functions, Standard, JSONPath): its functions, the approval endpoint,
  * the state graph ({@link IncidentStateGraph}, every node command an `SsmCommand`) and a rule that
@@ -97,6 +117,8 @@ export class IncidentWorkflow extends Construct {
    * Kubernetes writes), gated right before each change; the only role with mutating grants.
    */
   readonly door: DoorFunction;
+  /** The door's copy in each VPC of `inVpcs` (the same gate, grants for that VPC's clusters only). */
+  readonly doorsInVpcs: readonly VpcRoute[];
   /** Node commands' completion events resume the workflow (no poll waits while a command runs). */
   private readonly commandCompletion: CommandCompletion;
   /** Status-change events of node commands the command-wait function could not take. */
@@ -128,15 +150,8 @@ export class IncidentWorkflow extends Construct {
       approval: this.approval,
       approvalTimeout: timing.approvalTimeout,
     });
-    this.door = new DoorFunction(this, 'Door', {
-      ...settings,
-      clusters: props.config.clusters,
-      incidentTable: props.incidentTable,
-      evidenceBucket: props.evidenceBucket,
-      killSwitch: props.killSwitch,
-      nodeCommands: props.nodeCommands,
-      clusterAccess: props.kubernetes !== undefined,
-    });
+    this.door = this.createDoor(props, settings);
+    this.doorsInVpcs = this.createDoorsInVpcs(props, settings);
     this.commandCompletion = new CommandCompletion(this, 'CommandCompletion', {
       ...settings,
       incidentTable: props.incidentTable,
@@ -147,6 +162,45 @@ export class IncidentWorkflow extends Construct {
     this.grantStateMachine(stateMachine, props);
     this.stateMachine = stateMachine;
     notifyOnFailedExecutions(this, stateMachine, props);
+  }
+
+  /** The door outside any VPC: every cluster whose functions do not run in a VPC of `doorPlacements`. */
+  private createDoor(props: IncidentWorkflowProps, settings: DoorSettings): DoorFunction {
+    const inVpc = new Set((props.doorPlacements ?? []).flatMap((v) => v.reach.clusters.map((c) => c.name)));
+    return this.doorFor(
+      'Door',
+      props,
+      settings,
+      props.config.clusters.filter((c) => !inVpc.has(c.name)),
+    );
+  }
+
+  /** The door's copy in each VPC of `doorPlacements`, its grants scoped to that VPC's clusters. */
+  private createDoorsInVpcs(props: IncidentWorkflowProps, settings: DoorSettings): VpcRoute[] {
+    return (props.doorPlacements ?? []).map((v) => ({
+      vpcId: v.reach.vpcId,
+      clusters: v.reach.clusters.map((c) => c.name),
+      fn: this.doorFor(`Door-${v.reach.vpcId}`, props, settings, v.reach.clusters, v.placement).function,
+    }));
+  }
+
+  private doorFor(
+    id: string,
+    props: IncidentWorkflowProps,
+    settings: DoorSettings,
+    clusters: PodDoctorConfig['clusters'],
+    placement?: VpcPlacement,
+  ): DoorFunction {
+    return new DoorFunction(this, id, {
+      ...settings,
+      clusters,
+      incidentTable: props.incidentTable,
+      evidenceBucket: props.evidenceBucket,
+      killSwitch: props.killSwitch,
+      nodeCommands: props.nodeCommands,
+      clusterAccess: reachesClusters(props),
+      placement,
+    });
   }
 
   /** The state graph over the workflow's functions, the checks, the door and the Kubernetes function when there is one. */
@@ -163,9 +217,17 @@ export class IncidentWorkflow extends Construct {
         resolveNode: props.checks.resolveNode,
         checks: props.checks.functions,
         ...(props.kubernetes ? { kubernetes: props.kubernetes } : {}),
+        inVpcs: {
+          door: this.doorsInVpcs,
+          kubernetes: (props.inVpcs ?? []).map((v) => ({
+            vpcId: v.reach.vpcId,
+            clusters: v.reach.clusters.map((c) => c.name),
+            fn: v.kubernetes,
+          })),
+        },
       },
       topic: props.topic,
-      remedies: hasRemediationScope(props.config.clusters) || props.kubernetes !== undefined,
+      remedies: hasRemediationScope(props.config.clusters) || reachesClusters(props),
       ...timing,
     });
   }
@@ -200,10 +262,12 @@ export class IncidentWorkflow extends Construct {
     acknowledgeStateMachine(stateMachine, [
       ...this.functions.all,
       this.door.function,
+      ...this.doorsInVpcs.map((d) => d.fn),
       this.commandCompletion.function,
       ...Object.values(props.checks.functions),
       props.checks.resolveNode,
       ...(props.kubernetes ? [props.kubernetes] : []),
+      ...(props.inVpcs ?? []).map((v) => v.kubernetes),
     ]);
     // The sns:publish task's own grant has no KMS: the topic's customer managed key needs it too.
     props.topic.grantPublish(stateMachine);
@@ -212,6 +276,14 @@ export class IncidentWorkflow extends Construct {
     this.chatApprovals.grantResume(stateMachine);
     this.commandCompletion.grantResume(stateMachine);
   }
+}
+
+/** What every function of the workflow shares: where it reads its configuration, its log retention. */
+type DoorSettings = { readonly configStore: ConfigStore; readonly logRetention: RetentionDays };
+
+/** The workflow reaches some cluster's Kubernetes API (outside any VPC, or from one). */
+function reachesClusters(props: IncidentWorkflowProps): boolean {
+  return props.kubernetes !== undefined || (props.inVpcs?.length ?? 0) > 0;
 }
 
 /** The workflow's waits: the approval timeout, the verification window and the node-command poll budgets. */

@@ -6,6 +6,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import type { VpcPlacement } from './cluster-vpc.js';
 import type { ConfigStore } from './config-store.js';
 import { eksArn } from './eks-arn.js';
 import { lambdaEntry } from './paths.js';
@@ -32,6 +33,11 @@ export interface KubernetesAccessProps {
    * @default 'pod-doctor'
    */
   readonly kubernetesGroup?: string;
+  /**
+   * The VPC the function runs in, for clusters whose API server is reached from inside it.
+   * @default - outside any VPC
+   */
+  readonly placement?: VpcPlacement;
 }
 
 /**
@@ -57,6 +63,7 @@ export class KubernetesAccess extends Construct {
       memorySize: 512,
       synchronousOnly: true,
     });
+    props.placement?.place(fn);
     grantClusterAccess(this, fn, props.clusters, [props.kubernetesGroup ?? POD_DOCTOR_KUBERNETES_GROUP]);
     this.function = fn;
   }
@@ -105,6 +112,11 @@ export interface KubernetesSweepProps {
    * @default Duration.minutes(5)
    */
   readonly interval?: Duration;
+  /**
+   * The VPC the sweep runs in: it then sweeps only the clusters of that VPC (`CLUSTER_REACH`).
+   * @default - outside any VPC: the clusters without `vpc`
+   */
+  readonly placement?: VpcPlacement;
 }
 
 /**
@@ -133,6 +145,7 @@ export class KubernetesSweep extends Construct {
         WORKFLOW_ARN: props.workflow.stateMachineArn,
       },
     });
+    props.placement?.place(fn, true);
     grantClusterAccess(this, fn, props.clusters);
     props.configStore.attach(fn);
     grantRowWrites(props.incidentTable, fn, ['incidents', 'budgets'], ['dynamodb:PutItem', 'dynamodb:UpdateItem']);

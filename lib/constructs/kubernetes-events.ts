@@ -7,6 +7,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import type { VpcPlacement } from './cluster-vpc.js';
 import type { ConfigStore } from './config-store.js';
 import { grantClusterAccess } from './kubernetes-access.js';
 import { acknowledgeEvidencePrefix, acknowledgeTopicKey } from './nag.js';
@@ -44,6 +45,11 @@ export interface KubernetesEventsProps {
    * @default no notice (what was dropped is still kept under `dropped/` and counted)
    */
   readonly topic?: ITopic;
+  /**
+   * The VPC the reader runs in: it then reads only the clusters of that VPC (`CLUSTER_REACH`).
+   * @default - outside any VPC: the clusters without `vpc`
+   */
+  readonly placement?: VpcPlacement;
 }
 
 /** The function's timeout beyond its watch (final batches, saving the state). */
@@ -80,6 +86,7 @@ export class KubernetesEvents extends Construct {
         ...(props.topic ? { TOPIC_ARN: props.topic.topicArn } : {}),
       },
     });
+    props.placement?.place(fn, true);
     grantClusterAccess(this, fn, props.clusters);
     props.configStore.attach(fn);
     // Its own state, the incidents it opens and the hourly budgets it spends (tenant signals per namespace);

@@ -312,3 +312,12 @@ export function acknowledgeSqsEventSource(mapping: IConstruct): void {
     'An SQS event source takes no on-failure destination (Lambda supports it for streams and Kafka only); messages that fail maxReceiveCount times go to the queue’s dead-letter queue, which alarms.',
   );
 }
+
+/** Lambda creates, describes and deletes the network interfaces of a function placed in a VPC. */
+export function acknowledgeNetworkInterfaces(role: IConstruct, interfaces: string): void {
+  acknowledgeWildcardResources(
+    role,
+    [interfaces, '*'],
+    'A function in a VPC: Lambda creates its network interfaces (ids not known before) with its role; ec2:DescribeNetworkInterfaces and ec2:DescribeSubnets have no resource-level permission (https://docs.aws.amazon.com/lambda/latest/dg/configuration-vpc.html).',
+  );
+}

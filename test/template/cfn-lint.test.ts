@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CHANNELS } from '../support/channels.js';
+import { MIXED_CLUSTERS } from '../support/private-clusters.js';
 import { DEPLOY_ENV, SYNTH_ENVS, synthIn } from '../support/synth.js';
 import { ACKNOWLEDGED_CFN_LINT_WARNINGS } from './cfn-lint-acknowledged.js';
 
@@ -50,6 +51,10 @@ const CONFIGS: Record<string, unknown> = {
     clusters: [{ name: 'prod-eu', logGroups: logGroups('prod-eu') }],
     notificationEmails: ['oncall@example.com'],
     channels: CHANNELS,
+  },
+  'public, CIDR-restricted and private clusters: functions in two VPCs (issue 36)': {
+    ...MIXED_CLUSTERS,
+    clusters: MIXED_CLUSTERS.clusters.map((c) => ({ ...c, logGroups: logGroups(c.name) })),
   },
   'one cluster, every class auto, named kill switch': {
     clusters: [{ name: 'prod-eu', logGroups: logGroups('prod-eu') }],

@@ -19,6 +19,9 @@ const json = <T>(schema: z.ZodMiniType<T>, fallback: string) =>
     z.transform((s: string) => schema.parse(JSON.parse(s))),
   );
 
+/** A copy placed in a VPC: that VPC's id; it serves the clusters of that VPC only (contract/cluster-reach.ts). */
+const REACH = { CLUSTER_REACH: z.optional(z.string().check(z.regex(/^vpc-[0-9a-f]{8,17}$/))) };
+
 /** Set by Lambda itself in every function (never by lib/). */
 export const LAMBDA_VARIABLES = { AWS_REGION: text() };
 
@@ -99,8 +102,9 @@ export const HANDLER_VARIABLES = {
     WATCH_SECONDS: z.coerce.number().check(z.int(), z.minimum(5), z.maximum(840)),
     /** The topic of the one notice per cluster, rank and hour that says what the limits dropped (absent: none). */
     TOPIC_ARN: z.optional(text()),
+    ...REACH,
   },
-  'kubernetes-sweep': { ...incidentStoreVariables, ...CONFIG, WORKFLOW_ARN: text() },
+  'kubernetes-sweep': { ...incidentStoreVariables, ...CONFIG, WORKFLOW_ARN: text(), ...REACH },
   'log-group-prerequisites': {},
   notices: { EVIDENCE_BUCKET: text() },
   'open-incident': CONFIG,

@@ -36,6 +36,8 @@ export const workflowConfigSchema = z.object({
       nodeRoleArns: strings(),
       /** false: no access entry for this cluster (CONFIG_MAP, unreachable endpoint); absent: true. */
       kubernetesApi: z.optional(z.boolean()),
+      /** The VPC whose copies of the Kubernetes functions reach its API server; absent: outside any VPC. */
+      reach: z.optional(z.string()),
     }),
   ),
   modes: z.record(z.enum(FAILURE_CLASSES), z.enum(CLASS_MODES)),

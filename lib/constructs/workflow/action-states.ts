@@ -14,6 +14,7 @@ import type { Construct } from 'constructs';
 import type { ActionKind } from '../../../lambdas/core/door/action-request.js';
 import { at } from '../../../lambdas/core/workflow/execution-state.js';
 import { type DoorStates, probeRequest } from './door-states.js';
+import { anyRoute, routedTask, type VpcRoute } from './routes.js';
 import { invokeNarrowed } from './tasks.js';
 
 /** Props of {@link actionStates}. */
@@ -22,6 +23,8 @@ export interface ActionStatesProps {
   readonly verify: IFunction;
   /** Kubernetes API of the cluster (watch the stuck pods start, watch the re-created pods); absent: the fixed window. */
   readonly kubernetes?: IFunction;
+  /** The Kubernetes function's copies in the VPCs of private clusters. @default - none */
+  readonly kubernetesInVpcs?: readonly VpcRoute[];
   readonly verificationWindow: Duration;
   /** The stack can run remedies (a remediation scope or cluster access): the remedy branch exists. */
   readonly remedies: boolean;
@@ -129,28 +132,32 @@ function verifyStates(scope: Construct, p: ActionStatesProps): State {
   const window = new Wait(scope, 'Wait verification window', { time: WaitTime.duration(p.verificationWindow) });
   window.next(probe);
   const fn = p.kubernetes;
-  if (!fn) return window;
-  const watch = invokeNarrowed(
-    scope,
-    'Watch pods start',
-    fn,
-    TaskInput.fromObject({
-      action: 'verify',
-      'cluster.$': at('cluster'),
-      'node.$': at('node'),
-      'pods.$': at('diagnosis', 'kubernetes', 'stuckPods'),
-      // Only the pods the incident named when it opened are watched: another pod stuck on the node (a
-      // tenant's that can never start) is not this repair's evidence.
-      'named.$': at('pods'),
-      windowSeconds: Math.min(p.verificationWindow.toSeconds(), MAX_WATCH_SECONDS),
-    }),
-    ['verdict'],
-    at('podSignal'),
+  if (!anyRoute(fn, p.kubernetesInVpcs)) return window;
+  const watch = routedTask(scope, 'Watch pods start', fn, p.kubernetesInVpcs ?? [], (id, f) =>
+    invokeNarrowed(
+      scope,
+      id,
+      f,
+      TaskInput.fromObject({
+        action: 'verify',
+        'cluster.$': at('cluster'),
+        'node.$': at('node'),
+        'pods.$': at('diagnosis', 'kubernetes', 'stuckPods'),
+        // Only the pods the incident named when it opened are watched: another pod stuck on the node (a
+        // tenant's that can never start) is not this repair's evidence.
+        'named.$': at('pods'),
+        windowSeconds: Math.min(p.verificationWindow.toSeconds(), MAX_WATCH_SECONDS),
+      }),
+      ['verdict'],
+      at('podSignal'),
+    ),
   );
-  watch.addCatch(window, { resultPath: at('podSignalError') });
-  watch.next(probe);
+  for (const t of watch.tasks) {
+    t.addCatch(window, { resultPath: at('podSignalError') });
+    t.next(probe);
+  }
   return new Choice(scope, 'Pods to watch?')
-    .when(Condition.isPresent(`${at('diagnosis', 'kubernetes', 'stuckPods')}[0]`), watch)
+    .when(Condition.isPresent(`${at('diagnosis', 'kubernetes', 'stuckPods')}[0]`), watch.entry)
     .otherwise(window);
 }
 
@@ -161,7 +168,7 @@ function verifyStates(scope: Construct, p: ActionStatesProps): State {
 function afterCheck(scope: Construct, p: ActionStatesProps): IChainable {
   const fn = p.kubernetes;
   // Without cluster access there is no drain or eviction to choose: a Choice without rules is not valid ASL.
-  if (!fn) return p.summarize;
+  if (!anyRoute(fn, p.kubernetesInVpcs)) return p.summarize;
   const choice = new Choice(scope, 'After the check?');
   const drain = p.door.call('Drain: request', {
     slot: 'drain',
@@ -194,24 +201,28 @@ function afterCheck(scope: Construct, p: ActionStatesProps): IChainable {
 }
 
 /** "Pods evicted?": watch the controllers re-create the evicted pods, then summarize. */
-function evictDone(scope: Construct, p: ActionStatesProps, fn: IFunction): State {
-  const watch = invokeNarrowed(
-    scope,
-    'Watch recreated pods',
-    fn,
-    TaskInput.fromObject({
-      action: 'verify-replacements',
-      'cluster.$': at('cluster'),
-      'evicted.$': at('door', 'last', 'evictions', 'evictedPods'),
-      'since.$': at('door', 'last', 'evictions', 'startedAt'),
-      windowSeconds: Math.min(Math.max(p.verificationWindow.toSeconds(), 60), MAX_WATCH_SECONDS),
-    }),
-    ['verdict'],
-    at('replacements'),
+function evictDone(scope: Construct, p: ActionStatesProps, fn: IFunction | undefined): State {
+  const watch = routedTask(scope, 'Watch recreated pods', fn, p.kubernetesInVpcs ?? [], (id, f) =>
+    invokeNarrowed(
+      scope,
+      id,
+      f,
+      TaskInput.fromObject({
+        action: 'verify-replacements',
+        'cluster.$': at('cluster'),
+        'evicted.$': at('door', 'last', 'evictions', 'evictedPods'),
+        'since.$': at('door', 'last', 'evictions', 'startedAt'),
+        windowSeconds: Math.min(Math.max(p.verificationWindow.toSeconds(), 60), MAX_WATCH_SECONDS),
+      }),
+      ['verdict'],
+      at('replacements'),
+    ),
   );
-  watch.addCatch(p.summarize, { resultPath: at('replacementsError') });
-  watch.next(p.summarize);
+  for (const t of watch.tasks) {
+    t.addCatch(p.summarize, { resultPath: at('replacementsError') });
+    t.next(p.summarize);
+  }
   return new Choice(scope, 'Pods evicted?')
-    .when(Condition.isPresent(`${at('door', 'last', 'evictions', 'evictedPods')}[0]`), watch)
+    .when(Condition.isPresent(`${at('door', 'last', 'evictions', 'evictedPods')}[0]`), watch.entry)
     .otherwise(p.summarize);
 }

@@ -7,6 +7,7 @@ import {
   IntegrationPattern,
   JsonPath,
   Pass,
+  type State,
   TaskInput,
   type TaskStateBase,
   Timeout,
@@ -17,12 +18,19 @@ import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import type { Construct } from 'constructs';
 import type { PlannedRequest, Slot } from '../../../lambdas/core/door/action-request.js';
 import { at, type DoorReturn, WORKFLOW_ERRORS } from '../../../lambdas/core/workflow/execution-state.js';
+import { routedTask, type VpcRoute } from './routes.js';
 import { DOOR_TRANSIENT, retried } from './tasks.js';
 
 /** Props of {@link DoorStates}. */
 export interface DoorStatesProps {
   /** The door function: the gate, the only mutating clients. */
   readonly door: IFunction;
+  /**
+   * The door's copies in the VPCs of clusters whose API server is reached from inside (the same gate,
+   * grants scoped to those clusters).
+   * @default - none
+   */
+  readonly doorInVpcs?: readonly VpcRoute[];
   /** The approval request function (the door's one approval wait). */
   readonly requestApproval: IFunction;
   /** The command-wait function: "Door: await command" leaves its task token there (command-completion.ts). */
@@ -51,49 +59,25 @@ export interface DoorCallProps {
  * nothing else in the graph can change a node, the account or the cluster.
  */
 export class DoorStates {
-  /** The door's Task: the only state that reaches the mutating function. */
-  readonly door: TaskStateBase;
+  /** Where every door call enters: the door's Task, or with VPC copies "Door: which VPC?". */
+  readonly door: State;
   /** Where each caller's continuation is registered. */
   readonly backTo: Choice;
   private readonly scope: Construct;
 
   constructor(scope: Construct, p: DoorStatesProps) {
     this.scope = scope;
-    this.door = p.onError(
-      retried(
-        new LambdaInvoke(scope, 'Door', {
-          lambdaFunction: p.door,
-          payload: TaskInput.fromObject({
-            'door.$': at('door'),
-            incident: {
-              'id.$': at('incidentId'),
-              'key.$': at('incidentKey'),
-              'class.$': at('class'),
-              'cluster.$': at('cluster'),
-            },
-            'execution.$': at('execution', 'arn'),
-            'region.$': at('open', 'region'),
-            'account.$': at('open', 'account'),
-            polls: { probe: p.polls.probe, action: p.polls.action },
-            pollSeconds: p.pollInterval.toSeconds(),
-          }),
-          payloadResponseOnly: true,
-          resultPath: at('door'),
-          retryOnServiceExceptions: false,
-        }),
-        DOOR_TRANSIENT,
-      ),
-    );
+    const routed = routedTask(scope, 'Door', p.door, p.doorInVpcs ?? [], (id, fn) => doorTask(scope, id, fn, p));
+    this.door = routed.entry;
     this.backTo = new Choice(scope, 'Door: back to?');
     const wait = new Wait(scope, 'Door: wait', { time: WaitTime.duration(p.pollInterval) }).next(this.door);
     const ask = this.ask(p);
-    this.door.next(
-      new Choice(scope, 'Door: next?')
-        .when(Condition.stringEquals(at('door', 'run', 'step'), 'await'), this.awaitCommand(p))
-        .when(Condition.stringEquals(at('door', 'run', 'step'), 'wait'), wait)
-        .when(Condition.stringEquals(at('door', 'run', 'step'), 'ask'), ask)
-        .otherwise(this.backTo),
-    );
+    const next = new Choice(scope, 'Door: next?')
+      .when(Condition.stringEquals(at('door', 'run', 'step'), 'await'), this.awaitCommand(p))
+      .when(Condition.stringEquals(at('door', 'run', 'step'), 'wait'), wait)
+      .when(Condition.stringEquals(at('door', 'run', 'step'), 'ask'), ask)
+      .otherwise(this.backTo);
+    for (const task of routed.tasks) task.next(next);
   }
 
   /**
@@ -184,6 +168,35 @@ export class DoorStates {
   continueWith(returnTo: DoorReturn, next: IChainable): void {
     this.backTo.when(Condition.stringEquals(at('door', 'call', 'returnTo'), returnTo), next);
   }
+}
+
+/** The door's Task ("Door", or its copy in a VPC): the only states that reach a mutating function. */
+function doorTask(scope: Construct, id: string, fn: IFunction, p: DoorStatesProps): TaskStateBase {
+  return p.onError(
+    retried(
+      new LambdaInvoke(scope, id, {
+        lambdaFunction: fn,
+        payload: TaskInput.fromObject({
+          'door.$': at('door'),
+          incident: {
+            'id.$': at('incidentId'),
+            'key.$': at('incidentKey'),
+            'class.$': at('class'),
+            'cluster.$': at('cluster'),
+          },
+          'execution.$': at('execution', 'arn'),
+          'region.$': at('open', 'region'),
+          'account.$': at('open', 'account'),
+          polls: { probe: p.polls.probe, action: p.polls.action },
+          pollSeconds: p.pollInterval.toSeconds(),
+        }),
+        payloadResponseOnly: true,
+        resultPath: at('door'),
+        retryOnServiceExceptions: false,
+      }),
+      DOOR_TRANSIENT,
+    ),
+  );
 }
 
 /** A probe-node request for the resolved node (the probe's findings become the node's evidence). */

@@ -22,6 +22,7 @@ import type { CheckGroupName as CheckGroup } from '../../../lambdas/core/workflo
 import { at, CHECK_GROUPS, WORKFLOW_ERRORS } from '../../../lambdas/core/workflow/execution-state.js';
 import { actionStates } from './action-states.js';
 import { DoorStates, probeRequest } from './door-states.js';
+import { anyRoute, routedTask, type VpcRoute } from './routes.js';
 import { invokeNarrowed, retried, SNS_TRANSIENT } from './tasks.js';
 
 /** The Lambda functions the graph invokes. */
@@ -39,6 +40,8 @@ export interface IncidentStateFunctions {
   readonly summarize: IFunction;
   /** Kubernetes API of the cluster (read-only: inspect, watch pods start); absent: no cluster access. */
   readonly kubernetes?: IFunction;
+  /** The door's and the Kubernetes function's copies in the VPCs of private clusters (issue 36). @default - none */
+  readonly inVpcs?: { readonly door: readonly VpcRoute[]; readonly kubernetes: readonly VpcRoute[] };
 }
 
 /** Props of {@link IncidentStateGraph}. */
@@ -90,6 +93,7 @@ export class IncidentStateGraph extends StateMachineFragment {
     const f = props.functions;
     const door = new DoorStates(this, {
       door: f.door,
+      doorInVpcs: f.inVpcs?.door,
       requestApproval: f.requestApproval,
       commandWait: f.commandWait,
       approvalTimeout: props.approvalTimeout,
@@ -107,7 +111,8 @@ export class IncidentStateGraph extends StateMachineFragment {
       actionStates(this, {
         door,
         verify: f.verify,
-        ...(f.kubernetes ? { kubernetes: f.kubernetes } : {}),
+        kubernetes: f.kubernetes,
+        kubernetesInVpcs: f.inVpcs?.kubernetes,
         verificationWindow: props.verificationWindow,
         remedies: props.remedies,
         summarize,
@@ -186,7 +191,8 @@ export class IncidentStateGraph extends StateMachineFragment {
       ),
     );
     notify.next(new Succeed(this, 'Incident closed'));
-    if (!this.props.functions.kubernetes) return summarize.next(notify) && summarize;
+    if (!anyRoute(this.props.functions.kubernetes, this.props.functions.inVpcs?.kubernetes))
+      return summarize.next(notify) && summarize;
     door.continueWith('report', notify);
     summarize.next(
       door.call('Report to cluster: request', {
@@ -272,19 +278,21 @@ export class IncidentStateGraph extends StateMachineFragment {
     const fn = this.props.functions.kubernetes;
     const none = (id: string, findings: Record<string, unknown>[]) =>
       new Pass(this, id, { result: Result.fromObject({ findings, stuckPods: [] }) });
-    if (!fn) return none('No cluster access', []);
-    const inspect = invokeNarrowed(
-      this,
-      'Inspect cluster',
-      fn,
-      TaskInput.fromObject({
-        action: 'inspect',
-        'cluster.$': at('cluster'),
-        'node.$': at('node'),
-        'entities.$': at('entities'),
-        'failureClass.$': at('class'),
-      }),
-      ['findings', 'stuckPods'],
+    if (!anyRoute(fn, this.props.functions.inVpcs?.kubernetes)) return none('No cluster access', []);
+    const inspect = routedTask(this, 'Inspect cluster', fn, this.props.functions.inVpcs?.kubernetes ?? [], (id, f) =>
+      invokeNarrowed(
+        this,
+        id,
+        f,
+        TaskInput.fromObject({
+          action: 'inspect',
+          'cluster.$': at('cluster'),
+          'node.$': at('node'),
+          'entities.$': at('entities'),
+          'failureClass.$': at('class'),
+        }),
+        ['findings', 'stuckPods'],
+      ),
     );
     // A failed inspection is an error finding (never a pass), not a failed incident.
     const failed = {
@@ -294,8 +302,9 @@ export class IncidentStateGraph extends StateMachineFragment {
       evidence: {},
       remediation: 'check the access entry and k8s/pod-doctor-rbac.yaml on the cluster',
     };
-    inspect.addCatch(none('Cluster not inspected', [failed]), { resultPath: JsonPath.DISCARD });
-    return inspect;
+    const notInspected = none('Cluster not inspected', [failed]);
+    for (const t of inspect.tasks) t.addCatch(notInspected, { resultPath: JsonPath.DISCARD });
+    return inspect.entry;
   }
 
   /** Probe node? → the probe through the door (its findings are the node's own evidence) → Diagnose. */
