@@ -151,7 +151,7 @@ describe('Kubernetes events reader', () => {
     expect(fn().Properties.Environment.Variables).not.toHaveProperty('CLUSTERS');
   });
 
-  it('writes only incident rows and its own state items (leading keys), reads its configuration, starts executions, keeps rejected events', () => {
+  it('writes only incident rows and its own state items (leading keys), reads its configuration, starts executions, keeps rejected events, publishes its limit notice', () => {
     const own = identityStatements(templateJson).filter(
       (s) => /KubernetesEventsFunction/.test(s.logicalId) && !/^(logs|xray):/.test(s.Action[0] ?? ''),
     );
@@ -161,12 +161,17 @@ describe('Kubernetes events reader', () => {
       'dynamodb:PutItem',
       'dynamodb:UpdateItem',
       'eks:DescribeCluster',
+      // The one notice per cluster, rank and hour of what its limits dropped (the topic is encrypted).
+      'kms:Decrypt',
+      'kms:GenerateDataKey*',
       's3:PutObject',
+      'sns:Publish',
       'states:StartExecution',
     ]);
     const ddb = own.find((s) => s.Action.includes('dynamodb:PutItem'));
+    // Its hourly budgets per rank and namespace (BUDGET#) besides.
     expect(ddb?.Condition).toEqual({
-      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['INCIDENT#*', 'EVENTS#*', 'EVENTSEEN#*'] },
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['INCIDENT#*', 'EVENTS#*', 'EVENTSEEN#*', 'BUDGET#*'] },
     });
     // It deletes only its own state (the events it counted), never an incident or its history.
     expect(own.find((s) => s.Action.includes('dynamodb:DeleteItem'))?.Condition).toEqual({
