@@ -61,7 +61,7 @@ export class PodDoctorSpoke extends Construct {
   readonly role: IRole;
   /** The role the hub's door assumes here: Run Command on the clusters' nodes, nothing else that writes. */
   readonly doorRole: IRole;
-  /** pod-doctor's documents in this account and Region, by their fixed names. */
+  /** pod-doctor's documents in this account and Region, by their fixed names. @internal */
   readonly nodeCommands: NodeCommands;
   /** Classifies this account's log lines and puts the candidates on the account's default bus. */
   readonly ingest: IFunction;

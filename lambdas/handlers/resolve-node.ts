@@ -8,6 +8,9 @@ import { withPowertools } from '../aws/runtime/powertools.js';
 import { sdkAssume } from '../aws/runtime/sdk-assume.js';
 import { CLIENT_OPTIONS, sdkClient } from '../aws/runtime/sdk-client.js';
 import '../core/text/zod-english.js';
+import { readEnvironment } from '../aws/runtime/environment.js';
+
+const env = readEnvironment('resolve-node');
 
 export const resolveNodeEventSchema = z.object({
   node: z.string().check(z.regex(/^(i-[0-9a-f]{8,17}|[a-z0-9][a-z0-9.-]{0,252})$/)),
@@ -27,7 +30,7 @@ export interface ResolveNodeDeps {
 export const createHandler = (deps: ResolveNodeDeps | ((site: ReadSite) => Promise<ResolveNodeDeps>)) =>
   withPowertools(resolveNodeEventSchema, async (i): Promise<NodeContext> => {
     const site = {
-      region: i.region ?? process.env.AWS_REGION ?? 'us-east-1',
+      region: i.region ?? env.AWS_REGION,
       account: i.account,
       incidentId: i.incidentId,
     };
@@ -40,8 +43,8 @@ export const handler = createHandler(
   memberReads<ResolveNodeDeps>(
     { ec2: new Ec2QueryClient(), iam: sdkClient(IAMClient) },
     {
-      fleet: fleetFromEnv(process.env),
-      assume: sdkAssume(process.env.AWS_REGION ?? 'us-east-1'),
+      fleet: fleetFromEnv(env),
+      assume: sdkAssume(env.AWS_REGION),
       purpose: 'resolve-node',
       make: ({ region }, credentials) => ({
         ec2: new Ec2QueryClient({ region, credentials }),

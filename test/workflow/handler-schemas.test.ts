@@ -8,7 +8,7 @@ import { healthyAccount } from '../../local/account-snapshot.js';
 import { clusterOnNode, LocalCluster } from '../../local/local-cluster.js';
 import { runWorkflow, synthesizedDefinition, warmUpRuntime } from '../../local/local-workflow.js';
 import { simulatedPauseNode } from '../../local/node-adapters.js';
-import { incident } from './support.js';
+import { incident, recordedPods } from './support.js';
 
 /**
  * The event schemas of the Lambda composition roots (lambdas/handlers) against the states the
@@ -81,7 +81,8 @@ describe('handler event schemas accept what the state machine sends', () => {
       behaviour: { recreateEvicted: { readyAfterMs: 100 } },
     });
     try {
-      const evicted = await runWorkflow(incident(), {
+      // The incident names the stuck pods (verification watches only the pods named at opening).
+      const evicted = await runWorkflow(incident({ pods: recordedPods() }), {
         ...base,
         node: simulatedPauseNode(),
         kubernetes: cluster.kubernetes,

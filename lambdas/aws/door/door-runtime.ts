@@ -42,7 +42,7 @@ const endpoint = endpointCache(eks, readEnvironment('door').AWS_REGION);
 // The function role's credentials, as the SDK client resolved them, sign the EKS token.
 const tokens = new EksTokenCache(() => eks.config.credentials());
 // A fleet hub's door also acts in member accounts, through their spoke roles.
-const fleet = doorFleetFromEnv(process.env);
+const fleet = doorFleetFromEnv(readEnvironment('door'));
 
 /** The door's dependencies without account remedies. */
 export const doorDeps = async (): Promise<DoorDeps> => ({

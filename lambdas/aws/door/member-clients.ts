@@ -8,7 +8,7 @@ import { ClusterApi } from '../readers/kubernetes/cluster-api.js';
 import { endpointCache } from '../readers/kubernetes/endpoint.js';
 import { EksTokenCache } from '../readers/kubernetes/token.js';
 import { SpokeBroker } from '../runtime/credential-broker.js';
-import { fleetFromEnv } from '../runtime/member-reads.js';
+import { type FleetVariables, fleetFromEnv } from '../runtime/member-reads.js';
 import { sdkAssume } from '../runtime/sdk-assume.js';
 import { CLIENT_OPTIONS } from '../runtime/sdk-client.js';
 import type { DoorFleet, MemberDoorClients } from './executor.js';
@@ -32,10 +32,10 @@ export function memberDoorClients(
 }
 
 /** The live door of a fleet hub (FLEET_NAME, FLEET_HUB_ACCOUNT set on the function), or none. */
-export function doorFleetFromEnv(env: NodeJS.ProcessEnv): DoorFleet | undefined {
+export function doorFleetFromEnv(env: FleetVariables): DoorFleet | undefined {
   const fleet = fleetFromEnv(env);
   if (!fleet) return undefined;
-  const assume = sdkAssume(env.AWS_REGION ?? 'us-east-1');
+  const assume = sdkAssume(env.AWS_REGION);
   const broker = new SpokeBroker({ fleet: fleet.name, partition: fleet.partition, assume, now: Date.now }, (where, c) =>
     memberDoorClients(fleet.name, where.region, c),
   );

@@ -8,10 +8,15 @@ export class MemberReadError extends Error {
 }
 
 /** The fleet a hub function reads for, from its environment (FLEET_NAME, FLEET_HUB_ACCOUNT), or none. */
-export function fleetFromEnv(
-  env: NodeJS.ProcessEnv,
-): { name: string; hubAccount: string; partition: string } | undefined {
-  const region = env.AWS_REGION ?? 'us-east-1';
+/** The variables a hub function reads its fleet from (its handler environment, parsed at start-up). */
+export interface FleetVariables {
+  readonly AWS_REGION: string;
+  readonly FLEET_NAME?: string;
+  readonly FLEET_HUB_ACCOUNT?: string;
+}
+
+export function fleetFromEnv(env: FleetVariables): { name: string; hubAccount: string; partition: string } | undefined {
+  const region = env.AWS_REGION;
   const partition = region.startsWith('cn-') ? 'aws-cn' : region.startsWith('us-gov-') ? 'aws-us-gov' : 'aws';
   return env.FLEET_NAME && env.FLEET_HUB_ACCOUNT
     ? { name: env.FLEET_NAME, hubAccount: env.FLEET_HUB_ACCOUNT, partition }
