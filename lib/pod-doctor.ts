@@ -19,7 +19,7 @@ import { Construct } from 'constructs';
 import { withContextVpcs } from './cluster-vpc-context.js';
 import type { PodDoctorConfig } from './config.js';
 import { AccountChecks } from './constructs/account-checks.js';
-import { hasChannels } from './constructs/channels/channel-props.js';
+import { hasChannels, hasChat } from './constructs/channels/channel-props.js';
 import { Channels } from './constructs/channels/channels.js';
 import { ClusterReadAlarm } from './constructs/cluster-read-alarm.js';
 import { ConfigIntegrityAlarm } from './constructs/config-integrity-alarm.js';
@@ -183,7 +183,7 @@ export class PodDoctor extends Construct {
       document: this.configDocument(),
       logRetention,
     });
-    this.workflow = this.createWorkflow(logRetention);
+    this.workflow = this.createWorkflow(logRetention, hasChat(props.channels));
     this.stateMachine = this.workflow.stateMachine;
     this.detection = this.createDetection(logRetention);
     ({ sweep: this.kubernetesSweep, events: this.kubernetesEvents } =
@@ -250,7 +250,7 @@ export class PodDoctor extends Construct {
     });
   }
 
-  private createWorkflow(logRetention: RetentionDays): IncidentWorkflow {
+  private createWorkflow(logRetention: RetentionDays, chatApprovals: boolean): IncidentWorkflow {
     const { config } = this;
     return new IncidentWorkflow(this, 'Workflow', {
       kubernetes: this.kubernetes?.function,
@@ -268,6 +268,7 @@ export class PodDoctor extends Construct {
       verificationWindow: Duration.minutes(config.limits.verificationWindowMinutes),
       killSwitch: this.killSwitch,
       logRetention,
+      chatApprovals,
     });
   }
 

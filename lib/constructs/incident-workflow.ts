@@ -72,6 +72,12 @@ export interface IncidentWorkflowProps {
    */
   readonly doorPlacements?: readonly { readonly reach: VpcReach; readonly placement: VpcPlacement }[];
   /**
+   * The queue and consumer the chat cards' Approve and Reject custom actions send to: only where a Slack
+   * or Teams channel is configured (nothing to press them in otherwise).
+   * @default false
+   */
+  readonly chatApprovals?: boolean;
+  /**
    * How long an approval request waits; no answer means no action.
    * @default Duration.hours(1)
    */
@@ -110,8 +116,8 @@ export class IncidentWorkflow extends Construct {
   readonly approvalUrl: string;
   readonly functions: WorkflowFunctions;
   readonly approval: ApprovalEndpoint;
-  /** Where the chat card's Approve and Reject custom actions send, and its consumer. */
-  readonly chatApprovals: ChatApprovals;
+  /** Where the chat card's Approve and Reject custom actions send, and its consumer (with chat channels). */
+  readonly chatApprovals?: ChatApprovals;
   /**
    * The door: the one function that changes anything (node commands, account and cluster remedies,
    * Kubernetes writes), gated right before each change; the only role with mutating grants.
@@ -134,12 +140,13 @@ export class IncidentWorkflow extends Construct {
       reservedConcurrency: props.config.approvalReservedConcurrency,
     });
     this.approvalUrl = this.approval.url;
-    this.chatApprovals = new ChatApprovals(this, 'ChatApprovals', {
-      ...settings,
-      incidentTable: props.incidentTable,
-      signingKey: this.approval.signingKey,
-      topic: props.topic,
-    });
+    if (props.chatApprovals)
+      this.chatApprovals = new ChatApprovals(this, 'ChatApprovals', {
+        ...settings,
+        incidentTable: props.incidentTable,
+        signingKey: this.approval.signingKey,
+        topic: props.topic,
+      });
     this.functions = new WorkflowFunctions(this, 'Functions', {
       ...settings,
       clusters: props.config.clusters,
@@ -273,7 +280,7 @@ export class IncidentWorkflow extends Construct {
     props.topic.grantPublish(stateMachine);
     acknowledgeTopicKey(stateMachine.role);
     this.approval.grantResume(stateMachine);
-    this.chatApprovals.grantResume(stateMachine);
+    this.chatApprovals?.grantResume(stateMachine);
     this.commandCompletion.grantResume(stateMachine);
   }
 }

@@ -16,6 +16,8 @@ import { synth } from '../support/synth.js';
  */
 const CLIENTS: Record<string, readonly string[]> = {
   'approval-callback': ['dynamodb', 'secrets-manager', 'sfn'],
+  // The chat approvals' consumer decides as the review page does.
+  'approval-chat': ['dynamodb', 'secrets-manager', 'sfn'],
   'approval-key-rotation': ['secrets-manager'],
   'approval-request': ['dynamodb', 'secrets-manager', 'sns'],
   'command-wait': ['dynamodb', 'sfn'],
@@ -31,7 +33,8 @@ const CLIENTS: Record<string, readonly string[]> = {
   'door-remedies': ['dynamodb', 'ec2-query', 'ecr', 'eks', 'iam', 's3', 'ssm'],
   ingest: ['dynamodb', 'ec2-query', 'eks', 's3', 'sfn', 'sns'],
   kubernetes: ['eks'],
-  'kubernetes-events': ['dynamodb', 'eks', 's3', 'sfn'],
+  // sns: the one notice per cluster, rank and hour of what its limits dropped.
+  'kubernetes-events': ['dynamodb', 'eks', 's3', 'sfn', 'sns'],
   'kubernetes-sweep': ['dynamodb', 'eks', 'sfn'],
   'log-group-prerequisites': ['cloudwatch-logs'],
   notices: ['s3'],

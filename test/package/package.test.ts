@@ -83,7 +83,8 @@ describe('the installed package', () => {
       .filter((h) => h !== undefined);
     // Each instance runs every shipped handler but those of options it does not set: the door with the
     // account remedies (no remediation scope), the fleet's intake and spoke forwarder, the channels' notices.
-    const unused = ['door-remedies', 'fleet-intake', 'notices', 'spoke-ingest'];
+    // … and the chat approvals' consumer (no Slack or Teams channel).
+    const unused = ['approval-chat', 'door-remedies', 'fleet-intake', 'notices', 'spoke-ingest'];
     const expected = readdirSync(join(installed, 'dist', 'assets')).filter((h) => !unused.includes(h));
     expect([...new Set(handlers)].sort()).toEqual(expected.sort());
     expect(handlers).toHaveLength(2 * expected.length);

@@ -45,7 +45,13 @@ const ROWS: RowCase[] = [
     key: configKey('0123abcd'),
     writers: { 'config-writer': ['dynamodb:PutItem', 'dynamodb:DeleteItem'] },
   },
-  { kind: 'approval grant', key: grantKey('d'.repeat(64)), writers: { 'approval-callback': ['dynamodb:PutItem'] } },
+  // A human's decision, one code path (resolveApproval) behind two entry points: the signed link's
+  // review page and the chat approvals' consumer; no other role, and none that parses tenant input.
+  {
+    kind: 'approval grant',
+    key: grantKey('d'.repeat(64)),
+    writers: { 'approval-callback': ['dynamodb:PutItem'], 'approval-chat': ['dynamodb:PutItem'] },
+  },
   {
     kind: 'node evidence',
     key: nodeEvidenceKey('i-0a1b2c3d4e5f60718'),

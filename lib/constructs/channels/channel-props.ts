@@ -72,6 +72,11 @@ export interface NotificationChannels {
   readonly chatGuardrailPolicies?: readonly IManagedPolicy[];
 }
 
+/** A Slack or Teams channel is configured: the chat cards' Approve and Reject have somewhere to be pressed. */
+export function hasChat(c: NotificationChannels | undefined): boolean {
+  return Boolean(c?.slack?.length || c?.teams?.length);
+}
+
 /** Is any channel configured (then the notices pipe, bus and table stream exist)? */
 export function hasChannels(c: NotificationChannels | undefined): boolean {
   return (
