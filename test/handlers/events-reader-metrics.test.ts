@@ -28,7 +28,17 @@ const outcome = (cluster: string): ClusterEventsOutcome =>
   ({
     cluster,
     readable: true,
-    counts: { received: 7, classified: 5, rejected: 1, relists: 0, apiErrors: 0 },
+    counts: {
+      received: 7,
+      classified: 5,
+      rejected: 1,
+      relists: 0,
+      apiErrors: 0,
+      corroborated: 4,
+      uncorroborated: 1,
+      overBudget: 0,
+      dropped: 0,
+    },
     incidentsOpened: [],
     incidentsJoined: [],
     workflowsStarted: [],
@@ -53,6 +63,10 @@ describe("the events reader's metrics", () => {
       'EventsRejected',
       'EventsRelisted',
       'EventsApiErrors',
+      'EventsCorroborated',
+      'EventsUncorroborated',
+      'EventsOverBudget',
+      'IncidentsDropped',
     ];
     expect(docs.flatMap((d) => d.metrics).sort()).toEqual([...names, ...names].sort());
     for (const d of docs) {

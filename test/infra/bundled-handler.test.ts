@@ -67,6 +67,8 @@ describe('a bundled handler calls AWS with the SDK it carries', () => {
       CHANGE_TABLE_NAME: table.name,
       POWERTOOLS_METRICS_NAMESPACE: 'PodDoctor',
       POWERTOOLS_SERVICE_NAME: 'pod-doctor',
+      // As PodDoctorFunction sets it on every function (the handler parses its environment at start-up).
+      NODE_OPTIONS: '--enable-source-maps',
       // As Lambda sets it for a cold start that is not provisioned concurrency (Powertools' ColdStart metric).
       AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
     });

@@ -59,6 +59,8 @@ const ENV = () => ({
   AWS_ENDPOINT_URL_EKS: eksEndpoint,
   POWERTOOLS_METRICS_NAMESPACE: 'PodDoctor',
   POWERTOOLS_SERVICE_NAME: 'pod-doctor',
+  // As PodDoctorFunction sets it on every function (the handler parses its environment at start-up).
+  NODE_OPTIONS: '--enable-source-maps',
 });
 const CONTEXT = { functionName: 'pod-doctor-kubernetes', awsRequestId: 'c6af9ac6-7b61-11e6-9a41-93e812345678' };
 

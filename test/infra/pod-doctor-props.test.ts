@@ -207,8 +207,8 @@ describe('PodDoctor API', () => {
     const config = parseConfig({ clusters: [CLUSTER], logRetentionDays: 30, limits: { incidentWindowMinutes: 45 } });
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const fromConfig = PodDoctor.fromConfig(new Stack(app, 'FromConfig'), 'PodDoctor', config);
-    // The validated configuration is used as given, not turned into props and parsed again.
-    expect(fromConfig.config).toBe(config);
+    // The validated configuration is used as given (with the context's cluster VPCs), not turned into props and parsed again.
+    expect(fromConfig.config).toStrictEqual(config);
     const fromProps = build({
       clusters: [CLUSTER],
       logRetention: RetentionDays.ONE_MONTH,
@@ -238,16 +238,20 @@ describe('PodDoctor API', () => {
       expect(statements).toContain(action);
   });
 
-  it('metrics and alarms: both dead-letter queues, failed executions, verification failures and class storms, notifying the topic', () => {
+  it('metrics and alarms: the dead-letter queues, failed executions, configuration integrity, verification failures and class storms, notifying the topic', () => {
     const { podDoctor, template } = build();
     expect(podDoctor.metricFailedExecutions().metricName).toBe('ExecutionsFailed');
     expect(podDoctor.metricIngestDeadLetterMessages().metricName).toBe('ApproximateNumberOfMessagesVisible');
     expect(podDoctor.metricDeliveryDeadLetterMessages().metricName).toBe('ApproximateNumberOfMessagesVisible');
-    expect(podDoctor.alarms).toHaveLength(6);
+    expect(podDoctor.alarms).toHaveLength(8);
     const alarms = ofType(template, 'AWS::CloudWatch::Alarm');
     expect(alarms.map((a) => a.Properties.MetricName ?? 'metric math').sort()).toEqual([
+      // The dead-letter queues: ingest, delivery, node commands' status-change events.
       'ApproximateNumberOfMessagesVisible',
       'ApproximateNumberOfMessagesVisible',
+      'ApproximateNumberOfMessagesVisible',
+      // A configuration document that does not match the version the deployment pinned.
+      'ConfigIntegrityMismatch',
       'ExecutionsFailed',
       'VerificationFailures',
       // The class storm alarms: the most incidents of one class, over at most 10 classes each.
