@@ -79,6 +79,8 @@ describe('a bundled handler calls EC2 with the lean EC2 Query client it carries'
       AWS_ENDPOINT_URL_EC2: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
       POWERTOOLS_METRICS_NAMESPACE: 'PodDoctor',
       POWERTOOLS_SERVICE_NAME: 'pod-doctor',
+      // As PodDoctorFunction sets it on every function (the handler parses its environment at start-up).
+      NODE_OPTIONS: '--enable-source-maps',
     });
     expect(answer.findings.filter((f) => f.status === 'error')).toEqual([]);
     expect(answer.findings.map((f) => f.id)).toEqual(
